@@ -1,0 +1,27 @@
+// One lint config for the whole workspace; packages run `eslint src` against it.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', '.local/**', '.toolchain/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read configuration through the service config schema.' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportAllDeclaration', message: 'Curate index.ts exports by name.' },
+      ],
+    },
+  },
+  {
+    files: ['**/config.ts', '**/main.ts', '**/*.test.ts', '**/testkit/src/**', '**/bench/**', 'scripts/**'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+);

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs a real Redis (Debian's redis-server) on loopback with AOF persistence.
+#
+#   infra/redis.sh start [--name dev] [--port 6379]
+#   infra/redis.sh stop  [--name dev] [--port 6379]
+#   infra/redis.sh status [--port 6379]
+#
+# Data lives in .local/redis/<name>; `stop` is a SHUTDOWN, which flushes the AOF first, so keys,
+# quotas and usage survive a restart. appendfsync everysec bounds a crash's loss to one second.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+NAME=dev PORT=6379
+CMD="${1:-}"; shift || true
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --name) NAME=$2; shift 2 ;;
+    --port) PORT=$2; shift 2 ;;
+    *) die "unknown option $1" ;;
+  esac
+done
+DIR="$LOCAL_DIR/redis/$NAME"
+
+ensure_installed() {
+  command -v redis-server >/dev/null && return
+  [[ $EUID -eq 0 ]] || die "redis-server is missing; install Debian's redis-server package"
+  log "installing redis-server with apt-get"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >&2
+  # The package starts a system instance on 6379; the project runs its own.
+  if command -v systemctl >/dev/null; then systemctl disable --now redis-server >/dev/null 2>&1 || true; fi
+  service redis-server stop >/dev/null 2>&1 || true
+}
+
+ping() { redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG; }
+
+start() {
+  ensure_installed
+  if ping; then log "redis already up on port $PORT"; return; fi
+  mkdir -p "$DIR"
+  redis-server --bind 127.0.0.1 --port "$PORT" --protected-mode yes --dir "$DIR" \
+    --appendonly yes --appendfsync everysec --save "" \
+    --daemonize yes --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log"
+  wait_for 20 ping || die "redis did not answer on port $PORT; see $DIR/redis.log"
+  log "redis '$NAME' up at redis://127.0.0.1:$PORT"
+}
+
+stop() {
+  ping || return 0
+  redis-cli -p "$PORT" shutdown >/dev/null 2>&1 || true
+  wait_for 20 bash -c "! redis-cli -p $PORT ping" || die "redis on port $PORT did not stop"
+  log "redis '$NAME' stopped"
+}
+
+case "$CMD" in
+  start) mkdir -p "$LOCAL_DIR/redis"; exec 8>"$LOCAL_DIR/redis/.$NAME.lock" && flock 8; start ;;
+  stop) stop ;;
+  status) if ping; then echo up; else echo down; exit 1; fi ;;
+  *) die "usage: $0 start|stop|status [--name N] [--port P]" ;;
+esac

@@ -1,0 +1,1 @@
+export { InvalidParam, Problem, PROBLEM_CONTENT_TYPE } from './problem.ts';

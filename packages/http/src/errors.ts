@@ -1,0 +1,87 @@
+import type { InvalidParam } from '@fragrance/contracts';
+
+/**
+ * Base of every error a service may show a client. `code` is stable and documented; `status`
+ * and `title` shape the problem+json body. Anything that is not an AppError becomes a 500
+ * whose details stay in the log.
+ */
+export class AppError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly title: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly extensions: Readonly<Record<string, unknown>>;
+
+  constructor(
+    status: number,
+    code: string,
+    title: string,
+    detail?: string,
+    options: { headers?: Record<string, string>; extensions?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
+    super(detail ?? title, { cause: options.cause });
+    this.name = new.target.name;
+    this.status = status;
+    this.code = code;
+    this.title = title;
+    this.headers = options.headers ?? {};
+    this.extensions = options.extensions ?? {};
+  }
+}
+
+export class ValidationError extends AppError {
+  readonly invalidParams: readonly InvalidParam[];
+
+  constructor(invalidParams: readonly InvalidParam[], detail?: string) {
+    super(
+      400,
+      'invalid_parameter',
+      'Invalid request parameters',
+      detail ?? invalidParams.map((p) => `${p.name}: ${p.reason}`).join('; '),
+      { extensions: { invalid_params: invalidParams } },
+    );
+    this.invalidParams = invalidParams;
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(detail = 'The requested resource does not exist.') {
+    super(404, 'not_found', 'Not Found', detail);
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(detail = 'A valid API key is required.', wwwAuthenticate = 'Bearer') {
+    super(401, 'unauthorized', 'Unauthorized', detail, { headers: { 'WWW-Authenticate': wwwAuthenticate } });
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(detail = 'Not allowed.') {
+    super(403, 'forbidden', 'Forbidden', detail);
+  }
+}
+
+export class RateLimitedError extends AppError {
+  constructor(retryAfterSeconds: number, detail: string, code = 'rate_limited') {
+    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+    super(429, code, 'Too Many Requests', detail, {
+      headers: { 'Retry-After': String(seconds) },
+      extensions: { retry_after_seconds: seconds },
+    });
+  }
+}
+
+export class UpstreamError extends AppError {
+  constructor(status: 502 | 503 | 504, detail: string, cause?: unknown) {
+    const titles = { 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' } as const;
+    const codes = { 502: 'upstream_error', 503: 'service_unavailable', 504: 'upstream_timeout' } as const;
+    super(status, codes[status], titles[status], detail, { cause });
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor(detail: string, cause?: unknown) {
+    super(503, 'service_unavailable', 'Service Unavailable', detail, { cause });
+  }
+}

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pino, type Logger, type LevelWithSilent } from 'pino';
+import { pinoHttp, type HttpLogger } from 'pino-http';
+
+export type { Logger } from 'pino';
+
+/** Paths that must never reach a log line, whatever a caller passes in. */
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.authorization',
+  '*.password',
+  '*.token',
+  '*.access_token',
+  '*.refresh_token',
+  '*.api_key',
+  '*.apiKey',
+  '*.secret',
+];
+
+export function createLogger(service: string, level: LevelWithSilent, destination?: pino.DestinationStream): Logger {
+  const options = { name: service, level, redact: { paths: REDACT, censor: '[redacted]' } };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/** Express rewrites req.url inside mounted routers; the original URL is what was asked for. */
+function pathOf(req: IncomingMessage): string {
+  const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '';
+  return url.split('?')[0] ?? '';
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Reuses a well-formed inbound X-Request-Id (so ids pass through every hop) or makes one. */
+export function requestIdOf(req: IncomingMessage): string {
+  const inbound = req.headers['x-request-id'];
+  return typeof inbound === 'string' && REQUEST_ID.test(inbound) ? inbound : randomUUID();
+}
+
+/**
+ * One structured line per request. Headers are not logged at all (they carry keys and
+ * tokens); the query string is dropped from the URL because it can carry tokens too.
+ */
+export function requestLogger(logger: Logger): HttpLogger {
+  return pinoHttp({
+    logger,
+    genReqId: (req: IncomingMessage, res: ServerResponse) => {
+      const id = requestIdOf(req);
+      req.headers['x-request-id'] = id;
+      res.setHeader('x-request-id', id);
+      return id;
+    },
+    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    serializers: {
+      req: (req: { id: string; method: string; raw: IncomingMessage }) => ({
+        id: req.id,
+        method: req.method,
+        path: pathOf(req.raw),
+      }),
+      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+    },
+    customSuccessMessage: (req, res, responseTime) =>
+      `${req.method} ${pathOf(req)} ${res.statusCode} ${Math.round(responseTime)}ms`,
+    customErrorMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,
+  });
+}

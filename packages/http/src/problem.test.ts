@@ -1,0 +1,76 @@
+import express from 'express';
+import { describe, expect, it } from 'vitest';
+import { Problem } from '@fragrance/contracts';
+import { NotFoundError, RateLimitedError, ValidationError } from './errors.ts';
+import { createLogger, requestLogger } from './logger.ts';
+import { notFoundHandler, problemHandler } from './problem.ts';
+
+async function call(app: express.Express, path: string, init?: RequestInit) {
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const { port } = server.address() as { port: number };
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, init);
+    return { res, body: (await res.json()) as unknown };
+  } finally {
+    server.close();
+  }
+}
+
+function appThatThrows(error: unknown) {
+  const app = express();
+  app.use(requestLogger(createLogger('test', 'silent')));
+  app.use(express.json());
+  app.get('/boom', () => {
+    throw error;
+  });
+  app.post('/json', (_req, res) => res.json({ ok: true }));
+  app.use(notFoundHandler);
+  app.use(problemHandler);
+  return app;
+}
+
+describe('problemHandler', () => {
+  it('maps a ValidationError to 400 problem+json listing each parameter', async () => {
+    const app = appThatThrows(new ValidationError([{ name: 'limit', reason: 'must be at most 100' }]));
+    const { res, body } = await call(app, '/boom', { headers: { 'x-request-id': 'req-123' } });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(res.headers.get('x-request-id')).toBe('req-123');
+    const problem = Problem.parse(body);
+    expect(problem).toMatchObject({ code: 'invalid_parameter', request_id: 'req-123' });
+    expect(problem.invalid_params).toEqual([{ name: 'limit', reason: 'must be at most 100' }]);
+  });
+
+  it('sets Retry-After and retry_after_seconds on 429', async () => {
+    const { res, body } = await call(appThatThrows(new RateLimitedError(2.2, 'slow down')), '/boom');
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('3');
+    expect(Problem.parse(body).retry_after_seconds).toBe(3);
+  });
+
+  it('hides the details of an unexpected error', async () => {
+    const { res, body } = await call(appThatThrows(new Error('secret stack detail')), '/boom');
+    expect(res.status).toBe(500);
+    expect(JSON.stringify(body)).not.toContain('secret stack detail');
+  });
+
+  it('answers unknown routes and malformed JSON with problem+json', async () => {
+    const app = appThatThrows(new NotFoundError());
+    expect((await call(app, '/nope')).res.status).toBe(404);
+    const { res, body } = await call(app, '/json', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{nope',
+    });
+    expect(res.status).toBe(400);
+    expect(Problem.parse(body).code).toBe('invalid_parameter');
+  });
+
+  it('replaces a malformed inbound request id', async () => {
+    const { res } = await call(appThatThrows(new NotFoundError()), '/boom', {
+      headers: { 'x-request-id': 'bad id with spaces' },
+    });
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

@@ -1,0 +1,10 @@
+export { testElasticsearch, testRedis, uniquePrefix, type TestElasticsearch, type TestRedis } from './fixtures.ts';
+export {
+  LOCAL_TEST_PORTS,
+  REPO_ROOT,
+  startLocalElasticsearch,
+  startLocalRedis,
+  stopLocalElasticsearch,
+  stopLocalRedis,
+} from './local.ts';
+export { resolveEndpoints, type Endpoints } from './endpoints.ts';

@@ -1,0 +1,3 @@
+import { defineIntegrationConfig } from './src/vitest.ts';
+
+export default defineIntegrationConfig();

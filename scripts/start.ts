@@ -1,0 +1,114 @@
+// `npm start`: brings up Elasticsearch, Redis and every service on loopback, prepares the
+// catalogue and a demo key, prints where to go, and stops everything on Ctrl-C or SIGTERM.
+// Runs under the project's Node 24 (scripts/toolchain.sh) with type stripping.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const GATEWAY_URL = 'http://127.0.0.1:8080';
+const ELASTICSEARCH_URL = 'http://127.0.0.1:9200';
+const REDIS_URL = 'redis://127.0.0.1:6379';
+
+const sharedEnv = {
+  ...process.env,
+  ELASTICSEARCH_URL,
+  REDIS_URL,
+  CATALOGUE_SERVICE_URL: 'http://127.0.0.1:8081',
+};
+
+/** Every long-running service of the stack, in start order. */
+const services: { name: string; env?: Record<string, string> }[] = [
+  { name: 'catalogue', env: { PORT: '8081' } },
+  { name: 'gateway', env: { PORT: '8080' } },
+];
+
+const children = new Map<string, ChildProcess>();
+let stopping = false;
+
+function say(message: string): void {
+  process.stdout.write(`\x1b[1m[start]\x1b[0m ${message}\n`);
+}
+
+function runStep(description: string, command: string, args: string[]): void {
+  say(description);
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: sharedEnv });
+  if (result.status !== 0) throw new Error(`${description} failed (exit ${result.status ?? result.signal})`);
+}
+
+function startService(name: string, env: Record<string, string> = {}): void {
+  const child = spawn(process.execPath, [`services/${name}/src/main.ts`], {
+    cwd: root,
+    env: { ...sharedEnv, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const prefix = `\x1b[36m${name.padEnd(9)}\x1b[0m| `;
+  for (const stream of [child.stdout, child.stderr]) {
+    let buffered = '';
+    stream?.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) process.stdout.write(prefix + line + '\n');
+    });
+  }
+  child.on('exit', (code, signal) => {
+    children.delete(name);
+    if (!stopping) {
+      say(`${name} exited (${code ?? signal}); stopping the stack`);
+      void stop(1);
+    }
+  });
+  children.set(name, child);
+}
+
+async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
+      if (res.status === 200) return;
+      last = await res.text();
+    } catch (error) {
+      last = String(error);
+    }
+    await sleep(500);
+  }
+  throw new Error(`${url}/health did not turn healthy: ${last}`);
+}
+
+async function stop(code: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  say('stopping services');
+  const exits = [...children.values()].map(
+    (child) =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+      }),
+  );
+  await Promise.all(exits);
+  say('stopping Redis and Elasticsearch');
+  spawnSync('bash', ['infra/redis.sh', 'stop'], { cwd: root, stdio: 'inherit' });
+  spawnSync('bash', ['infra/elasticsearch.sh', 'stop'], { cwd: root, stdio: 'inherit' });
+  say('stopped');
+  process.exit(code);
+}
+
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+
+try {
+  runStep('starting Elasticsearch', 'bash', ['infra/elasticsearch.sh', 'start', '--heap', '1g']);
+  runStep('starting Redis', 'bash', ['infra/redis.sh', 'start']);
+  for (const service of services) startService(service.name, service.env);
+  await waitForHealth(GATEWAY_URL, 180_000);
+  say(`ready: ${GATEWAY_URL}  (health: ${GATEWAY_URL}/health)`);
+  say('press Ctrl-C to stop');
+} catch (error) {
+  say(error instanceof Error ? error.message : String(error));
+  await stop(1);
+}

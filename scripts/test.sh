@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# `npm test`: provisions the real Elasticsearch and Redis the tests share (unless
+# ELASTICSEARCH_URL/REDIS_URL point elsewhere), then lints, typechecks and tests every package.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+
+started=()
+cleanup() {
+  for what in "${started[@]}"; do
+    case "$what" in
+      es) bash infra/elasticsearch.sh stop --name test ;;
+      redis) bash infra/redis.sh stop --name test --port 6390 ;;
+    esac
+  done
+}
+trap cleanup EXIT
+
+if [[ -z "${ELASTICSEARCH_URL:-}" ]]; then
+  bash infra/elasticsearch.sh status --name test --port 9250 >/dev/null 2>&1 || started+=(es)
+  bash infra/elasticsearch.sh start --name test --port 9250 --heap 768m
+  export ELASTICSEARCH_URL=http://127.0.0.1:9250
+fi
+if [[ -z "${REDIS_URL:-}" ]]; then
+  bash infra/redis.sh status --port 6390 >/dev/null 2>&1 || started+=(redis)
+  bash infra/redis.sh start --name test --port 6390
+  export REDIS_URL=redis://127.0.0.1:6390
+fi
+
+turbo run lint typecheck test --concurrency=2 --continue --output-logs=new-only "$@"

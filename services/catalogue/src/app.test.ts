@@ -1,0 +1,39 @@
+import { Client } from '@elastic/elasticsearch';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '@fragrance/http';
+import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
+import { buildApp } from './app.ts';
+import { CatalogueConfig } from './config.ts';
+
+describe('catalogue app', () => {
+  let es: TestElasticsearch;
+  beforeAll(async () => {
+    es = await testElasticsearch('catalogue');
+  });
+  afterAll(() => es.cleanup());
+
+  async function get(client: Client, path: string) {
+    const config = CatalogueConfig.parse({ ELASTICSEARCH_URL: es.url });
+    const server = buildApp({ config, logger: createLogger('t', 'silent'), elasticsearch: client }).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}${path}`);
+      return { status: res.status, body: (await res.json()) as unknown };
+    } finally {
+      server.close();
+    }
+  }
+
+  it('is healthy against the real Elasticsearch', async () => {
+    const { status, body } = await get(es.client, '/health');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ status: 'ok' });
+  });
+
+  it('reports Elasticsearch down', async () => {
+    const dead = new Client({ node: 'http://127.0.0.1:1', maxRetries: 0 });
+    const { status, body } = await get(dead, '/health');
+    expect(status).toBe(503);
+    expect(body).toEqual({ status: 'degraded', dependencies: { elasticsearch: 'down' } });
+  });
+});

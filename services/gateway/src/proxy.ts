@@ -1,0 +1,102 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import type { RequestHandler, Response } from 'express';
+import { Agent, errors as undiciErrors, request } from 'undici';
+import { UpstreamError } from '@fragrance/http';
+
+/** Headers that describe one hop, not the message (RFC 9110 §7.6.1), plus ones we recompute. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+]);
+
+export interface ProxyOptions {
+  /** Origin of the upstream service, e.g. http://127.0.0.1:8081. */
+  upstream: string;
+  agent: Agent;
+  /** Time allowed for the upstream's response headers. */
+  timeoutMs: number;
+  /** Strip these request headers before forwarding (e.g. the customer's API key). */
+  dropRequestHeaders?: readonly string[];
+}
+
+/** One keep-alive connection pool per upstream, shared by every proxied route to it. */
+export function createUpstreamAgent(): Agent {
+  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, connections: 128, pipelining: 1 });
+}
+
+function forwardedHeaders(headers: IncomingHttpHeaders, drop: ReadonlySet<string>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || drop.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * Streams a request to the upstream and its response back. Failures become problem+json:
+ * unreachable → 503, timeout → 504, anything else broken → 502. Never hangs past timeoutMs
+ * waiting for headers.
+ */
+export function proxyTo(options: ProxyOptions): RequestHandler {
+  const drop = new Set((options.dropRequestHeaders ?? []).map((h) => h.toLowerCase()));
+  return async (req, res, next) => {
+    const headers = forwardedHeaders(req.headers, drop);
+    headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
+    headers['x-forwarded-proto'] = req.protocol;
+    headers['x-forwarded-host'] = req.headers.host ?? '';
+    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+    let upstream: Awaited<ReturnType<typeof request>>;
+    try {
+      upstream = await request(`${options.upstream}${req.originalUrl}`, {
+        method: req.method as 'GET',
+        headers,
+        body: hasBody ? req : null,
+        dispatcher: options.agent,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: 0,
+        signal: abortOnClose(res),
+      });
+    } catch (error) {
+      next(toUpstreamError(error));
+      return;
+    }
+    res.status(upstream.statusCode);
+    for (const [name, value] of Object.entries(upstream.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) res.setHeader(name, value);
+    }
+    try {
+      await pipeline(upstream.body, res);
+    } catch (error) {
+      req.log?.warn({ err: error }, 'upstream response stream ended early');
+    }
+  };
+}
+
+function abortOnClose(res: Response): AbortSignal {
+  const controller = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
+
+function toUpstreamError(error: unknown): UpstreamError {
+  if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.ConnectTimeoutError) {
+    return new UpstreamError(504, 'The upstream service did not answer in time.', error);
+  }
+  const code = (error as { code?: string }).code;
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EHOSTUNREACH') {
+    return new UpstreamError(503, 'The upstream service is unavailable.', error);
+  }
+  return new UpstreamError(502, 'The upstream service failed.', error);
+}
