@@ -21,7 +21,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/config.ts', '**/main.ts', '**/*.test.ts', '**/testkit/src/**', '**/bench/**', 'scripts/**'],
+    files: ['**/config.ts', '**/main.ts', '**/cli.ts', '**/*.test.ts', '**/testkit/src/**', '**/bench/**', 'scripts/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

@@ -1,1 +1,15 @@
 export { InvalidParam, Problem, PROBLEM_CONTENT_TYPE } from './problem.ts';
+export {
+  AuAvailability,
+  AuOffer,
+  AuRetailerFeedLine,
+  Concentration,
+  CONCENTRATIONS,
+  FragranceDetail,
+  FragranceSummary,
+  Notes,
+  PROVENANCE_SOURCES,
+  ProvenanceEntry,
+  ProvenanceSource,
+  Rating,
+} from './fragrance.ts';

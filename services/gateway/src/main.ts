@@ -9,7 +9,11 @@ const logger = createLogger('gateway', config.LOG_LEVEL);
 // Fail fast rather than queue commands while Redis is away: requests get a 503 instead.
 const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 1_000 });
 redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
-const agents = { catalogue: createUpstreamAgent() };
+const agents = {
+  catalogue: createUpstreamAgent(),
+  ...(config.AUTH_SERVICE_URL ? { auth: createUpstreamAgent() } : {}),
+  ...(config.MCP_SERVICE_URL ? { mcp: createUpstreamAgent() } : {}),
+};
 
 await serve({
   app: buildApp({ config, logger, redis, agents }),
@@ -17,6 +21,6 @@ await serve({
   port: config.PORT,
   logger,
   onShutdown: async () => {
-    await Promise.all([redis.quit(), agents.catalogue.close()]);
+    await Promise.all([redis.quit(), ...Object.values(agents).map((agent) => agent.close())]);
   },
 });

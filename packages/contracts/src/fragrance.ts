@@ -1,0 +1,121 @@
+import { z } from 'zod';
+
+/** Concentrations the catalogue knows, strongest first. Abbreviations map onto these. */
+export const CONCENTRATIONS = [
+  'Extrait de Parfum',
+  'Parfum',
+  'Eau de Parfum',
+  'Eau de Toilette',
+  'Eau de Cologne',
+  'Eau Fraîche',
+] as const;
+export const Concentration = z.enum(CONCENTRATIONS).meta({ id: 'Concentration' });
+export type Concentration = z.infer<typeof Concentration>;
+
+/** Where a field's value came from (seed §2.5, DESIGN §5). */
+export const PROVENANCE_SOURCES = [
+  'community_taxonomy',
+  'operator_curated',
+  'ai_enriched',
+  'au_retailer_scrape',
+] as const;
+export const ProvenanceSource = z.enum(PROVENANCE_SOURCES).meta({ id: 'ProvenanceSource' });
+export type ProvenanceSource = z.infer<typeof ProvenanceSource>;
+
+export const ProvenanceEntry = z
+  .object({
+    source: ProvenanceSource,
+    fields: z.array(z.string()).meta({ description: 'Record fields this source supplied.' }),
+    recorded_at: z.iso.datetime().meta({ description: 'When the source supplied them.' }),
+  })
+  .meta({ id: 'ProvenanceEntry' });
+export type ProvenanceEntry = z.infer<typeof ProvenanceEntry>;
+
+export const Rating = z
+  .object({
+    average: z.number().min(0).max(5).nullable().meta({ description: 'Mean rating out of 5; null without votes.' }),
+    count: z.number().int().min(0).meta({ description: 'Number of votes.' }),
+  })
+  .meta({ id: 'Rating' });
+
+export const Notes = z
+  .object({ top: z.array(z.string()), heart: z.array(z.string()), base: z.array(z.string()) })
+  .meta({ id: 'Notes', description: 'Notes of the fragrance pyramid.' });
+
+export const AuOffer = z
+  .object({
+    retailer: z.string(),
+    url: z.url(),
+    price_aud: z.number().positive(),
+    size_ml: z.number().int().positive(),
+    in_stock: z.boolean(),
+    seen_at: z.iso.datetime(),
+  })
+  .meta({ id: 'AuOffer', description: 'An offer seen at an Australian retailer.' });
+export type AuOffer = z.infer<typeof AuOffer>;
+
+export const AuAvailability = z
+  .object({
+    available: z.boolean(),
+    price_min_aud: z.number().positive().nullable(),
+    price_max_aud: z.number().positive().nullable(),
+    checked_at: z.iso.datetime().nullable().meta({ description: 'Last time AU retailers were checked.' }),
+  })
+  .meta({ id: 'AuAvailability' });
+
+const summaryShape = {
+  id: z.uuid().meta({ description: 'UUID of the fragrance_master record.' }),
+  name: z.string(),
+  brand: z.string(),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/)
+    .meta({ description: "Brand's country of origin, ISO 3166-1 alpha-2." }),
+  concentration: Concentration,
+  year_released: z.number().int().min(1700).max(2100).nullable(),
+  rating: Rating,
+  main_accords: z.array(z.string()).meta({ description: 'Strongest accords, at most five.' }),
+  available_in_au: z.boolean(),
+};
+
+/** One search hit. */
+export const FragranceSummary = z.object(summaryShape).meta({ id: 'FragranceSummary' });
+export type FragranceSummary = z.infer<typeof FragranceSummary>;
+
+/**
+ * A full catalogue record: what the detail endpoint returns, what the dataset generator
+ * writes one per NDJSON line, and what ingest indexes.
+ */
+export const FragranceDetail = z
+  .object({
+    ...summaryShape,
+    description: z.string().nullable(),
+    notes: Notes,
+    accords: z.array(z.string()).meta({ description: 'All accords, strongest first.' }),
+    perfumers: z.array(z.string()),
+    seasons: z.array(z.string()).meta({ description: 'Seasons it suits (enrichment).' }),
+    occasions: z.array(z.string()).meta({ description: 'Occasions it suits (enrichment).' }),
+    provenance_tags: z.array(ProvenanceSource).meta({ description: 'Distinct sources of this record.' }),
+    provenance: z.array(ProvenanceEntry),
+    au_availability: AuAvailability,
+    au_offers: z.array(AuOffer),
+    updated_at: z.iso.datetime(),
+  })
+  .meta({ id: 'FragranceDetail' });
+export type FragranceDetail = z.infer<typeof FragranceDetail>;
+
+/** One line of the AU retailer feed the `au_retailer_scrape` enricher matches to records. */
+export const AuRetailerFeedLine = z
+  .object({
+    retailer: z.string(),
+    brand: z.string(),
+    name: z.string(),
+    concentration: z.string().meta({ description: 'As the retailer wrote it (EDP, Eau de Parfum, …).' }),
+    size_ml: z.number().int().positive(),
+    price_aud: z.number().positive(),
+    url: z.url(),
+    in_stock: z.boolean(),
+    seen_at: z.iso.datetime(),
+  })
+  .meta({ id: 'AuRetailerFeedLine' });
+export type AuRetailerFeedLine = z.infer<typeof AuRetailerFeedLine>;

@@ -1,0 +1,1 @@
+export { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from './command.ts';
