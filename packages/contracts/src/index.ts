@@ -13,3 +13,4 @@ export {
   ProvenanceSource,
   Rating,
 } from './fragrance.ts';
+export { MeResponse } from './me.ts';
