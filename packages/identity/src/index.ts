@@ -1,0 +1,12 @@
+export { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from './password.ts';
+export { RevocationStore, type RevocableClaims, type RevocationStoreOptions } from './revocation.ts';
+export { LoginThrottle, type LoginThrottleOptions, type ThrottleDecision } from './throttle.ts';
+export {
+  IdentityError,
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  normaliseEmail,
+  UserStore,
+  type User,
+  type UserStoreOptions,
+} from './users.ts';
