@@ -100,6 +100,12 @@ async function stop(code: number): Promise<void> {
 
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
+process.on('SIGHUP', () => void stop(0));
+// If whatever launched us dies without passing the signal on, do not leave the stack orphaned.
+const launcher = process.ppid;
+setInterval(() => {
+  if (process.ppid !== launcher) void stop(0);
+}, 1_000).unref();
 
 try {
   runStep('starting Elasticsearch', 'bash', ['infra/elasticsearch.sh', 'start', '--heap', '1g']);
