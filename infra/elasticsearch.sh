@@ -28,8 +28,21 @@ while [[ $# -gt 0 ]]; do
 done
 [[ "$NAME" =~ ^[a-z0-9-]+$ ]] || die "--name must be lowercase letters, digits and dashes"
 
-ES_HOME="$LOCAL_DIR/elasticsearch/dist/elasticsearch-$ELASTICSEARCH_VERSION"
-CLUSTER_DIR="$LOCAL_DIR/elasticsearch/$NAME"
+# The nodes run as $ES_USER, which must be able to traverse into their files. A checkout under a
+# private directory (e.g. /root) is not traversable, so then the files live under /var/tmp.
+ES_BASE="$LOCAL_DIR/elasticsearch"
+if [[ $EUID -eq 0 && -z "${FRAGRANCE_LOCAL_DIR:-}" ]]; then
+  dir="$ROOT"
+  while [[ "$dir" != / ]]; do
+    if [[ $(( 0$(stat -c '%a' "$dir") & 01 )) -eq 0 ]]; then
+      ES_BASE="/var/tmp/fragrance-catalogue-$(printf '%s' "$ROOT" | sha256sum | cut -c1-12)/elasticsearch"
+      break
+    fi
+    dir=$(dirname "$dir")
+  done
+fi
+ES_HOME="$ES_BASE/dist/elasticsearch-$ELASTICSEARCH_VERSION"
+CLUSTER_DIR="$ES_BASE/$NAME"
 
 as_es_user() {
   if [[ $EUID -eq 0 ]]; then su -s /bin/bash "$ES_USER" -c "$*"; else bash -c "$*"; fi
@@ -46,7 +59,7 @@ java_home() {
 fetch() {
   [[ -x "$ES_HOME/bin/elasticsearch" ]] && return
   command -v mvn >/dev/null || die "mvn is needed to fetch Elasticsearch from Maven Central"
-  local downloads="$LOCAL_DIR/elasticsearch/downloads"
+  local downloads="$ES_BASE/downloads"
   local zip="$downloads/elasticsearch-$ELASTICSEARCH_VERSION.zip"
   mkdir -p "$downloads"
   if [[ ! -f "$zip" ]]; then
@@ -164,8 +177,8 @@ stop() {
 case "$CMD" in
   fetch) fetch ;;
   start)
-    mkdir -p "$LOCAL_DIR/elasticsearch"
-    exec 8>"$LOCAL_DIR/elasticsearch/.$NAME.lock" && flock 8
+    mkdir -p "$ES_BASE"
+    exec 8>"$ES_BASE/.$NAME.lock" && flock 8
     start ;;
   stop) stop ;;
   stop-node) [[ -n "$NODE" ]] || die "stop-node needs --node"; stop_pidfile "$(node_dir "$NODE")/es.pid" ;;
