@@ -8,7 +8,7 @@ import {
   type ProvenanceSource,
 } from '@fragrance/contracts';
 import { brandName, editionName, fragranceName, perfumerName } from './names.ts';
-import { MAX_SEED, Rng } from './rng.ts';
+import { MAX_SEED, Rng, weightedTable, type WeightedTable } from './rng.ts';
 import { AU_RETAILERS, feedLineFor, offerPrice, offerUrl, pickOfferSize, roundPrice, type Retailer } from './retailers.ts';
 import {
   ACCORDS,
@@ -80,10 +80,14 @@ const CONCENTRATION_WEIGHTS: ReadonlyArray<readonly [Concentration, number]> = [
   ['Eau de Cologne', 8],
   ['Eau Fraîche', 5],
 ];
-const CONC_ITEMS = CONCENTRATION_WEIGHTS.map(([c]) => c);
-const CONC_WEIGHTS = CONCENTRATION_WEIGHTS.map(([, w]) => w);
-const COUNTRY_ITEMS = BRAND_COUNTRIES.map(([c]) => c);
-const COUNTRY_WEIGHTS = BRAND_COUNTRIES.map(([, w]) => w);
+const CONCENTRATION_TABLE = weightedTable(
+  CONCENTRATION_WEIGHTS.map(([c]) => c),
+  CONCENTRATION_WEIGHTS.map(([, w]) => w),
+);
+const COUNTRY_TABLE = weightedTable(
+  BRAND_COUNTRIES.map(([c]) => c),
+  BRAND_COUNTRIES.map(([, w]) => w),
+);
 
 /** Accords a house can be known for; its notes lean towards them. */
 const STYLE_ACCORDS: readonly Accord[] = [
@@ -94,6 +98,7 @@ const STYLE_ACCORDS: readonly Accord[] = [
 const GULF_STYLE: readonly Accord[] = ['oud', 'amber', 'rose', 'warm spicy', 'incense', 'sweet'];
 
 type Layer = 'top' | 'heart' | 'base';
+const NOTES_PER_LAYER = weightedTable([1, 2, 3, 4, 5], [8, 30, 35, 20, 7]);
 const LAYERS: readonly Layer[] = ['top', 'heart', 'base'];
 const NOTES_BY_LAYER = new Map<Layer, NoteInfo[]>(LAYERS.map((l) => [l, NOTE_INFO.filter((n) => n.layers.includes(l))]));
 /** Notes of a layer whose first two accords include the given accord. */
@@ -106,13 +111,13 @@ for (const layer of LAYERS) {
 }
 
 /**
- * Brand sizes following a Zipf-like law w(k) = 1/(k+c)^1.5 with a little jitter: a few houses
+ * Brand sizes following a Zipf-like law w(k) = 1/(k+c)^1.6 with a little jitter: a few houses
  * get hundreds of records, most get a handful. Every brand gets at least one; sizes sum to count.
  */
 function brandSizes(rng: Rng, count: number): number[] {
   const brands = Math.max(1, Math.round(count / 25));
-  const c = 40 * Math.sqrt(brands / 3000);
-  const weights = Array.from({ length: brands }, (_, k) => Math.exp(0.25 * rng.normal()) / Math.pow(k + 1 + c, 1.5));
+  const c = 60 * Math.sqrt(brands / 3000);
+  const weights = Array.from({ length: brands }, (_, k) => Math.exp(0.2 * rng.normal()) / Math.pow(k + 1 + c, 1.6));
   const total = weights.reduce((a, b) => a + b, 0);
   const rest = count - brands;
   const exact = weights.map((w) => (rest * w) / total);
@@ -134,7 +139,7 @@ function foundedYear(rng: Rng, size: number): number {
   return Math.max(OLDEST_YEAR, NEWEST_YEAR - Math.floor(rng.exponential(14)));
 }
 
-function planPerfumers(rng: Rng, count: number): { names: string[]; weights: number[] } {
+function planPerfumers(rng: Rng, count: number): WeightedTable<string> {
   const total = Math.max(40, Math.round(count / 100));
   const seen = new Set<string>();
   const names: string[] = [];
@@ -145,7 +150,10 @@ function planPerfumers(rng: Rng, count: number): { names: string[]; weights: num
     names.push(name);
   }
   // A few perfumers work for many houses; most for one or two.
-  return { names, weights: names.map((_, i) => 1 / (i + 3)) };
+  return weightedTable(
+    names,
+    names.map((_, i) => 1 / (i + 20)),
+  );
 }
 
 function planBrands(rng: Rng, count: number): BrandPlan[] {
@@ -154,7 +162,7 @@ function planBrands(rng: Rng, count: number): BrandPlan[] {
   const seen = new Set<string>();
   const brands: BrandPlan[] = [];
   for (const size of sizes) {
-    const country = rng.weighted(COUNTRY_ITEMS, COUNTRY_WEIGHTS);
+    const country = rng.fromTable(COUNTRY_TABLE);
     let name = brandName(rng, country);
     while (seen.has(foldText(name))) name = brandName(rng, country);
     seen.add(foldText(name));
@@ -162,7 +170,7 @@ function planBrands(rng: Rng, count: number): BrandPlan[] {
     const style = rng.sample(gulf && rng.chance(0.7) ? GULF_STYLE : STYLE_ACCORDS, rng.int(1, 3));
     const poolSize = Math.min(12, 1 + Math.floor(Math.log2(size + 1)));
     const pool = new Set<string>();
-    while (pool.size < poolSize) pool.add(rng.weighted(perfumers.names, perfumers.weights));
+    while (pool.size < poolSize) pool.add(rng.fromTable(perfumers));
     const tier = rng.weighted([130, 190, 320, 480], [35, 30, 25, 10]);
     brands.push({
       name,
@@ -181,7 +189,7 @@ function pickNotes(rng: Rng, brand: BrandPlan): FragranceDetail['notes'] {
   const used = new Set<string>();
   const notes: Record<Layer, string[]> = { top: [], heart: [], base: [] };
   for (const layer of LAYERS) {
-    const want = rng.weighted([1, 2, 3, 4, 5], [8, 30, 35, 20, 7]);
+    const want = rng.fromTable(NOTES_PER_LAYER);
     for (let tries = 0; notes[layer].length < want && tries < 20; tries++) {
       const styled = rng.chance(0.45) ? NOTES_BY_LAYER_ACCORD.get(`${layer}|${rng.pick(brand.style)}`) : undefined;
       const note = rng.pick(styled ?? NOTES_BY_LAYER.get(layer) ?? NOTE_INFO).name;
@@ -295,7 +303,7 @@ function* generateEntries(brands: readonly BrandPlan[], keys: Set<string>, rng: 
 }
 
 function uniqueName(rng: Rng, brand: BrandPlan, names: readonly string[], keys: Set<string>): { name: string; concentration: Concentration } {
-  const concentration = rng.weighted(CONC_ITEMS, CONC_WEIGHTS);
+  const concentration = rng.fromTable(CONCENTRATION_TABLE);
   const claim = (name: string, conc: Concentration) => {
     const key = matchKey(brand.name, name, conc);
     if (keys.has(key)) return false;

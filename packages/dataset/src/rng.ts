@@ -61,6 +61,19 @@ export class Rng {
     return items[items.length - 1] as T;
   }
 
+  /** Picks from a table made once with `weightedTable` (binary search: for long or hot lists). */
+  fromTable<T>(table: WeightedTable<T>): T {
+    const r = this.float() * table.total;
+    let lo = 0;
+    let hi = table.cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((table.cumulative[mid] ?? 0) > r) hi = mid;
+      else lo = mid + 1;
+    }
+    return table.items[lo] as T;
+  }
+
   /** Standard normal deviate (Box–Muller). */
   normal(): number {
     const u = 1 - this.float(); // (0, 1]: log(0) is not allowed
@@ -105,4 +118,21 @@ export class Rng {
     const d = hex(this.#gen.next());
     return `${a}-${b.slice(0, 4)}-${b.slice(4)}-${c.slice(0, 4)}-${c.slice(4)}${d}`;
   }
+}
+
+export interface WeightedTable<T> {
+  items: readonly T[];
+  cumulative: Float64Array;
+  total: number;
+}
+
+/** Cumulative weights for `Rng.fromTable`. */
+export function weightedTable<T>(items: readonly T[], weights: readonly number[]): WeightedTable<T> {
+  const cumulative = new Float64Array(items.length);
+  let total = 0;
+  items.forEach((_, i) => {
+    total += weights[i] ?? 0;
+    cumulative[i] = total;
+  });
+  return { items, cumulative, total };
 }

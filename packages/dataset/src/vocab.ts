@@ -383,6 +383,10 @@ export const NOTES: readonly string[] = NOTE_INFO.map((n) => n.name);
 /** note → accords it contributes to, strongest first. */
 export const NOTE_ACCORDS: ReadonlyMap<string, readonly Accord[]> = new Map(NOTE_INFO.map((n) => [n.name, n.accords]));
 
+const NOTE_ACCORD_INDEXES: ReadonlyMap<string, readonly number[]> = new Map(
+  NOTE_INFO.map((n) => [n.name, n.accords.map((a) => ACCORDS.indexOf(a))]),
+);
+
 /** Weight of a note's 1st, 2nd and 3rd accord. */
 const ACCORD_RANK_WEIGHT = [1, 0.6, 0.35];
 /** Base notes last longest, so they shape the accord profile most. */
@@ -396,20 +400,28 @@ export function deriveAccords(
   notes: { top: readonly string[]; heart: readonly string[]; base: readonly string[] },
   max = 8,
 ): Accord[] {
-  const score = new Map<Accord, number>();
+  const score = new Float64Array(ACCORDS.length);
   for (const layer of ['top', 'heart', 'base'] as const) {
+    const layerWeight = LAYER_WEIGHT[layer];
     for (const note of notes[layer]) {
-      const accords = NOTE_ACCORDS.get(note.toLowerCase());
+      const accords = NOTE_ACCORD_INDEXES.get(note) ?? NOTE_ACCORD_INDEXES.get(note.toLowerCase());
       if (!accords) continue;
-      accords.forEach((accord, rank) => {
-        score.set(accord, (score.get(accord) ?? 0) + (ACCORD_RANK_WEIGHT[rank] ?? 0.2) * LAYER_WEIGHT[layer]);
-      });
+      for (let rank = 0; rank < accords.length; rank++) {
+        const a = accords[rank] as number;
+        score[a] = (score[a] ?? 0) + (ACCORD_RANK_WEIGHT[rank] ?? 0.2) * layerWeight;
+      }
     }
   }
-  const ranked = [...score.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  const top = ranked[0]?.[1] ?? 0;
+  const ranked: number[] = [];
+  for (let a = 0; a < score.length; a++) if ((score[a] ?? 0) > 0) ranked.push(a);
+  // Strongest first; ties in ACCORDS order so the result never depends on the notes' order.
+  ranked.sort((a, b) => (score[b] ?? 0) - (score[a] ?? 0) || a - b);
+  const top = score[ranked[0] ?? 0] ?? 0;
   // Keep accords that carry at least a fifth of the leading accord's weight.
-  return ranked.filter(([, s]) => s >= top * 0.2).slice(0, max).map(([a]) => a);
+  return ranked
+    .filter((a) => (score[a] ?? 0) >= top * 0.2)
+    .slice(0, max)
+    .map((a) => ACCORDS[a] as Accord);
 }
 
 export const SEASONS = ['spring', 'summer', 'autumn', 'winter'] as const;
@@ -469,8 +481,21 @@ export const CONCENTRATION_ABBREVIATIONS: Readonly<Record<Concentration, readonl
   'Eau Fraîche': ['Eau Fraiche', 'EF', 'Eau Fraîche'],
 };
 
+const foldCache = new Map<string, string>();
+
 /** Folds text for matching: no accents, lower case, punctuation as single spaces. */
 export function foldText(text: string): string {
+  let folded = foldCache.get(text);
+  if (folded === undefined) {
+    // Names repeat a lot in a catalogue; a bounded memo makes matching cheap.
+    if (foldCache.size > 200_000) foldCache.clear();
+    folded = foldUncached(text);
+    foldCache.set(text, folded);
+  }
+  return folded;
+}
+
+function foldUncached(text: string): string {
   return text
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
