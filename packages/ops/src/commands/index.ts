@@ -1,4 +1,7 @@
 import type { CommandGroup } from '../command.ts';
+import { catalogueGroup } from './catalogue.ts';
 
 /** Every command group of the operator CLI. Each group lives in its own file beside this one. */
-export const groups: Record<string, CommandGroup> = {};
+export const groups: Record<string, CommandGroup> = {
+  catalogue: catalogueGroup,
+};
