@@ -131,7 +131,7 @@ start_node() { # <index>
   if [[ -f "$dir/es.pid" ]] && kill -0 "$(cat "$dir/es.pid")" 2>/dev/null; then return; fi
   write_node_config "$i"
   as_es_user "ES_PATH_CONF='$dir/config' ES_JAVA_HOME='$jh' ES_TMPDIR='$dir/tmp' \
-    bash -c 'mkdir -p \"$dir/tmp\" && exec \"$ES_HOME/bin/elasticsearch\" -d -p \"$dir/es.pid\"'" \
+    bash -c 'mkdir -p \"$dir/tmp\" && exec \"$ES_HOME/bin/elasticsearch\" -d -p \"$dir/es.pid\"'" 8>&- \
     || die "node $NAME-$i failed to start; see $dir/logs/fragrance-$NAME.log"
 }
 
@@ -177,6 +177,7 @@ stop() {
 case "$CMD" in
   fetch) fetch ;;
   start)
+    if healthy "$PORT"; then log "cluster '$NAME' already up at http://127.0.0.1:$PORT"; exit 0; fi
     mkdir -p "$ES_BASE"
     exec 8>"$ES_BASE/.$NAME.lock" && flock 8
     start ;;

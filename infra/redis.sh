@@ -40,7 +40,7 @@ start() {
   mkdir -p "$DIR"
   redis-server --bind 127.0.0.1 --port "$PORT" --protected-mode yes --dir "$DIR" \
     --appendonly yes --appendfsync everysec --save "" \
-    --daemonize yes --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log"
+    --daemonize yes --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log" 8>&-
   wait_for 20 ping || die "redis did not answer on port $PORT; see $DIR/redis.log"
   log "redis '$NAME' up at redis://127.0.0.1:$PORT"
 }
@@ -53,7 +53,11 @@ stop() {
 }
 
 case "$CMD" in
-  start) mkdir -p "$LOCAL_DIR/redis"; exec 8>"$LOCAL_DIR/redis/.$NAME.lock" && flock 8; start ;;
+  start)
+    if ping; then log "redis already up on port $PORT"; exit 0; fi
+    mkdir -p "$LOCAL_DIR/redis"
+    exec 8>"$LOCAL_DIR/redis/.$NAME.lock" && flock 8 # the daemon must not inherit fd 8 (8>&- above)
+    start ;;
   stop) stop ;;
   status) if ping; then echo up; else echo down; exit 1; fi ;;
   *) die "usage: $0 start|stop|status [--name N] [--port P]" ;;
