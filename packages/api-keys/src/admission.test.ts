@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testRedis, type TestRedis } from '@fragrance/testkit';
+import { createAdmitter, type Admission } from './admission.ts';
+import { generateApiKey } from './key-format.ts';
+import { createKeyStore, type KeyStore } from './key-store.ts';
+
+/** A clock tests move by hand. */
+function fakeClock(iso: string) {
+  let now = Date.parse(iso);
+  return { now: () => now, set: (next: string) => void (now = Date.parse(next)), advance: (ms: number) => void (now += ms) };
+}
+
+const outcomes = (results: Admission[]) =>
+  results.reduce<Record<string, number>>((acc, r) => ({ ...acc, [r.outcome]: (acc[r.outcome] ?? 0) + 1 }), {});
+
+describe('admission script against real Redis', () => {
+  let redis: TestRedis;
+  let store: KeyStore;
+  const roomyBucket = { capacity: 100_000, refillPerSecond: 100_000 };
+
+  beforeAll(async () => {
+    redis = await testRedis('admission');
+    store = createKeyStore({ redis: redis.redis, prefix: redis.prefix });
+  });
+  afterAll(() => redis.cleanup());
+
+  it('admits exactly the quota when 1,000 requests race on one key', async () => {
+    const { apiKey, record } = await store.create({ owner: 'racer', quota: 250 });
+    // Several connections, so the requests really arrive interleaved at Redis.
+    const admitters = Array.from({ length: 8 }, () =>
+      createAdmitter({ redis: redis.connect(), prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: roomyBucket }),
+    );
+    const results = await Promise.all(Array.from({ length: 1_000 }, (_, i) => admitters[i % 8]!(apiKey, 'admit')));
+    expect(outcomes(results)).toEqual({ admitted: 250, daily_quota_exceeded: 750 });
+    expect(await store.usedToday(record.id, 'UTC')).toBe(250);
+    const admittedCounts = results.flatMap((r) => (r.outcome === 'admitted' ? [r.quota.used] : [])).sort((a, b) => a - b);
+    expect(admittedCounts).toEqual(Array.from({ length: 250 }, (_, i) => i + 1));
+  });
+
+  it('resets the daily quota at midnight of the configured zone', async () => {
+    const clock = fakeClock('2026-05-04T23:59:59.000Z');
+    const { apiKey, record } = await store.create({ owner: 'night-owl', quota: 2 });
+    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: roomyBucket, clock: clock.now });
+    expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
+    expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
+    const over = await admit(apiKey, 'admit');
+    expect(over).toMatchObject({ outcome: 'daily_quota_exceeded', retryAfterSeconds: 1, quota: { used: 2, remaining: 0, resetInSeconds: 1 } });
+    clock.set('2026-05-05T00:00:00.000Z');
+    const fresh = await admit(apiKey, 'admit');
+    expect(fresh).toMatchObject({ outcome: 'admitted', quota: { used: 1, remaining: 1, resetInSeconds: 86_400 } });
+    const fakeStore = createKeyStore({ redis: redis.redis, prefix: redis.prefix, clock: clock.now });
+    expect(await fakeStore.usage(record.id, 3, 'UTC')).toEqual([
+      { day: '2026-05-03', requests: 0 },
+      { day: '2026-05-04', requests: 2 },
+      { day: '2026-05-05', requests: 1 },
+    ]);
+  });
+
+  it('resets at local midnight in another zone and reports the true wait', async () => {
+    const clock = fakeClock('2026-05-04T13:00:00.000Z'); // 23:00 in Sydney (+10)
+    const { apiKey } = await store.create({ owner: 'sydney', quota: 1 });
+    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'Australia/Sydney', bucketDefaults: roomyBucket, clock: clock.now });
+    expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
+    expect(await admit(apiKey, 'admit')).toMatchObject({ outcome: 'daily_quota_exceeded', retryAfterSeconds: 3_600 });
+    clock.set('2026-05-04T14:00:00.000Z');
+    expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
+  });
+
+  it('refills the token bucket at its rate and says when the next token comes', async () => {
+    const clock = fakeClock('2026-05-04T12:00:00.000Z');
+    const { apiKey, record } = await store.create({ owner: 'bursty', quota: 1_000, burst: 3, refillPerSecond: 0.5 });
+    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: roomyBucket, clock: clock.now });
+    for (let i = 0; i < 3; i += 1) expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
+    expect(await admit(apiKey, 'admit')).toMatchObject({ outcome: 'burst_limit_exceeded', retryAfterSeconds: 2 });
+    clock.advance(1_500); // three quarters of a token
+    expect(await admit(apiKey, 'admit')).toMatchObject({ outcome: 'burst_limit_exceeded', retryAfterSeconds: 1 });
+    clock.advance(500);
+    expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
+    expect((await admit(apiKey, 'admit')).outcome).toBe('burst_limit_exceeded');
+    clock.advance(60_000); // refills to capacity, not beyond
+    for (let i = 0; i < 3; i += 1) expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
+    expect((await admit(apiKey, 'admit')).outcome).toBe('burst_limit_exceeded');
+    // Rejected requests were not counted.
+    const usedToday = await createKeyStore({ redis: redis.redis, prefix: redis.prefix, clock: clock.now }).usedToday(record.id, 'UTC');
+    expect(usedToday).toBe(7);
+  });
+
+  it('uses the gateway defaults for a key without its own bucket settings', async () => {
+    const clock = fakeClock('2026-05-04T12:00:00.000Z');
+    const { apiKey } = await store.create({ owner: 'default-bucket', quota: 1_000 });
+    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: { capacity: 2, refillPerSecond: 4 }, clock: clock.now });
+    expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
+    expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
+    expect(await admit(apiKey, 'admit')).toMatchObject({ outcome: 'burst_limit_exceeded', retryAfterSeconds: 1 });
+    clock.advance(250);
+    expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
+  });
+
+  it('applies revocation and quota changes on the very next request', async () => {
+    const { apiKey, record } = await store.create({ owner: 'changing', quota: 5 });
+    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: roomyBucket });
+    for (let i = 0; i < 5; i += 1) expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
+    expect((await admit(apiKey, 'admit')).outcome).toBe('daily_quota_exceeded');
+    await store.setQuota(record.id, 7);
+    expect(await admit(apiKey, 'admit')).toMatchObject({ outcome: 'admitted', quota: { limit: 7, used: 6, remaining: 1 } });
+    await store.setQuota(record.id, 3);
+    expect(await admit(apiKey, 'admit')).toMatchObject({ outcome: 'daily_quota_exceeded', quota: { limit: 3, remaining: 0 } });
+    await store.revoke(record.id);
+    expect(await admit(apiKey, 'admit')).toEqual({ outcome: 'invalid_key', reason: 'revoked' });
+    expect(await admit(apiKey, 'peek')).toEqual({ outcome: 'invalid_key', reason: 'revoked' });
+  });
+
+  it('peeks without counting, and rejects unknown and malformed keys', async () => {
+    const { apiKey } = await store.create({ owner: 'peeker', quota: 1 });
+    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: { capacity: 1, refillPerSecond: 0.001 } });
+    for (let i = 0; i < 5; i += 1) expect(await admit(apiKey, 'peek')).toMatchObject({ outcome: 'authenticated', quota: { owner: 'peeker', used: 0 } });
+    expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
+    expect(await admit(apiKey, 'peek')).toMatchObject({ outcome: 'authenticated', quota: { used: 1, remaining: 0 } });
+    expect(await admit(generateApiKey(), 'admit')).toEqual({ outcome: 'invalid_key', reason: 'unknown' });
+    expect(await admit('not-a-key', 'admit')).toEqual({ outcome: 'invalid_key', reason: 'malformed' });
+  });
+});

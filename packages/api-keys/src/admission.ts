@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import type { Redis } from 'ioredis';
+import { dayWindow, secondsUntil, systemClock, type Clock } from './day-window.ts';
+import { hashApiKey, isWellFormedApiKey, keyIdOfHash } from './key-format.ts';
+import { redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
+
+const ADMIT_LUA = readFileSync(new URL('./admit.lua', import.meta.url), 'utf8');
+const COMMAND = 'fcsAdmit';
+
+export interface BucketSettings {
+  /** Most requests a key may send at once. */
+  capacity: number;
+  /** Tokens added back per second. */
+  refillPerSecond: number;
+}
+
+/** What the daily-quota headers and GET /v1/me need, for an authenticated key. */
+export interface QuotaState {
+  keyId: string;
+  owner: string;
+  limit: number;
+  used: number;
+  remaining: number;
+  /** When the daily quota resets (ms), and whole seconds until then. */
+  resetsAt: number;
+  resetInSeconds: number;
+}
+
+export type Admission =
+  | { outcome: 'admitted'; quota: QuotaState }
+  /** Authenticated without counting (GET /v1/me and other free routes). */
+  | { outcome: 'authenticated'; quota: QuotaState }
+  | { outcome: 'daily_quota_exceeded'; quota: QuotaState; retryAfterSeconds: number }
+  | { outcome: 'burst_limit_exceeded'; quota: QuotaState; retryAfterSeconds: number }
+  /** Missing, malformed, unknown and revoked keys look the same to the caller. */
+  | { outcome: 'invalid_key'; reason: 'malformed' | 'unknown' | 'revoked' };
+
+export interface AdmitterOptions {
+  redis: Redis;
+  prefix: string;
+  /** IANA zone whose midnight resets the daily quota. */
+  timeZone: string;
+  bucketDefaults: BucketSettings;
+  clock?: Clock;
+}
+
+export type Admitter = (apiKey: string, mode: 'admit' | 'peek') => Promise<Admission>;
+
+type AdmitReply = [status: string, owner: string, quota: number, used: number, retryMs: number];
+type AdmitCommand = (k1: string, k2: string, k3: string, ...argv: (string | number)[]) => Promise<AdmitReply>;
+
+/** Registers the Lua script on a connection once (ioredis then runs it by EVALSHA, reloading after NOSCRIPT). */
+function admitCommandOf(redis: Redis): AdmitCommand {
+  // defineCommand adds a method ioredis's types cannot know about; this is its one typed view.
+  const commands = redis as unknown as Record<string, AdmitCommand | undefined>;
+  if (!commands[COMMAND]) redis.defineCommand(COMMAND, { numberOfKeys: 3, lua: ADMIT_LUA });
+  const command = commands[COMMAND]!;
+  return (...args) => command.apply(redis, args);
+}
+
+/**
+ * Builds the per-request admission check: hash the presented key, then one atomic script decides
+ * (authenticate, daily quota, token bucket, count). Redis errors propagate: the caller fails closed.
+ */
+export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock = systemClock }: AdmitterOptions): Admitter {
+  const keys = redisKeys(prefix);
+  const admitCommand = admitCommandOf(redis);
+  const usageTtlSeconds = USAGE_RETENTION_DAYS * 86_400;
+  return async (apiKey, mode) => {
+    // The shape check does not depend on whether a key exists, so skipping Redis here leaks nothing.
+    if (!isWellFormedApiKey(apiKey)) return { outcome: 'invalid_key', reason: 'malformed' };
+    const hash = hashApiKey(apiKey);
+    const id = keyIdOfHash(hash);
+    const now = clock();
+    const window = dayWindow(now, timeZone);
+    const [status, owner, limit, used, retryMs] = await admitCommand(
+      keys.record(hash),
+      keys.usage(id, window.day),
+      keys.bucket(id),
+      mode,
+      now,
+      usageTtlSeconds,
+      bucketDefaults.capacity,
+      bucketDefaults.refillPerSecond,
+    );
+    if (status === 'unknown' || status === 'revoked') return { outcome: 'invalid_key', reason: status };
+    const resetInSeconds = secondsUntil(window.resetsAt, now);
+    const quota: QuotaState = {
+      keyId: id,
+      owner,
+      limit,
+      used,
+      remaining: Math.max(0, limit - used),
+      resetsAt: window.resetsAt,
+      resetInSeconds,
+    };
+    switch (status) {
+      case 'ok':
+        return { outcome: mode === 'admit' ? 'admitted' : 'authenticated', quota };
+      case 'daily':
+        return { outcome: 'daily_quota_exceeded', quota, retryAfterSeconds: resetInSeconds };
+      case 'burst':
+        return { outcome: 'burst_limit_exceeded', quota, retryAfterSeconds: Math.max(1, Math.ceil(retryMs / 1000)) };
+      default:
+        throw new Error(`unexpected admission status ${status}`);
+    }
+  };
+}

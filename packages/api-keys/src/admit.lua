@@ -1,0 +1,48 @@
+-- One atomic admission decision per request (one round trip), see admission.ts.
+-- KEYS[1] apikey:<sha256>          the key's record (hash)
+-- KEYS[2] usage:<id>:<day>         requests admitted on the current quota day (billing + used_today)
+-- KEYS[3] quota:<id>:bucket        token bucket {tokens, ts}
+-- ARGV[1] mode: 'admit' (counts) or 'peek' (authenticates and reads, counts nothing)
+-- ARGV[2] now, ms since the epoch (from the gateway's clock, so tests can fake it)
+-- ARGV[3] TTL of a usage day counter, seconds
+-- ARGV[4] default bucket capacity, ARGV[5] default refill per second (keys may override)
+-- Returns {status, owner, quota, used, retry_ms}; status is ok|unknown|revoked|daily|burst.
+-- An unknown key costs the same single HMGET round trip as a known one.
+local rec = redis.call('HMGET', KEYS[1], 'owner', 'quota', 'revoked_at', 'burst', 'refill')
+local owner = rec[1]
+if not owner then return {'unknown', '', 0, 0, 0} end
+if rec[3] then return {'revoked', '', 0, 0, 0} end
+
+local now = tonumber(ARGV[2])
+local quota = tonumber(rec[2]) or 0
+local used = tonumber(redis.call('GET', KEYS[2]) or '0')
+
+if ARGV[1] == 'peek' then
+  redis.call('HSET', KEYS[1], 'last_used_at', now)
+  return {'ok', owner, quota, used, 0}
+end
+
+if used >= quota then return {'daily', owner, quota, used, 0} end
+
+local capacity = tonumber(rec[4]) or tonumber(ARGV[4])
+local refill = tonumber(rec[5]) or tonumber(ARGV[5])
+local bucket = redis.call('HMGET', KEYS[3], 'tokens', 'ts')
+local tokens = tonumber(bucket[1]) or capacity
+local ts = tonumber(bucket[2]) or now
+-- Clocks of several gateways may disagree slightly: never refill for time running backwards.
+if now > ts then
+  tokens = math.min(capacity, tokens + (now - ts) * refill / 1000)
+  ts = now
+end
+if tokens < 1 then
+  return {'burst', owner, quota, used, math.ceil((1 - tokens) * 1000 / refill)}
+end
+tokens = tokens - 1
+redis.call('HSET', KEYS[3], 'tokens', tostring(tokens), 'ts', ts)
+-- Once full again the bucket carries no information: let it expire.
+redis.call('PEXPIRE', KEYS[3], math.ceil(capacity * 1000 / refill) + 1000)
+
+used = redis.call('INCR', KEYS[2])
+if used == 1 then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
+redis.call('HSET', KEYS[1], 'last_used_at', now)
+return {'ok', owner, quota, used, 0}

@@ -1,0 +1,16 @@
+export { createAdmitter, type Admission, type Admitter, type AdmitterOptions, type BucketSettings, type QuotaState } from './admission.ts';
+export { dayWindow, isValidTimeZone, localDate, secondsUntil, systemClock, type Clock, type DayWindow } from './day-window.ts';
+export { API_KEY_PREFIX, generateApiKey, hashApiKey, isKeyId, isWellFormedApiKey, keyIdOfHash } from './key-format.ts';
+export {
+  Burst,
+  createKeyStore,
+  MAX_QUOTA,
+  Owner,
+  Quota,
+  Refill,
+  UnknownKeyError,
+  type ApiKeyRecord,
+  type KeyStore,
+  type KeyStoreOptions,
+} from './key-store.ts';
+export { DEFAULT_PREFIX, redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
