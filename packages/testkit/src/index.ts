@@ -5,6 +5,7 @@ export {
   startLocalElasticsearch,
   startLocalRedis,
   stopLocalElasticsearch,
+  stopLocalElasticsearchNode,
   stopLocalRedis,
 } from './local.ts';
 export { resolveEndpoints, type Endpoints } from './endpoints.ts';

@@ -31,6 +31,11 @@ export async function stopLocalElasticsearch(name = 'test'): Promise<void> {
   await infra('elasticsearch.sh', ['stop', '--name', name]);
 }
 
+/** Kills one node of a local cluster (fault tests). */
+export async function stopLocalElasticsearchNode(name: string, node: number): Promise<void> {
+  await infra('elasticsearch.sh', ['stop-node', '--name', name, '--node', String(node)]);
+}
+
 /** Starts (or reuses) a local redis-server with AOF persistence; returns its URL. */
 export async function startLocalRedis(options: { name?: string; port?: number } = {}): Promise<string> {
   const { name = 'test', port = LOCAL_TEST_PORTS.redis } = options;

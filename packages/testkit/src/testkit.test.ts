@@ -2,7 +2,13 @@ import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testElasticsearch, testRedis, uniquePrefix, type TestElasticsearch, type TestRedis } from './fixtures.ts';
-import { startLocalRedis, stopLocalRedis } from './local.ts';
+import {
+  startLocalElasticsearch,
+  startLocalRedis,
+  stopLocalElasticsearch,
+  stopLocalElasticsearchNode,
+  stopLocalRedis,
+} from './local.ts';
 
 describe('real Elasticsearch through the testkit', () => {
   let es: TestElasticsearch;
@@ -66,7 +72,9 @@ describe('Redis persistence', () => {
     await writer.quit();
 
     await stopLocalRedis({ name, port });
-    await expect(new Redis(url, { lazyConnect: true, retryStrategy: () => null }).connect()).rejects.toThrow();
+    const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => null });
+    probe.on('error', () => {}); // the refused connection is the expected outcome
+    await expect(probe.connect()).rejects.toThrow();
 
     await startLocalRedis({ name, port });
     const reader = new Redis(url);
@@ -78,4 +86,25 @@ describe('Redis persistence', () => {
       await stopLocalRedis({ name, port });
     }
   });
+});
+
+describe('local multi-node Elasticsearch cluster', () => {
+  it('starts N nodes on loopback that form one cluster, and survives losing one', async () => {
+    const { Client } = await import('@elastic/elasticsearch');
+    const base = 9700 + Math.floor(Math.random() * 90);
+    const name = `cluster-${base}`;
+    const url = await startLocalElasticsearch({ name, port: base, nodes: 2, heap: '256m' });
+    const client = new Client({ node: url });
+    try {
+      const nodes = await client.cat.nodes({ format: 'json', h: 'name' });
+      expect(nodes.map((n) => n.name).sort()).toEqual([`${name}-1`, `${name}-2`]);
+
+      await stopLocalElasticsearchNode(name, 2);
+      const health = await client.cluster.health({ wait_for_nodes: '1', timeout: '30s' });
+      expect(health.number_of_nodes).toBe(1);
+    } finally {
+      await client.close();
+      await stopLocalElasticsearch(name);
+    }
+  }, 240_000);
 });
