@@ -27,4 +27,7 @@ if [[ -z "${REDIS_URL:-}" ]]; then
   export REDIS_URL=redis://127.0.0.1:6390
 fi
 
+# The auth service's real-browser test drives Debian's chromium through playwright-core.
+bash infra/chromium.sh ensure
+
 turbo run lint typecheck test --concurrency=2 --continue --output-logs=new-only "$@"
