@@ -1,105 +1,114 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '@fragrance/http';
+import { createKeyStore } from '@fragrance/api-keys';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { buildApp } from './app.ts';
-import { GatewayConfig } from './config.ts';
-import { createUpstreamAgent } from './proxy.ts';
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-/** A stand-in upstream that echoes what the gateway forwarded, or stalls when asked. */
-function fakeUpstream(): Server {
-  return createServer((req, res) => {
-    if (req.url === '/health') return void res.end('ok');
-    if (req.url?.startsWith('/v1/fragrances/slow')) return; // never answers
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ url: req.url, requestId: req.headers['x-request-id'], auth: req.headers.authorization ?? null }));
-  });
-}
+import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+import type { Server } from 'node:http';
 
 describe('gateway app', () => {
-  let redisFixture: TestRedis;
+  let redis: TestRedis;
   let upstream: Server;
-  let gateway: Server;
-  let base: string;
   let upstreamUrl: string;
-  const logger = createLogger('gateway-test', 'silent');
-
-  async function start(overrides: Record<string, string>, redis: Redis): Promise<{ server: Server; url: string }> {
-    const config = GatewayConfig.parse({ CATALOGUE_SERVICE_URL: upstreamUrl, UPSTREAM_TIMEOUT_MS: '300', ...overrides });
-    const server = createServer(buildApp({ config, logger, redis, agents: { catalogue: createUpstreamAgent() } }));
-    return { server, url: await listen(server) };
-  }
+  let gateway: GatewayUnderTest;
+  let apiKey: string;
 
   beforeAll(async () => {
-    redisFixture = await testRedis('gateway');
+    redis = await testRedis('gateway');
     upstream = fakeUpstream();
     upstreamUrl = await listen(upstream);
-    ({ server: gateway, url: base } = await start({}, redisFixture.redis));
+    gateway = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl });
+    ({ apiKey } = await createKeyStore({ redis: redis.redis, prefix: redis.prefix }).create({ owner: 'app-test', quota: 1_000, burst: 1_000 }));
   });
   afterAll(async () => {
-    gateway.closeAllConnections();
-    gateway.close();
-    upstream.closeAllConnections();
-    upstream.close();
-    await redisFixture.cleanup();
+    await gateway.close();
+    await close(upstream);
+    await redis.cleanup();
   });
 
   it('is healthy when Redis and the catalogue answer', async () => {
-    const res = await fetch(`${base}/health`);
+    const res = await fetch(`${gateway.url}/health`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'ok', dependencies: { redis: 'up', catalogue: 'up' } });
   });
 
   it('answers 503 naming the dependency that is down', async () => {
     const deadRedis = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    const { server, url } = await start({}, deadRedis);
+    deadRedis.on('error', () => {});
+    const other = await startGateway({ redis: deadRedis, prefix: redis.prefix, upstreamUrl });
     try {
-      const res = await fetch(`${url}/health`);
+      const res = await fetch(`${other.url}/health`);
       expect(res.status).toBe(503);
       expect(await res.json()).toEqual({ status: 'degraded', dependencies: { redis: 'down', catalogue: 'up' } });
     } finally {
-      server.close();
+      await other.close();
       deadRedis.disconnect();
     }
   });
 
   it('proxies to the catalogue, passing the request id and dropping the credential', async () => {
-    const res = await fetch(`${base}/v1/fragrances?query=rose`, {
-      headers: { 'x-request-id': 'abc-123', authorization: 'Bearer secret' },
-    });
+    const res = await fetch(`${gateway.url}/v1/fragrances?query=rose`, { headers: { 'x-request-id': 'abc-123', ...bearer(apiKey) } });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ url: '/v1/fragrances?query=rose', requestId: 'abc-123', auth: null });
+    expect(await res.json()).toEqual({ url: '/v1/fragrances?query=rose', method: 'GET', requestId: 'abc-123', auth: null });
     expect(res.headers.get('x-request-id')).toBe('abc-123');
+    expect(res.headers.get('ratelimit-limit')).toBe('1000');
+  });
+
+  it('serves the OpenAPI document without a key', async () => {
+    const res = await fetch(`${gateway.url}/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ url: '/v1/openapi.json' });
   });
 
   it('turns a stalled upstream into 504 problem+json', async () => {
-    const res = await fetch(`${base}/v1/fragrances/slow`);
+    const res = await fetch(`${gateway.url}/v1/fragrances/slow`, { headers: bearer(apiKey) });
     expect(res.status).toBe(504);
     expect(res.headers.get('content-type')).toMatch(/problem\+json/);
     expect((await res.json()) as object).toMatchObject({ code: 'upstream_timeout', status: 504 });
   });
 
   it('turns an unreachable upstream into 503 problem+json', async () => {
-    const { server, url } = await start({ CATALOGUE_SERVICE_URL: 'http://127.0.0.1:1' }, redisFixture.redis);
+    const other = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl: 'http://127.0.0.1:1' });
     try {
-      const res = await fetch(`${url}/v1/fragrances`);
+      const res = await fetch(`${other.url}/v1/fragrances`, { headers: bearer(apiKey) });
       expect(res.status).toBe(503);
       expect((await res.json()) as object).toMatchObject({ code: 'service_unavailable' });
     } finally {
-      server.close();
+      await other.close();
     }
   });
 
-  it('answers unknown paths with 404 problem+json', async () => {
-    const res = await fetch(`${base}/nope`);
+  it('turns a broken upstream response into 502 problem+json', async () => {
+    const { createServer } = await import('node:net');
+    const garbage = createServer((socket) => socket.end('this is not HTTP\r\n\r\n'));
+    await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
+    const port = (garbage.address() as { port: number }).port;
+    const other = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl: `http://127.0.0.1:${port}` });
+    try {
+      const res = await fetch(`${other.url}/v1/fragrances`, { headers: bearer(apiKey) });
+      expect(res.status).toBe(502);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ code: 'upstream_error', status: 502 });
+      expect(JSON.stringify(body)).not.toMatch(/at .*\.(ts|js):\d+/);
+    } finally {
+      await other.close();
+      garbage.close();
+    }
+  });
+
+  it('refuses writes on the read-only API with 405, after authenticating', async () => {
+    const anonymous = await fetch(`${gateway.url}/v1/fragrances`, { method: 'POST', body: '{}' });
+    expect(anonymous.status).toBe(401);
+    const res = await fetch(`${gateway.url}/v1/fragrances`, { method: 'DELETE', headers: bearer(apiKey) });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
+    expect((await res.json()) as object).toMatchObject({ code: 'method_not_allowed' });
+  });
+
+  it('answers unknown paths with 404 problem+json (and asks for a key under /v1)', async () => {
+    const res = await fetch(`${gateway.url}/nope`);
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/problem\+json/);
+    expect((await fetch(`${gateway.url}/v1/nope`)).status).toBe(401);
+    expect((await fetch(`${gateway.url}/v1/nope`, { headers: bearer(apiKey) })).status).toBe(404);
   });
 });

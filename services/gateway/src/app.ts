@@ -1,11 +1,14 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Agent } from 'undici';
-import { notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import { createAdmitter, type Clock } from '@fragrance/api-keys';
+import { AppError, notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import { apiKeyAuth } from './api-key-auth.ts';
 import type { GatewayConfig } from './config.ts';
 import { redisCheck, upstreamCheck, type HealthCheck } from './health.ts';
 import { proxyTo } from './proxy.ts';
 import { healthRoutes } from './routes/health.ts';
+import { meRoutes } from './routes/me.ts';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -13,10 +16,12 @@ export interface GatewayDeps {
   redis: Redis;
   /** Keep-alive pools, one per upstream service. */
   agents: { catalogue: Agent; auth?: Agent; mcp?: Agent };
+  /** Decides the quota day and the token bucket's time; tests pass a fake one. */
+  clock?: Clock;
 }
 
 /** The public edge, built from its dependencies so tests can run it without main.ts. */
-export function buildApp({ config, logger, redis, agents }: GatewayDeps): Express {
+export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -35,19 +40,43 @@ export function buildApp({ config, logger, redis, agents }: GatewayDeps): Expres
   for (const upstream of optionalUpstreams) {
     if (!upstream.url || !upstream.agent) continue;
     checks[upstream.name] = upstreamCheck(upstream.url, upstream.agent, config.HEALTH_TIMEOUT_MS);
-    app.use([...upstream.paths], proxyTo({ upstream: upstream.url, agent: upstream.agent, timeoutMs: config.UPSTREAM_TIMEOUT_MS }));
+    // Sign-in pages and MCP event streams may legitimately idle: no body timeout there.
+    app.use([...upstream.paths], proxyTo({ upstream: upstream.url, agent: upstream.agent, timeoutMs: config.UPSTREAM_TIMEOUT_MS, bodyIdleTimeoutMs: 0 }));
   }
   app.use(healthRoutes(checks, config.HEALTH_TIMEOUT_MS));
 
-  app.use(
-    '/v1/fragrances',
-    proxyTo({
-      upstream: config.CATALOGUE_SERVICE_URL,
-      agent: agents.catalogue,
-      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-      dropRequestHeaders: ['authorization', 'cookie'],
-    }),
-  );
+  const admit = createAdmitter({
+    redis,
+    prefix: config.REDIS_PREFIX,
+    timeZone: config.QUOTA_TIMEZONE,
+    bucketDefaults: { capacity: config.BURST_CAPACITY, refillPerSecond: config.BURST_REFILL_PER_SECOND },
+    ...(clock ? { clock } : {}),
+  });
+  const toCatalogue = proxyTo({
+    upstream: config.CATALOGUE_SERVICE_URL,
+    agent: agents.catalogue,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    // The customer's key stops at the edge.
+    dropRequestHeaders: ['authorization', 'cookie'],
+  });
+  const isRead = (method: string) => method === 'GET' || method === 'HEAD';
+  const readOnly: RequestHandler = (req, res, next) => {
+    if (isRead(req.method)) return next();
+    res.setHeader('Allow', 'GET, HEAD');
+    next(new AppError(405, 'method_not_allowed', 'Method Not Allowed', 'The data API is read-only: use GET.'));
+  };
+  const peek = apiKeyAuth(admit, 'peek');
+  const charge = apiKeyAuth(admit, 'admit');
+  // Only reads of data are charged; a wrong method is authenticated, then refused for free.
+  const chargeReads: RequestHandler = (req, res, next) => (isRead(req.method) ? charge : peek)(req, res, next);
+
+  // {base_url} = /v1. The OpenAPI document is public; everything else needs a key.
+  app.get('/v1/openapi.json', toCatalogue);
+  app.use('/v1/fragrances', chargeReads, readOnly, toCatalogue);
+  // GET /v1/me does not count against the quota.
+  app.use('/v1/me', peek, readOnly, meRoutes());
+  // Any other /v1 path needs a key too, then gets a free 404.
+  app.use('/v1', peek);
 
   app.use(notFoundHandler);
   app.use(problemHandler);

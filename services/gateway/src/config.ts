@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { host, httpUrl, logLevel, millis, parseConfig, port, redisUrl } from '@fragrance/config';
+import { isValidTimeZone } from '@fragrance/api-keys';
 
 /** Every variable the gateway reads; documented in docs/configuration.md. */
 export const GatewayConfig = z.object({
@@ -7,6 +8,10 @@ export const GatewayConfig = z.object({
   PORT: port(8080),
   LOG_LEVEL: logLevel(),
   REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
+  /** Prefix of every Redis key the gateway reads and writes (apikey:*, quota:*, usage:*). */
+  REDIS_PREFIX: z.string().min(1).max(64).default('fcs:'),
+  /** Longest wait for one Redis reply before a request fails closed with 503. */
+  REDIS_COMMAND_TIMEOUT_MS: millis(500),
   CATALOGUE_SERVICE_URL: httpUrl().default('http://127.0.0.1:8081'),
   /** When unset, the OAuth routes are not mounted (and not health-checked). */
   AUTH_SERVICE_URL: httpUrl().optional(),
@@ -14,6 +19,12 @@ export const GatewayConfig = z.object({
   MCP_SERVICE_URL: httpUrl().optional(),
   UPSTREAM_TIMEOUT_MS: millis(10_000),
   HEALTH_TIMEOUT_MS: millis(1_000),
+  /** IANA zone whose midnight resets every key's daily quota. */
+  QUOTA_TIMEZONE: z.string().refine(isValidTimeZone, 'must be an IANA time zone such as UTC or Australia/Sydney').default('UTC'),
+  /** Token bucket of keys without their own burst settings: most requests at once… */
+  BURST_CAPACITY: z.coerce.number().int().min(1).default(60),
+  /** …and tokens added back per second (the sustained rate). */
+  BURST_REFILL_PER_SECOND: z.coerce.number().positive().default(20),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
 

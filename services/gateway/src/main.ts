@@ -1,14 +1,12 @@
-import { Redis } from 'ioredis';
 import { createLogger, serve } from '@fragrance/http';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createUpstreamAgent } from './proxy.ts';
+import { createRedis } from './redis.ts';
 
 const config = loadConfig(process.env);
 const logger = createLogger('gateway', config.LOG_LEVEL);
-// Fail fast rather than queue commands while Redis is away: requests get a 503 instead.
-const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 1_000 });
-redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
+const redis = createRedis(config.REDIS_URL, config.REDIS_COMMAND_TIMEOUT_MS, logger);
 const agents = {
   catalogue: createUpstreamAgent(),
   ...(config.AUTH_SERVICE_URL ? { auth: createUpstreamAgent() } : {}),
@@ -21,6 +19,6 @@ await serve({
   port: config.PORT,
   logger,
   onShutdown: async () => {
-    await Promise.all([redis.quit(), ...Object.values(agents).map((agent) => agent.close())]);
+    await Promise.all([redis.quit().catch(() => redis.disconnect()), ...Object.values(agents).map((agent) => agent.close())]);
   },
 });

@@ -24,6 +24,11 @@ export interface ProxyOptions {
   agent: Agent;
   /** Time allowed for the upstream's response headers. */
   timeoutMs: number;
+  /**
+   * Longest silence between response body chunks (default timeoutMs); 0 for long-lived streams
+   * such as MCP's server-sent events.
+   */
+  bodyIdleTimeoutMs?: number;
   /** Strip these request headers before forwarding (e.g. the customer's API key). */
   dropRequestHeaders?: readonly string[];
 }
@@ -63,7 +68,8 @@ export function proxyTo(options: ProxyOptions): RequestHandler {
         body: hasBody ? req : null,
         dispatcher: options.agent,
         headersTimeout: options.timeoutMs,
-        bodyTimeout: 0,
+        // A stalled body ends the response instead of hanging it.
+        bodyTimeout: options.bodyIdleTimeoutMs ?? options.timeoutMs,
         signal: abortOnClose(res),
       });
     } catch (error) {

@@ -1,0 +1,68 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { RequestHandler, Response } from 'express';
+import type { Admitter, QuotaState } from '@fragrance/api-keys';
+import { RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '@fragrance/http';
+
+const REALM = 'Bearer realm="fragrance-catalogue"';
+
+/** The credential of `Authorization: Bearer <key>` (scheme case-insensitive), or undefined. */
+export function bearerCredential(headers: IncomingHttpHeaders): string | undefined {
+  const match = /^Bearer +(\S+) *$/i.exec(headers.authorization ?? '');
+  return match?.[1];
+}
+
+/** The daily quota as RateLimit-* headers: limit, what is left, seconds until the reset. */
+export function setRateLimitHeaders(res: Response, quota: QuotaState): void {
+  res.setHeader('RateLimit-Limit', String(quota.limit));
+  res.setHeader('RateLimit-Remaining', String(quota.remaining));
+  res.setHeader('RateLimit-Reset', String(quota.resetInSeconds));
+}
+
+/** What an authenticated request carries on to its handler. */
+export const quotaOf = (res: Response): QuotaState | undefined => res.locals.quota as QuotaState | undefined;
+
+/**
+ * Authenticates the API key and, in 'admit' mode, charges the request against the daily quota
+ * and the token bucket, all in one Redis round trip. Missing, malformed, unknown and revoked keys
+ * get the same 401; Redis trouble fails closed with 503. The key itself is never logged.
+ */
+export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek'): RequestHandler {
+  return async (req, res, next) => {
+    res.setHeader('Cache-Control', 'no-store');
+    const apiKey = bearerCredential(req.headers);
+    if (apiKey === undefined) {
+      next(new UnauthorizedError('Send your API key as "Authorization: Bearer <key>".', REALM));
+      return;
+    }
+    let admission: Awaited<ReturnType<Admitter>>;
+    try {
+      admission = await admit(apiKey, mode);
+    } catch (error) {
+      next(new ServiceUnavailableError('Requests cannot be admitted right now; try again shortly.', error));
+      return;
+    }
+    if (admission.outcome === 'invalid_key') {
+      req.log?.debug({ reason: admission.reason }, 'api key rejected');
+      next(new UnauthorizedError('The API key is not valid.', `${REALM}, error="invalid_token"`));
+      return;
+    }
+    setRateLimitHeaders(res, admission.quota);
+    res.locals.quota = admission.quota;
+    switch (admission.outcome) {
+      case 'daily_quota_exceeded':
+        next(
+          new RateLimitedError(
+            admission.retryAfterSeconds,
+            `The daily quota of ${admission.quota.limit} requests is used up; it resets at ${new Date(admission.quota.resetsAt).toISOString()}.`,
+            'daily_quota_exceeded',
+          ),
+        );
+        return;
+      case 'burst_limit_exceeded':
+        next(new RateLimitedError(admission.retryAfterSeconds, 'Too many requests in a short time; slow down.', 'burst_limit_exceeded'));
+        return;
+      default:
+        next();
+    }
+  };
+}

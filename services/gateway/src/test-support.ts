@@ -1,0 +1,86 @@
+// Shared by the gateway's *.test.ts files: a real gateway app on port 0 and a stand-in upstream.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import type { Redis } from 'ioredis';
+import type { Clock } from '@fragrance/api-keys';
+import { createLogger, type Logger } from '@fragrance/http';
+import { buildApp } from './app.ts';
+import { GatewayConfig } from './config.ts';
+import { createUpstreamAgent } from './proxy.ts';
+
+export async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+export async function close(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+/** A stand-in catalogue that echoes what the gateway forwarded, or stalls when asked. */
+export function fakeUpstream(onRequest?: (req: IncomingMessage) => void): Server {
+  return createServer((req, res) => {
+    onRequest?.(req);
+    if (req.url === '/health') return void res.end('ok');
+    if (req.url?.startsWith('/v1/fragrances/slow')) return; // never answers
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ url: req.url, method: req.method, requestId: req.headers['x-request-id'], auth: req.headers.authorization ?? null }));
+  });
+}
+
+/** Log lines captured in memory, to search them. */
+export function captureLogs(name = 'gateway-test'): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.push(...chunk.toString().split('\n').filter(Boolean));
+      callback();
+    },
+  });
+  return { logger: createLogger(name, 'trace', destination), lines };
+}
+
+export interface GatewayUnderTest {
+  server: Server;
+  url: string;
+  close: () => Promise<void>;
+}
+
+export async function startGateway(options: {
+  redis: Redis;
+  prefix: string;
+  upstreamUrl: string;
+  env?: Record<string, string>;
+  clock?: Clock;
+  logger?: Logger;
+}): Promise<GatewayUnderTest> {
+  const config = GatewayConfig.parse({
+    CATALOGUE_SERVICE_URL: options.upstreamUrl,
+    UPSTREAM_TIMEOUT_MS: '300',
+    REDIS_PREFIX: options.prefix,
+    ...options.env,
+  });
+  const agent = createUpstreamAgent();
+  const server = createServer(
+    buildApp({
+      config,
+      logger: options.logger ?? createLogger('gateway-test', 'silent'),
+      redis: options.redis,
+      agents: { catalogue: agent },
+      ...(options.clock ? { clock: options.clock } : {}),
+    }),
+  );
+  const url = await listen(server);
+  return {
+    server,
+    url,
+    close: async () => {
+      await close(server);
+      await agent.close();
+    },
+  };
+}
+
+export const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` });
