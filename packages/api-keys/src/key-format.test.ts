@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { API_KEY_PREFIX, generateApiKey, hashApiKey, isKeyId, isWellFormedApiKey, keyIdOfHash } from './key-format.ts';
+import { API_KEY_PREFIX, generateApiKey, hashApiKey, isKeyId, isWellFormedApiKey, keyIdOfHash, redactApiKeys } from './key-format.ts';
 
 describe('API key format', () => {
   it('generates prefixed keys of at least 256 bits that pass the shape check', () => {
@@ -46,5 +46,14 @@ describe('API key format', () => {
     expect(isKeyId(id)).toBe(true);
     expect(id).not.toContain(key.slice(API_KEY_PREFIX.length, API_KEY_PREFIX.length + 8));
     expect(isKeyId('key_XYZ')).toBe(false);
+  });
+
+  it('redacts key-shaped tokens anywhere in a text', () => {
+    const key = generateApiKey();
+    const encoded = key.replace('_', '%5F');
+    const text = `/v1/${key}?api_key=${encoded}&q=${key}x`;
+    const redacted = redactApiKeys(text);
+    expect(redacted).toBe('/v1/fcs_[redacted]?api_key=fcs_[redacted]&q=fcs_[redacted]x');
+    expect(redactApiKeys('/v1/fragrances?query=fcs_short')).toBe('/v1/fragrances?query=fcs_short');
   });
 });

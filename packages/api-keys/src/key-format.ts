@@ -42,3 +42,11 @@ const KEY_ID_PATTERN = /^key_[0-9a-f]{16}$/;
 export function isKeyId(candidate: string): boolean {
   return KEY_ID_PATTERN.test(candidate);
 }
+
+/** Anything shaped like a key (also with the underscore percent-encoded), anywhere in a text. */
+const KEY_IN_TEXT = new RegExp(`fcs(?:_|%5[Ff])[0-9A-Za-z]{${RANDOM_LENGTH}}`, 'g');
+
+/** Replaces every key-shaped token, e.g. in a URL about to be logged or forwarded. */
+export function redactApiKeys(text: string): string {
+  return text.replace(KEY_IN_TEXT, `${API_KEY_PREFIX}[redacted]`);
+}

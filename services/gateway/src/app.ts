@@ -1,7 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Agent } from 'undici';
-import { createAdmitter, type Clock } from '@fragrance/api-keys';
+import { createAdmitter, redactApiKeys, type Clock } from '@fragrance/api-keys';
 import { AppError, notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
 import { apiKeyAuth } from './api-key-auth.ts';
 import type { GatewayConfig } from './config.ts';
@@ -25,6 +25,12 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  // A key pasted into a URL stops here: neither logged nor forwarded.
+  app.use((req, _res, next) => {
+    const redacted = redactApiKeys(req.url);
+    if (redacted !== req.url) req.url = req.originalUrl = redacted;
+    next();
+  });
   app.use(requestLogger(logger));
 
   const checks: Record<string, HealthCheck> = {

@@ -1,0 +1,83 @@
+import type { Server } from 'node:http';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_KEY_PREFIX, createKeyStore, generateApiKey } from '@fragrance/api-keys';
+import { notFoundHandler, problemHandler, requestLogger } from '@fragrance/http';
+import { testRedis, type TestRedis } from '@fragrance/testkit';
+import { bearer, captureLogs, close, startGateway, type GatewayUnderTest } from './test-support.ts';
+
+describe('logs', () => {
+  let redis: TestRedis;
+  let upstream: Server;
+  let gateway: GatewayUnderTest;
+  const gatewayLogs = captureLogs('gateway');
+  const upstreamLogs = captureLogs('catalogue');
+
+  beforeAll(async () => {
+    redis = await testRedis('gateway-logs');
+    // An upstream built like every service: the shared request logger, then its routes.
+    const app = express();
+    app.use(requestLogger(upstreamLogs.logger));
+    app.get('/v1/fragrances', (_req, res) => void res.json({ data: [] }));
+    app.get('/health', (_req, res) => void res.send('ok'));
+    app.use(notFoundHandler);
+    app.use(problemHandler);
+    upstream = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => upstream.once('listening', resolve));
+    gateway = await startGateway({
+      redis: redis.redis,
+      prefix: redis.prefix,
+      upstreamUrl: `http://127.0.0.1:${(upstream.address() as { port: number }).port}`,
+      logger: gatewayLogs.logger,
+    });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await close(upstream);
+    await redis.cleanup();
+  });
+
+  it('never contain an API key, whatever the request', async () => {
+    const store = createKeyStore({ redis: redis.redis, prefix: redis.prefix });
+    const good = await store.create({ owner: 'logged', quota: 1, burst: 100 });
+    const revoked = await store.create({ owner: 'revoked', quota: 2 });
+    await store.revoke(revoked.record.id);
+    const unknown = generateApiKey();
+    const keys = [good.apiKey, revoked.apiKey, unknown];
+    const requests: [string, Record<string, string>][] = [];
+    for (const key of keys) {
+      requests.push(['/v1/fragrances?query=rose', bearer(key)]);
+      requests.push(['/v1/me', bearer(key)]);
+      requests.push([`/v1/fragrances?api_key=${key}`, bearer(key)]); // a key in the URL, too
+      requests.push([`/v1/${key}`, bearer(key)]);
+      requests.push(['/v1/fragrances', { authorization: `Basic ${key}` }]);
+      requests.push(['/v1/fragrances', { authorization: `Bearer ${key}x` }]);
+      requests.push(['/v1/fragrances', { 'x-api-key': key, cookie: `k=${key}` }]);
+    }
+    // Enough requests on the good key to run into the daily quota (429) as well.
+    for (const [path, headers] of requests) await (await fetch(`${gateway.url}${path}`, { headers })).arrayBuffer();
+    const statuses = new Set(gatewayLogs.lines.map((line) => (JSON.parse(line) as { res?: { status: number } }).res?.status));
+    expect(statuses).toEqual(new Set([200, 401, 404, 429, undefined]));
+
+    const all = [...gatewayLogs.lines, ...upstreamLogs.lines];
+    expect(gatewayLogs.lines.length).toBeGreaterThan(requests.length - 1);
+    for (const key of keys) {
+      const secret = key.slice(API_KEY_PREFIX.length);
+      expect(all.filter((line) => line.includes(secret.slice(0, 16)))).toEqual([]);
+    }
+  });
+
+  it('carry the same request id at the gateway and the upstream, generated or passed in', async () => {
+    const { apiKey } = await createKeyStore({ redis: redis.redis, prefix: redis.prefix }).create({ owner: 'traced', quota: 10 });
+    const passed = await fetch(`${gateway.url}/v1/fragrances`, { headers: { ...bearer(apiKey), 'x-request-id': 'trace-me-42' } });
+    expect(passed.status).toBe(200);
+    const generated = await fetch(`${gateway.url}/v1/fragrances`, { headers: bearer(apiKey) });
+    const generatedId = generated.headers.get('x-request-id');
+    expect(generatedId).toMatch(/^[0-9a-f-]{36}$/);
+    for (const id of ['trace-me-42', generatedId!]) {
+      const idOf = (line: string) => (JSON.parse(line) as { req?: { id?: string } }).req?.id;
+      expect(gatewayLogs.lines.filter((line) => idOf(line) === id)).toHaveLength(1);
+      expect(upstreamLogs.lines.filter((line) => idOf(line) === id)).toHaveLength(1);
+    }
+  });
+});
