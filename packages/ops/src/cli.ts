@@ -6,8 +6,7 @@ function help(): string {
   const lines = ['usage: npm run ops -- <group> <command> [options]', ''];
   for (const [name, group] of Object.entries(groups)) {
     lines.push(`${name}: ${group.summary}`);
-    for (const [command, spec] of Object.entries(group.commands)) lines.push(`  ${spec.usage.padEnd(60)} ${spec.summary}`);
-    void command;
+    for (const spec of Object.values(group.commands)) lines.push(`  ${spec.usage.padEnd(60)} ${spec.summary}`);
   }
   return lines.join('\n');
 }
