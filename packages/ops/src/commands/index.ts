@@ -1,7 +1,9 @@
 import type { CommandGroup } from '../command.ts';
 import { catalogueGroup } from './catalogue.ts';
+import { keysGroup } from './keys.ts';
 
 /** Every command group of the operator CLI. Each group lives in its own file beside this one. */
 export const groups: Record<string, CommandGroup> = {
   catalogue: catalogueGroup,
+  keys: keysGroup,
 };
