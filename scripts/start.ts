@@ -78,6 +78,14 @@ async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
   throw new Error(`${url}/health did not turn healthy: ${last}`);
 }
 
+/** A fresh demo key through the operator CLI; --replace revokes the previous demo keys. */
+function createDemoKey(): string {
+  const args = ['packages/ops/src/cli.ts', 'keys', 'create', '--owner', 'demo', '--quota', '10000', '--replace', '--json'];
+  const result = spawnSync(process.execPath, args, { cwd: root, env: sharedEnv, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`creating the demo key failed: ${result.stderr}`);
+  return (JSON.parse(result.stdout) as { api_key: string }).api_key;
+}
+
 async function stop(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -112,7 +120,10 @@ try {
   runStep('starting Redis', 'bash', ['infra/redis.sh', 'start']);
   for (const service of services) startService(service.name, service.env);
   await waitForHealth(GATEWAY_URL, 180_000);
+  const demoKey = createDemoKey();
   say(`ready: ${GATEWAY_URL}  (health: ${GATEWAY_URL}/health)`);
+  say(`demo API key (owner demo, 10000 requests/day; earlier demo keys revoked): ${demoKey}`);
+  say(`try: curl -H 'Authorization: Bearer ${demoKey}' '${GATEWAY_URL}/v1/fragrances?query=rose&limit=3'`);
   say('press Ctrl-C to stop');
 } catch (error) {
   say(error instanceof Error ? error.message : String(error));
