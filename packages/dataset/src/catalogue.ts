@@ -111,18 +111,28 @@ for (const layer of LAYERS) {
 }
 
 /**
- * Brand sizes following a Zipf-like law w(k) = 1/(k+c)^1.6 with a little jitter: a few houses
- * get hundreds of records, most get a handful. Every brand gets at least one; sizes sum to count.
+ * Brand sizes following a Zipf-like law w(k) = 1/(k+c)^1.6: a few houses get hundreds of
+ * records, most get a handful. Small houses draw their size from a geometric law around their
+ * share, which gives the realistic crowd of one- and two-record brands. Sizes sum to count.
  */
 function brandSizes(rng: Rng, count: number): number[] {
   const brands = Math.max(1, Math.round(count / 25));
   const c = 60 * Math.sqrt(brands / 3000);
-  const weights = Array.from({ length: brands }, (_, k) => Math.exp(0.2 * rng.normal()) / Math.pow(k + 1 + c, 1.6));
-  const total = weights.reduce((a, b) => a + b, 0);
-  const rest = count - brands;
-  const exact = weights.map((w) => (rest * w) / total);
+  const weights = Array.from({ length: brands }, (_, k) => 1 / Math.pow(k + 1 + c, 1.6));
+  const totalWeight = weights.reduce((a, b) => a + b, 0);
+  const rest = count - brands; // every brand has at least one record
+  const extra = weights.map((w) => {
+    const mean = (rest * w) / totalWeight;
+    if (mean >= 20) return mean * Math.exp(0.15 * rng.normal());
+    // Geometric number of further records with this mean.
+    return Math.floor(Math.log(1 - rng.float()) / Math.log(mean / (1 + mean)));
+  });
+  const extraSum = extra.reduce((a, b) => a + b, 0);
+  const basis = extraSum > 0 ? extra : weights;
+  const basisSum = extraSum > 0 ? extraSum : totalWeight;
+  // Scale to exactly `rest`; largest remainders get the records flooring left over.
+  const exact = basis.map((e) => (rest * e) / basisSum);
   const sizes = exact.map((x) => 1 + Math.floor(x));
-  // Largest remainders get the records that flooring left over.
   let left = count - sizes.reduce((a, b) => a + b, 0);
   const order = exact.map((x, i) => [x - Math.floor(x), i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
   for (const [, i] of order) {
