@@ -1,0 +1,55 @@
+import { createServer, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runLoad } from './load.ts';
+import { seededRandom } from './random.ts';
+
+describe('runLoad', () => {
+  let server: Server;
+  let url: string;
+  const seen: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers['x-key'] ?? ''}`);
+      res.statusCode = req.url?.startsWith('/fail') ? 500 : 200;
+      res.end('{"ok":true}');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(() => new Promise((r) => server.close(r)));
+
+  it('measures a closed loop and counts non-2xx responses as errors', async () => {
+    const result = await runLoad({
+      url,
+      concurrency: 4,
+      durationMs: 300,
+      headers: { 'x-key': 'k' },
+      next: (_random, i) => ({ path: i % 4 === 0 ? '/fail' : `/ok?i=${i}` }),
+    });
+    expect(result.requests).toBeGreaterThan(20);
+    expect(result.errors).toBe(result.statuses['500']);
+    expect(result.errors).toBeGreaterThan(0);
+    expect(result.statuses['200']).toBe(result.requests - result.errors);
+    expect(result.p50_ms).toBeGreaterThan(0);
+    expect(result.p99_ms).toBeGreaterThanOrEqual(result.p50_ms);
+    expect(seen.every((line) => line.endsWith(' k'))).toBe(true);
+  });
+
+  it('counts a dead upstream as errors rather than throwing', async () => {
+    const result = await runLoad({ url: 'http://127.0.0.1:1', concurrency: 2, durationMs: 100, next: () => ({ path: '/' }) });
+    expect(result.requests).toBeGreaterThan(0);
+    expect(result.errors).toBe(result.requests);
+  });
+});
+
+describe('seededRandom', () => {
+  it('repeats for a seed and differs between seeds', () => {
+    const a = seededRandom(7);
+    const b = seededRandom(7);
+    const c = seededRandom(8);
+    const xs = [a(), a(), a()];
+    expect([b(), b(), b()]).toEqual(xs);
+    expect([c(), c(), c()]).not.toEqual(xs);
+    expect(xs.every((x) => x >= 0 && x < 1)).toBe(true);
+  });
+});
