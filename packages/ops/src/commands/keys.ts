@@ -25,9 +25,15 @@ export type KeysConfig = z.infer<typeof KeysConfig>;
 async function withStore<T>(ctx: CommandContext, use: (store: KeyStore, config: KeysConfig) => Promise<T>): Promise<T> {
   const config = parseConfig(KeysConfig, ctx.env);
   const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3_000, retryStrategy: () => null });
-  redis.on('error', () => {}); // surfaced by the failing command instead
+  let lastError = '';
+  redis.on('error', (error: Error) => void (lastError = error.message)); // reported below instead
   try {
-    await redis.connect();
+    try {
+      await redis.connect();
+    } catch (error) {
+      const { hostname, port } = new URL(config.REDIS_URL); // never the password
+      throw new Error(`cannot reach Redis at ${hostname}:${port || 6379}: ${lastError || (error as Error).message}`, { cause: error });
+    }
     return await use(createKeyStore({ redis, prefix: config.REDIS_PREFIX }), config);
   } finally {
     redis.disconnect();
