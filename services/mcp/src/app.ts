@@ -1,0 +1,57 @@
+import express, { type Express } from 'express';
+import type { Redis } from 'ioredis';
+import { notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import { requireBearer } from './auth/bearer.ts';
+import { resourceMetadataRoutes } from './auth/metadata.ts';
+import { requireAllowedOrigin } from './auth/origin.ts';
+import type { TokenVerifier } from './auth/verify-token.ts';
+import type { CatalogueClient } from './catalogue/client.ts';
+import { REQUIRED_SCOPE, resourceMetadataUrlOf, resourceOf, type McpConfig } from './config.ts';
+import { rateLimitPerUser, type McpRateLimiter } from './rate-limit.ts';
+import { mcpRoutes } from './routes/mcp.ts';
+
+export interface McpDeps {
+  config: McpConfig;
+  logger: Logger;
+  redis: Redis;
+  verify: TokenVerifier;
+  rateLimiter: McpRateLimiter;
+  catalogue: CatalogueClient;
+}
+
+/** The MCP resource server, built from its dependencies so tests can run it without main.ts. */
+export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue }: McpDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestLogger(logger));
+
+  app.get('/health', async (_req, res) => {
+    const redisUp = await redis.ping().then(
+      (reply) => reply === 'PONG',
+      () => false,
+    );
+    res.status(redisUp ? 200 : 503).json({ status: redisUp ? 'ok' : 'degraded', dependencies: { redis: redisUp ? 'up' : 'down' } });
+  });
+
+  app.use(
+    resourceMetadataRoutes({
+      resource: resourceOf(config),
+      issuer: config.OAUTH_ISSUER,
+      scopes: [REQUIRED_SCOPE],
+    }),
+  );
+
+  app.use(
+    '/mcp',
+    // Origin first: a rebinding page learns nothing, not even that a token is needed.
+    requireAllowedOrigin(config.MCP_ALLOWED_ORIGINS),
+    requireBearer({ verify, resourceMetadataUrl: resourceMetadataUrlOf(config), requiredScope: REQUIRED_SCOPE }),
+    rateLimitPerUser(rateLimiter),
+    express.json({ limit: '256kb' }),
+    mcpRoutes({ catalogue, logger }),
+  );
+
+  app.use(notFoundHandler);
+  app.use(problemHandler);
+  return app;
+}

@@ -1,0 +1,76 @@
+import type { RequestHandler } from 'express';
+import { AppError, ServiceUnavailableError } from '@fragrance/http';
+import {
+  InsufficientScopeError,
+  InvalidTokenError,
+  VerificationUnavailableError,
+  type Caller,
+  type TokenVerifier,
+} from './verify-token.ts';
+
+export interface BearerOptions {
+  verify: TokenVerifier;
+  /** Absolute URL of this resource's RFC 9728 metadata, named in every challenge. */
+  resourceMetadataUrl: string;
+  requiredScope: string;
+}
+
+/** Locals the bearer middleware leaves for the MCP route. */
+export interface AuthLocals {
+  caller: Caller;
+}
+
+function challenge(options: BearerOptions, error?: { code: string; description: string }): string {
+  const params = [
+    ...(error ? [`error="${error.code}"`, `error_description="${error.description}"`] : []),
+    `scope="${options.requiredScope}"`,
+    `resource_metadata="${options.resourceMetadataUrl}"`,
+  ];
+  return `Bearer ${params.join(', ')}`;
+}
+
+/**
+ * RFC 6750 + MCP authorization: no credential → 401 naming the metadata (no error code, §3.1);
+ * a bad credential → 401 `invalid_token`; a good one without the scope → 403 `insufficient_scope`.
+ * The verified caller is stored on res.locals and as `req.auth`, where the SDK transport reads it.
+ */
+export function requireBearer(options: BearerOptions): RequestHandler {
+  return async (req, res, next) => {
+    const header = req.headers.authorization;
+    if (!header) {
+      throw new AppError(401, 'unauthorized', 'Unauthorized', 'An OAuth access token is required.', {
+        headers: { 'WWW-Authenticate': challenge(options) },
+      });
+    }
+    const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
+    if (!match?.[1]) {
+      throw invalidToken(options, 'The Authorization header is not a Bearer token.');
+    }
+    try {
+      const info = await options.verify(match[1]);
+      (res.locals as AuthLocals).caller = info.extra.caller;
+      Object.assign(req, { auth: info });
+    } catch (error) {
+      if (error instanceof InvalidTokenError) throw invalidToken(options, error.message);
+      if (error instanceof InsufficientScopeError) {
+        throw new AppError(403, 'insufficient_scope', 'Forbidden', error.message, {
+          headers: {
+            'WWW-Authenticate': challenge(options, { code: 'insufficient_scope', description: error.message }),
+          },
+          extensions: { required_scope: error.scope },
+        });
+      }
+      if (error instanceof VerificationUnavailableError) {
+        throw new ServiceUnavailableError('Access tokens cannot be verified right now; retry shortly.', error);
+      }
+      throw error;
+    }
+    next();
+  };
+}
+
+function invalidToken(options: BearerOptions, description: string): AppError {
+  return new AppError(401, 'invalid_token', 'Unauthorized', description, {
+    headers: { 'WWW-Authenticate': challenge(options, { code: 'invalid_token', description }) },
+  });
+}

@@ -1,0 +1,122 @@
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import type { RevocableClaims } from '@fragrance/identity';
+
+/** The token is missing something or is not acceptable: 401 invalid_token. */
+export class InvalidTokenError extends Error {}
+/** The token is fine but lacks a scope: 403 insufficient_scope. */
+export class InsufficientScopeError extends Error {
+  readonly scope: string;
+  constructor(scope: string) {
+    super(`The token lacks the scope ${scope}.`);
+    this.scope = scope;
+  }
+}
+/** We could not decide (JWKS or Redis unreachable): 503, never a silent accept. */
+export class VerificationUnavailableError extends Error {}
+
+export interface RevocationCheck {
+  isRevoked(claims: RevocableClaims): Promise<boolean>;
+}
+
+export interface TokenVerifierOptions {
+  issuer: string;
+  /** This server's resource identifier: the token's `aud` must contain it. */
+  audience: string;
+  /** Pinned JWS algorithm; anything else (including `none`) is refused. */
+  algorithm: string;
+  requiredScope: string;
+  /** The auth service's key set (a remote JWKS URL or, in tests, any jose key resolver). */
+  keys: string | JWTVerifyGetKey;
+  revocations: RevocationCheck;
+  /** Seconds of clock skew tolerated on exp/iat/nbf. */
+  clockToleranceSeconds?: number;
+}
+
+/** What the rest of the server learns about the caller from a verified token. */
+export interface Caller {
+  sub: string;
+  clientId: string;
+  grantId?: string;
+  scopes: string[];
+}
+
+export type TokenVerifier = (token: string) => Promise<AuthInfo & { extra: { caller: Caller } }>;
+
+/** jose errors that mean "we could not fetch the keys", as opposed to "the token is bad". */
+const UNAVAILABLE_CODES = new Set(['ERR_JWKS_TIMEOUT']);
+
+/**
+ * Verifies an access token locally: signature against the auth service's JWKS with the pinned
+ * algorithm, `typ` at+jwt (RFC 9068, so an ID token cannot be replayed as an access token),
+ * issuer, audience, expiry, then the revocation record (JWTs outlive a revoked grant otherwise).
+ */
+export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifier {
+  const keys =
+    typeof options.keys === 'string'
+      ? createRemoteJWKSet(new URL(options.keys), { timeoutDuration: 3_000, cooldownDuration: 30_000, cacheMaxAge: 600_000 })
+      : options.keys;
+
+  return async (token) => {
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, keys, {
+        issuer: options.issuer,
+        audience: options.audience,
+        algorithms: [options.algorithm],
+        typ: 'at+jwt',
+        requiredClaims: ['exp', 'iat', 'sub', 'client_id'],
+        clockTolerance: options.clockToleranceSeconds ?? 5,
+      }));
+    } catch (error) {
+      if (error instanceof joseErrors.JOSEError && !UNAVAILABLE_CODES.has(error.code)) {
+        throw new InvalidTokenError(describeJoseError(error), { cause: error });
+      }
+      throw new VerificationUnavailableError('The signing keys could not be fetched.', { cause: error });
+    }
+
+    const sub = payload.sub;
+    const clientId = payload['client_id'];
+    const gid = payload['gid'];
+    if (typeof sub !== 'string' || !sub || typeof clientId !== 'string' || !clientId) {
+      throw new InvalidTokenError('The token lacks a subject or client.');
+    }
+    const grantId = typeof gid === 'string' && gid ? gid : undefined;
+
+    let revoked: boolean;
+    try {
+      revoked = await options.revocations.isRevoked({ sub, iat: payload.iat, ...(grantId ? { gid: grantId } : {}) });
+    } catch (error) {
+      throw new VerificationUnavailableError('The revocation record could not be read.', { cause: error });
+    }
+    if (revoked) throw new InvalidTokenError('The token has been revoked.');
+
+    const scopes = typeof payload['scope'] === 'string' ? payload['scope'].split(' ').filter(Boolean) : [];
+    if (!scopes.includes(options.requiredScope)) throw new InsufficientScopeError(options.requiredScope);
+
+    const caller: Caller = { sub, clientId, scopes, ...(grantId ? { grantId } : {}) };
+    return {
+      token,
+      clientId,
+      scopes,
+      expiresAt: payload.exp,
+      resource: new URL(options.audience),
+      extra: { caller },
+    };
+  };
+}
+
+/** Short, fixed descriptions (they end up in a quoted WWW-Authenticate parameter). */
+function describeJoseError(error: InstanceType<typeof joseErrors.JOSEError>): string {
+  if (error instanceof joseErrors.JWTExpired) return 'The token has expired.';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    if (error.claim === 'aud') return 'The token was not issued for this resource.';
+    if (error.claim === 'iss') return 'The token was not issued by the expected authorization server.';
+    return `The token's ${error.claim} claim is not acceptable.`;
+  }
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'The token is not signed with the expected algorithm.';
+  if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWSSignatureVerificationFailed) {
+    return 'The token signature is not valid.';
+  }
+  return 'The token is malformed.';
+}

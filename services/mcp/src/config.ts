@@ -1,0 +1,50 @@
+import { z } from 'zod';
+import { host, httpUrl, logLevel, millis, parseConfig, port, redisUrl } from '@fragrance/config';
+
+const commaList = z
+  .string()
+  .transform((value) => value.split(',').map((item) => item.trim().replace(/\/+$/, '')).filter(Boolean));
+
+/** Every variable the MCP server reads; documented in docs/configuration.md. */
+const McpConfigShape = z.object({
+  HOST: host(),
+  PORT: port(8083),
+  LOG_LEVEL: logLevel(),
+  REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
+  CATALOGUE_SERVICE_URL: httpUrl().default('http://127.0.0.1:8081'),
+  CATALOGUE_TIMEOUT_MS: millis(5_000),
+  /** Public base URL clients reach (the edge). The MCP resource identifier is `${MCP_URL}/mcp`. */
+  MCP_URL: httpUrl().default('http://127.0.0.1:8080'),
+  /** Issuer of the access tokens; defaults to MCP_URL (the authorization server sits behind the same edge). */
+  OAUTH_ISSUER: httpUrl().optional(),
+  /** Where the signing keys are fetched from; defaults to the auth service's internal JWKS. */
+  AUTH_SERVICE_URL: httpUrl().default('http://127.0.0.1:8082'),
+  JWKS_URL: httpUrl().optional(),
+  /** The one JWS algorithm accepted for access tokens (pinned: no algorithm negotiation). */
+  ACCESS_TOKEN_ALG: z.enum(['RS256', 'PS256', 'ES256', 'EdDSA']).default('RS256'),
+  /** Browser origins allowed to call /mcp (DNS-rebinding protection); defaults to MCP_URL's origin. */
+  MCP_ALLOWED_ORIGINS: commaList.optional(),
+  /** Per-user token bucket: sustained MCP requests per minute, and the burst on top. */
+  MCP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  MCP_RATE_LIMIT_BURST: z.coerce.number().int().positive().default(60),
+});
+
+export const McpConfig = McpConfigShape.transform((c) => ({
+  ...c,
+  OAUTH_ISSUER: c.OAUTH_ISSUER ?? c.MCP_URL,
+  JWKS_URL: c.JWKS_URL ?? `${c.AUTH_SERVICE_URL}/oauth/jwks`,
+  MCP_ALLOWED_ORIGINS: c.MCP_ALLOWED_ORIGINS ?? [new URL(c.MCP_URL).origin],
+}));
+export type McpConfig = z.infer<typeof McpConfig>;
+
+export const loadConfig = (env: Readonly<Record<string, string | undefined>>): McpConfig => parseConfig(McpConfig, env);
+
+/** The RFC 8707 resource identifier of this server: the audience its tokens must carry. */
+export const resourceOf = (config: Pick<McpConfig, 'MCP_URL'>): string => `${config.MCP_URL}/mcp`;
+
+/** RFC 9728 §3.1: the metadata of resource `${MCP_URL}/mcp` lives at the path-suffixed well-known URL. */
+export const resourceMetadataUrlOf = (config: Pick<McpConfig, 'MCP_URL'>): string =>
+  `${config.MCP_URL}/.well-known/oauth-protected-resource/mcp`;
+
+/** Scope every MCP request needs. */
+export const REQUIRED_SCOPE = 'catalogue:read';

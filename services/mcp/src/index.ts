@@ -1,0 +1,6 @@
+export { buildApp, type McpDeps } from './app.ts';
+export { loadConfig, McpConfig, REQUIRED_SCOPE, resourceMetadataUrlOf, resourceOf } from './config.ts';
+export { createTokenVerifier, type Caller, type TokenVerifier, type TokenVerifierOptions } from './auth/verify-token.ts';
+export { createRateLimiter, type McpRateLimiter } from './rate-limit.ts';
+export { createCatalogueClient, type CatalogueClient } from './catalogue/client.ts';
+export { createCatalogueMcpServer, FRAGRANCE_URI_TEMPLATE, type ToolContext } from './tools/server.ts';

@@ -1,0 +1,53 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { Router, type Request, type Response } from 'express';
+import { AppError, requestIdOf, type Logger } from '@fragrance/http';
+import type { AuthLocals } from '../auth/bearer.ts';
+import type { CatalogueClient } from '../catalogue/client.ts';
+import { createCatalogueMcpServer } from '../tools/server.ts';
+
+export interface McpRouteDeps {
+  catalogue: CatalogueClient;
+  logger: Logger;
+}
+
+/** JSON-RPC methods of a POST body, for the usage log (a body may be a batch in older revisions). */
+function methodsOf(body: unknown): string[] {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((m) => (m && typeof m === 'object' && typeof (m as { method?: unknown }).method === 'string' ? [(m as { method: string }).method] : []));
+}
+
+/**
+ * Stateless Streamable HTTP: every POST gets a fresh server and transport, so any replica can
+ * answer any request and nothing lives in memory between requests. Answers are plain JSON (no
+ * SSE): every tool is a quick read, and there are no server-initiated messages to stream.
+ * GET (standalone SSE stream) and DELETE (session end) have nothing to serve without sessions.
+ */
+export function mcpRoutes({ catalogue, logger }: McpRouteDeps): Router {
+  const router = Router();
+
+  router.post('/', async (req: Request, res: Response) => {
+    const { caller } = res.locals as AuthLocals;
+    const requestId = requestIdOf(req);
+    logger.info(
+      { request_id: requestId, sub: caller.sub, client_id: caller.clientId, methods: methodsOf(req.body) },
+      'mcp request',
+    );
+    const server = createCatalogueMcpServer({ catalogue, logger, caller, requestId });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+
+  const notAllowed = () => {
+    throw new AppError(405, 'method_not_allowed', 'Method Not Allowed', 'This MCP server is stateless: use POST.', {
+      headers: { Allow: 'POST' },
+    });
+  };
+  router.get('/', notAllowed);
+  router.delete('/', notAllowed);
+  return router;
+}

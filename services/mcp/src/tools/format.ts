@@ -1,0 +1,46 @@
+import type { FragranceDetail, FragranceSummary } from '@fragrance/contracts';
+
+/** Short human-readable renderings beside the structured content (for clients that show text). */
+export function summaryLine(f: FragranceSummary, index?: number): string {
+  const facts = [f.concentration, f.year_released ?? undefined, f.country].filter(Boolean).join(', ');
+  const rating = f.rating.average === null ? 'unrated' : `${f.rating.average.toFixed(1)}/5 (${f.rating.count} votes)`;
+  const lead = index === undefined ? '' : `${index}. `;
+  return `${lead}${f.name} by ${f.brand} (${facts}), ${rating}${f.main_accords.length ? `; ${f.main_accords.join(', ')}` : ''} [id ${f.id}]`;
+}
+
+export function searchText(result: { data: FragranceSummary[]; total: number; offset: number }): string {
+  if (result.data.length === 0) return `No fragrances matched (total ${result.total}).`;
+  const first = result.offset + 1;
+  const last = result.offset + result.data.length;
+  return [
+    `${result.total} fragrances matched; showing ${first}-${last}:`,
+    ...result.data.map((f, i) => summaryLine(f, first + i)),
+  ].join('\n');
+}
+
+export function detailText(f: FragranceDetail): string {
+  return [
+    summaryLine(f),
+    `Notes: top ${f.notes.top.join(', ') || 'n/a'}; heart ${f.notes.heart.join(', ') || 'n/a'}; base ${f.notes.base.join(', ') || 'n/a'}.`,
+    `Accords: ${f.accords.join(', ') || 'n/a'}. Perfumers: ${f.perfumers.join(', ') || 'unknown'}.`,
+    f.au_availability.available
+      ? `Available in Australia from ${f.au_offers.length} offer(s)${f.au_availability.price_min_aud ? `, from AUD ${f.au_availability.price_min_aud}` : ''}.`
+      : 'Not seen at Australian retailers.',
+    ...(f.description ? [f.description] : []),
+  ].join('\n');
+}
+
+export function facetsText(f: { total: number; brands: Bucket[]; concentrations: Bucket[]; accords: Bucket[] }): string {
+  const list = (buckets: Bucket[]) => buckets.map((b) => `${b.value} (${b.count})`).join(', ') || 'none';
+  return [
+    `${f.total} fragrances match.`,
+    `Brands: ${list(f.brands)}.`,
+    `Concentrations: ${list(f.concentrations)}.`,
+    `Accords: ${list(f.accords)}.`,
+  ].join('\n');
+}
+
+interface Bucket {
+  value: string;
+  count: number;
+}

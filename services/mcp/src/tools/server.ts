@@ -1,0 +1,208 @@
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Logger } from '@fragrance/http';
+import type { Caller } from '../auth/verify-token.ts';
+import { CatalogueRejectedError, CatalogueUnavailableError, type CatalogueClient } from '../catalogue/client.ts';
+import { detailText, facetsText, searchText, summaryLine } from './format.ts';
+import {
+  FacetsInput,
+  FacetsOutput,
+  GetInput,
+  GetOutput,
+  SearchInput,
+  SearchOutput,
+  SimilarInput,
+  SimilarOutput,
+} from './schemas.ts';
+
+export const SERVER_NAME = 'fragrance-catalogue';
+export const SERVER_VERSION = '1.0.0';
+export const FRAGRANCE_URI_TEMPLATE = 'fragrance://catalogue/{id}';
+
+/** Everything one MCP request's tools need: built per request (the transport is stateless). */
+export interface ToolContext {
+  catalogue: CatalogueClient;
+  logger: Logger;
+  caller: Caller;
+  requestId: string;
+}
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+
+const INSTRUCTIONS =
+  'Read-only access to a catalogue of about 75,000 fragrances. Use search_fragrances to find ' +
+  'fragrances (filters: brand, concentration, country, years), get_fragrance for notes, accords, ' +
+  'perfumers and Australian offers, similar_fragrances for look-alikes, and list_facets to learn ' +
+  'which brands, concentrations and accords exist. Ids are UUIDs from search results.';
+
+type Structured<S extends z.ZodRawShape> = z.infer<z.ZodObject<S>>;
+
+export function createCatalogueMcpServer(ctx: ToolContext): McpServer {
+  const server = new McpServer(
+    { name: SERVER_NAME, version: SERVER_VERSION, title: 'Fragrance Catalogue' },
+    { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } } },
+  );
+
+  /**
+   * Runs one tool: catalogue problems become tool results with isError (the assistant can fix
+   * its arguments or retry), and each call is logged against the user and client of the token.
+   */
+  async function run<S extends z.ZodRawShape>(
+    tool: string,
+    output: S,
+    body: () => Promise<{ structured: unknown; text: (value: Structured<S>) => string }>,
+  ): Promise<CallToolResult> {
+    const started = performance.now();
+    const log = (outcome: string, extra: Record<string, unknown> = {}) =>
+      ctx.logger.info(
+        {
+          request_id: ctx.requestId,
+          sub: ctx.caller.sub,
+          client_id: ctx.caller.clientId,
+          tool,
+          outcome,
+          duration_ms: Math.round(performance.now() - started),
+          ...extra,
+        },
+        `mcp tool ${tool} ${outcome}`,
+      );
+    try {
+      const { structured, text } = await body();
+      const parsed = z.object(output).safeParse(structured);
+      if (!parsed.success) {
+        throw new CatalogueUnavailableError(`The catalogue answered with an unexpected shape: ${z.prettifyError(parsed.error)}`);
+      }
+      log('ok');
+      return { content: [{ type: 'text', text: text(parsed.data) }], structuredContent: parsed.data as Record<string, unknown> };
+    } catch (error) {
+      if (error instanceof CatalogueRejectedError) {
+        log('rejected', { status: error.status });
+        const params = error.invalidParams.map((p) => `${p.name}: ${p.reason}`).join('; ');
+        const message =
+          error.status === 404
+            ? `Not found: ${error.message}`
+            : `Invalid arguments: ${params || error.message}`;
+        return { content: [{ type: 'text', text: message }], isError: true };
+      }
+      if (error instanceof CatalogueUnavailableError) {
+        ctx.logger.error({ err: error, request_id: ctx.requestId, tool }, 'catalogue unavailable');
+        log('unavailable');
+        return {
+          content: [{ type: 'text', text: 'The catalogue is temporarily unavailable; please retry in a moment.' }],
+          isError: true,
+        };
+      }
+      throw error;
+    }
+  }
+
+  server.registerTool(
+    'search_fragrances',
+    {
+      title: 'Search fragrances',
+      description:
+        'Full-text search of the fragrance catalogue with optional filters (brand, concentration, ' +
+        "brand's country, release years) and paging. Returns summaries with ids, ratings and main accords.",
+      inputSchema: SearchInput,
+      outputSchema: SearchOutput,
+      annotations: { title: 'Search fragrances', ...READ_ONLY },
+    },
+    (args) =>
+      run('search_fragrances', SearchOutput, async () => ({
+        structured: await ctx.catalogue.get('/v1/fragrances', args, ctx.requestId),
+        text: searchText,
+      })),
+  );
+
+  server.registerTool(
+    'get_fragrance',
+    {
+      title: 'Get a fragrance',
+      description:
+        'Full record of one fragrance by id: notes (top, heart, base), accords, perfumers, seasons, ' +
+        'provenance of its data and offers at Australian retailers.',
+      inputSchema: GetInput,
+      outputSchema: GetOutput,
+      annotations: { title: 'Get a fragrance', ...READ_ONLY },
+    },
+    ({ id }) =>
+      run('get_fragrance', GetOutput, async () => ({
+        structured: await ctx.catalogue.get(`/v1/fragrances/${encodeURIComponent(id)}`, {}, ctx.requestId),
+        text: detailText,
+      })),
+  );
+
+  server.registerTool(
+    'similar_fragrances',
+    {
+      title: 'Similar fragrances',
+      description: 'Fragrances that smell alike (shared notes and accords) to the one with the given id, most similar first.',
+      inputSchema: SimilarInput,
+      outputSchema: SimilarOutput,
+      annotations: { title: 'Similar fragrances', ...READ_ONLY },
+    },
+    ({ id, limit }) =>
+      run('similar_fragrances', SimilarOutput, async () => {
+        const body = (await ctx.catalogue.get(`/v1/fragrances/${encodeURIComponent(id)}/similar`, { limit }, ctx.requestId)) as object;
+        return {
+          structured: { id, ...body },
+          text: (r) =>
+            r.data.length === 0
+              ? 'No similar fragrances found.'
+              : [`Fragrances similar to ${id}:`, ...r.data.map((f, i) => summaryLine(f, i + 1))].join('\n'),
+        };
+      }),
+  );
+
+  server.registerTool(
+    'list_facets',
+    {
+      title: 'List facets',
+      description:
+        'The brands, concentrations and accords present in the catalogue (or among fragrances matching ' +
+        'the optional filters), each with the number of fragrances. Useful to pick valid filter values.',
+      inputSchema: FacetsInput,
+      outputSchema: FacetsOutput,
+      annotations: { title: 'List facets', ...READ_ONLY },
+    },
+    (args) =>
+      run('list_facets', FacetsOutput, async () => ({
+        structured: await ctx.catalogue.get('/v1/fragrances/facets', args, ctx.requestId),
+        text: facetsText,
+      })),
+  );
+
+  server.registerResource(
+    'fragrance',
+    new ResourceTemplate(FRAGRANCE_URI_TEMPLATE, { list: undefined }),
+    {
+      title: 'Fragrance record',
+      description: 'The full catalogue record of one fragrance as JSON (same as get_fragrance).',
+      mimeType: 'application/json',
+    },
+    async (uri, { id }) => {
+      const value = Array.isArray(id) ? id[0] : id;
+      const parsed = z.uuid().safeParse(value);
+      if (!parsed.success) throw new ResourceError(`Resource ${uri.href} not found: the id is not a UUID.`);
+      let record: unknown;
+      try {
+        record = await ctx.catalogue.get(`/v1/fragrances/${parsed.data}`, {}, ctx.requestId);
+      } catch (error) {
+        if (error instanceof CatalogueRejectedError && error.status === 404) {
+          throw new ResourceError(`Resource ${uri.href} not found.`);
+        }
+        throw error;
+      }
+      ctx.logger.info({ request_id: ctx.requestId, sub: ctx.caller.sub, client_id: ctx.caller.clientId, resource: uri.href }, 'mcp resource read');
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(record) }] };
+    },
+  );
+
+  return server;
+}
+
+/** JSON-RPC "resource not found" (-32002 per the MCP spec). */
+class ResourceError extends Error {
+  readonly code = -32002;
+}
