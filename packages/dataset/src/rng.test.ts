@@ -32,7 +32,7 @@ describe('Rng', () => {
 
   it('picks by weight, from plain lists and from tables', () => {
     const rng = Rng.fromSeed(3);
-    const table = weightedTable(['a', 'b', 'c'], [1, 0, 3]);
+    const table = weightedTable(['a', 'b', 'c'] as const, [1, 0, 3]);
     const counts = { a: 0, b: 0, c: 0 };
     for (let i = 0; i < 4000; i++) counts[rng.fromTable(table)]++;
     expect(counts.b).toBe(0);
