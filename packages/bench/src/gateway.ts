@@ -1,0 +1,234 @@
+// `npm run bench:gateway`: the same seeded request mix straight to the catalogue service and
+// through the gateway with a valid API key (concurrency 32, 20 s each), both real processes over
+// the real catalogue in Elasticsearch. Prints both throughputs, p50/p99, the ratio and the
+// gateway's RSS; the last line is one JSON object. Target: throughput ratio ≥ 0.85.
+//
+// Options (env): BENCH_DURATION_S (20), BENCH_CONCURRENCY (32), BENCH_WARMUP_S (3),
+// ELASTICSEARCH_URL (dev cluster, http://127.0.0.1:9200, started if it is the default and down),
+// BENCH_LOG_LEVEL (info: both services log every request, as in production).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
+import { pick } from './random.ts';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+const DEFAULT_ES = 'http://127.0.0.1:9200';
+const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
+const ALIAS = 'fragrances';
+
+const children: ChildProcess[] = [];
+const say = (message: string) => void process.stderr.write(`[bench:gateway] ${message}\n`);
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+function run(description: string, command: string, args: string[], env: Record<string, string> = {}): string {
+  const result = spawnSync(command, args, { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${description} failed (exit ${result.status}):\n${result.stderr}`);
+  return result.stdout;
+}
+
+/** A service as its own process; its logs go to a file-less sink so the bench output stays readable. */
+function startService(name: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, [`services/${name}/src/main.ts`], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let tail = '';
+  const keep = (chunk: Buffer) => void (tail = (tail + chunk.toString()).slice(-4_000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  child.on('exit', (code, signal) => {
+    if (!stopping) say(`${name} exited early (${code ?? signal}); last output:\n${tail}`);
+  });
+  children.push(child);
+  return child;
+}
+
+async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
+      last = `${res.status} ${await res.text()}`;
+      if (res.status === 200) return;
+    } catch (error) {
+      last = String(error);
+    }
+    await sleep(250);
+  }
+  throw new Error(`${url}/health did not turn healthy: ${last}`);
+}
+
+async function catalogueCount(): Promise<number> {
+  try {
+    const res = await fetch(`${ELASTICSEARCH_URL}/${ALIAS}/_count`, { signal: AbortSignal.timeout(5_000) });
+    return res.ok ? ((await res.json()) as { count: number }).count : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 102.4) / 10;
+}
+
+interface Sample {
+  ids: string[];
+  brands: string[];
+}
+
+/** Real ids and brands from the catalogue, so the mix hits real documents. */
+async function sampleCatalogue(catalogueUrl: string): Promise<Sample> {
+  const ids = new Set<string>();
+  const brands = new Set<string>();
+  for (const query of ['rose', 'vanilla', 'oud', 'citrus', 'amber', 'musk', 'iris', 'vetiver', 'leather', 'jasmine']) {
+    const res = await fetch(`${catalogueUrl}/v1/fragrances?query=${query}&limit=50`);
+    if (res.status !== 200) throw new Error(`catalogue search answered ${res.status}: ${await res.text()}`);
+    const body = (await res.json()) as { data: { id: string; brand: string }[] };
+    for (const item of body.data) {
+      ids.add(item.id);
+      brands.add(item.brand);
+    }
+  }
+  if (ids.size === 0) throw new Error('the catalogue returned no fragrances to sample');
+  return { ids: [...ids], brands: [...brands] };
+}
+
+const WORDS = ['rose', 'vanila', 'oud', 'bergamot', 'sandalwood', 'hermes', 'tobacco', 'fig', 'neroli', 'patchouli', 'lavender', 'incense', 'pepper', 'cedre', 'tuberose'];
+const CONCENTRATIONS = ['edp', 'edt', 'Parfum', 'Extrait de Parfum', 'Eau de Cologne'];
+const COUNTRIES = ['fr', 'it', 'us', 'gb', 'ae', 'au'];
+
+/** The seeded mix: mostly searches (text, filters, ranges, pages), a third detail reads. */
+function requestMix(sample: Sample): (random: () => number) => LoadRequest {
+  return (random) => {
+    const roll = random();
+    if (roll < 0.35) return { path: `/v1/fragrances/${pick(random, sample.ids)}` };
+    const params = new URLSearchParams();
+    if (roll < 0.75) params.set('query', pick(random, WORDS));
+    if (random() < 0.25) params.set('brand', pick(random, sample.brands));
+    if (random() < 0.2) params.set('concentration', pick(random, CONCENTRATIONS));
+    if (random() < 0.2) params.set('country', pick(random, COUNTRIES));
+    if (random() < 0.3) {
+      const from = 1950 + Math.floor(random() * 60);
+      params.set('year_from', String(from));
+      params.set('year_to', String(from + Math.floor(random() * 20)));
+    }
+    params.set('limit', String(pick(random, [10, 20, 20, 50, 100])));
+    if (random() < 0.2) params.set('offset', String(Math.floor(random() * 200)));
+    return { path: `/v1/fragrances?${params}` };
+  };
+}
+
+let stopping = false;
+async function stopChildren(): Promise<void> {
+  stopping = true;
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+          setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+        }),
+    ),
+  );
+}
+
+const summary = (r: LoadResult) => ({ rps: r.rps, p50_ms: r.p50_ms, p99_ms: r.p99_ms, requests: r.requests, errors: r.errors, statuses: r.statuses });
+
+async function main(): Promise<void> {
+  if (ELASTICSEARCH_URL === DEFAULT_ES) run('starting the dev Elasticsearch', 'bash', ['infra/elasticsearch.sh', 'start', '--heap', '1g']);
+  if ((await catalogueCount()) < 1_000) {
+    say('no catalogue behind the fragrances alias yet: generating and ingesting it (npm run ops -- catalogue ingest)');
+    run('catalogue ingest', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'ingest'], { ELASTICSEARCH_URL });
+  }
+  const documents = await catalogueCount();
+  if (documents < 1_000) throw new Error(`the ${ALIAS} alias holds ${documents} documents; load the catalogue first`);
+
+  // A Redis of the bench's own (AOF like every instance), never the dev or test one.
+  const redisPort = await freePort();
+  const redisName = `bench-${redisPort}`;
+  run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', redisName, '--port', String(redisPort)]);
+  const redisUrl = `redis://127.0.0.1:${redisPort}`;
+  try {
+    const [cataloguePort, gatewayPort] = [await freePort(), await freePort()];
+    const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    startService('catalogue', { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL });
+    const gateway = startService('gateway', { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL });
+    await waitForHealth(catalogueUrl, 60_000);
+    await waitForHealth(gatewayUrl, 60_000);
+
+    // A key whose quota and bucket never bind, so the bench measures the gateway, not a 429.
+    const created = run('creating the bench key', process.execPath, [
+      'packages/ops/src/cli.ts', 'keys', 'create', '--owner', 'bench', '--quota', '1000000000', '--burst', '1000000', '--refill', '1000000', '--json',
+    ], { REDIS_URL: redisUrl });
+    const apiKey = (JSON.parse(created) as { api_key: string }).api_key;
+
+    const sample = await sampleCatalogue(catalogueUrl);
+    say(`${documents} documents; sampled ${sample.ids.length} ids and ${sample.brands.length} brands; concurrency ${CONCURRENCY}, ${DURATION_S} s each`);
+    const mix = requestMix(sample);
+    const options = { concurrency: CONCURRENCY, durationMs: DURATION_S * 1_000, warmupMs: WARMUP_S * 1_000, seed: 7, next: mix };
+
+    say('direct to the catalogue service…');
+    const direct = await runLoad({ ...options, url: catalogueUrl });
+    say(`direct: ${direct.rps} req/s, p50 ${direct.p50_ms} ms, p99 ${direct.p99_ms} ms, errors ${direct.errors}`);
+
+    say('through the gateway with an API key…');
+    const rss: number[] = [];
+    const sampler = setInterval(() => gateway.pid && rss.push(rssMb(gateway.pid)), 500);
+    const viaGateway = await runLoad({ ...options, url: gatewayUrl, headers: { authorization: `Bearer ${apiKey}` } });
+    clearInterval(sampler);
+    say(`gateway: ${viaGateway.rps} req/s, p50 ${viaGateway.p50_ms} ms, p99 ${viaGateway.p99_ms} ms, errors ${viaGateway.errors}`);
+
+    const me = (await (await fetch(`${gatewayUrl}/v1/me`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { used_today: number };
+    const ratio = Math.round((viaGateway.rps / direct.rps) * 1000) / 1000;
+    const result = {
+      bench: 'gateway',
+      concurrency: CONCURRENCY,
+      duration_s: DURATION_S,
+      log_level: LOG_LEVEL,
+      documents,
+      direct: summary(direct),
+      gateway: summary(viaGateway),
+      ratio,
+      target_ratio: 0.85,
+      meets_target: ratio >= 0.85,
+      p50_overhead_ms: Math.round((viaGateway.p50_ms - direct.p50_ms) * 1000) / 1000,
+      gateway_rss_mb: { max: Math.max(...rss), end: gateway.pid ? rssMb(gateway.pid) : null },
+      // Every admitted request was counted once: warm-up plus the measured ones.
+      metered_requests: me.used_today,
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await stopChildren();
+    spawnSync('bash', ['infra/redis.sh', 'stop', '--name', redisName, '--port', String(redisPort)], { cwd: root });
+  }
+}
+
+process.on('SIGINT', () => void stopChildren().then(() => process.exit(130)));
+try {
+  await main();
+} catch (error) {
+  say(error instanceof Error ? error.message : String(error));
+  await stopChildren();
+  process.exitCode = 1;
+}
