@@ -1,0 +1,271 @@
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { BatchResult, RunTrigger } from './payloads.ts';
+
+export const RunStatus = z.enum(['planning', 'running', 'completed', 'completed_with_failures']);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+const Counts = z.object({ changed: z.number(), unchanged: z.number(), failed: z.number() });
+
+/** One enrichment run as `enrich status` shows it. */
+export const RunSummary = z.object({
+  id: z.string(),
+  trigger: z.string(),
+  full: z.boolean(),
+  status: RunStatus,
+  as_of: z.string(),
+  started_at: z.string(),
+  finished_at: z.string().nullable(),
+  rows_total: z.number(),
+  batches_total: z.number(),
+  batches_done: z.number(),
+  batches_failed: z.number(),
+  rows_seen: z.number(),
+  changed: z.number(),
+  unchanged: z.number(),
+  failed: z.number(),
+  conflicts: z.number(),
+  per_enricher: z.record(z.string(), Counts),
+  au_unmatched_offers: z.number(),
+  au_unmatched_sample: z.array(z.string()),
+});
+export type RunSummary = z.infer<typeof RunSummary>;
+
+export interface RunPlan {
+  rows_total: number;
+  /** Row ids per batch, in batch order. */
+  batches: string[][];
+  au_unmatched_offers: number;
+  au_unmatched_sample: string[];
+}
+
+export type BeginResult = { started: true; summary: RunSummary } | { started: false; current: string };
+
+const HISTORY = 100;
+/** A run whose batches stop reporting for this long no longer blocks a new run. */
+const CURRENT_TTL_SECONDS = 6 * 3600;
+const FINISHED_PLAN_TTL_SECONDS = 7 * 24 * 3600;
+
+// Marks the run finished once every planned batch has reported. Shared by plan and batch scripts.
+const MAYBE_FINISH = `
+local function maybe_finish(hash, current, batches, plan, run_id, now, ttl)
+  if redis.call('HGET', hash, 'status') ~= 'running' then return 0 end
+  local total = tonumber(redis.call('HGET', hash, 'batches_total') or '-1')
+  local done = tonumber(redis.call('HGET', hash, 'batches_done') or '0')
+  local failed = tonumber(redis.call('HGET', hash, 'batches_failed') or '0')
+  if total < 0 or done + failed < total then return 0 end
+  local failed_rows = tonumber(redis.call('HGET', hash, 'failed') or '0')
+  local status = 'completed'
+  if failed > 0 or failed_rows > 0 then status = 'completed_with_failures' end
+  redis.call('HSET', hash, 'status', status, 'finished_at', now)
+  if redis.call('GET', current) == run_id then redis.call('DEL', current) end
+  redis.call('EXPIRE', batches, ttl)
+  redis.call('EXPIRE', plan, ttl)
+  return 1
+end
+`;
+
+// KEYS: current, hash, runs zset. ARGV: run id, current ttl, started ms, then hash field/value pairs.
+const BEGIN = `
+local cur = redis.call('GET', KEYS[1])
+if cur and cur ~= ARGV[1] then return cur end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[2]))
+if redis.call('EXISTS', KEYS[2]) == 0 then
+  for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
+  redis.call('ZADD', KEYS[3], tonumber(ARGV[3]), ARGV[1])
+end
+return ''
+`;
+
+// KEYS: hash, batches set, current, plan. ARGV: run id, batch no, outcome, now, current ttl, plan ttl, field/increment pairs.
+const RECORD_BATCH =
+  MAYBE_FINISH +
+  `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
+if redis.call('SADD', KEYS[2], ARGV[2]) == 0 then return -1 end
+for i = 7, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], tonumber(ARGV[i + 1])) end
+if ARGV[3] == 'done' then redis.call('HINCRBY', KEYS[1], 'batches_done', 1) else redis.call('HINCRBY', KEYS[1], 'batches_failed', 1) end
+if redis.call('GET', KEYS[3]) == ARGV[1] then redis.call('EXPIRE', KEYS[3], tonumber(ARGV[5])) end
+return maybe_finish(KEYS[1], KEYS[3], KEYS[2], KEYS[4], ARGV[1], ARGV[4], tonumber(ARGV[6]))
+`;
+
+// KEYS: hash, batches set, current, plan. ARGV: run id, now, plan ttl, then field/value pairs.
+const MARK_PLANNED =
+  MAYBE_FINISH +
+  `
+for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('HSET', KEYS[1], 'status', 'running', 'planned', '1')
+return maybe_finish(KEYS[1], KEYS[3], KEYS[2], KEYS[4], ARGV[1], ARGV[2], tonumber(ARGV[3]))
+`;
+
+const num = (value: string | undefined): number => (value === undefined ? 0 : Number(value));
+
+function parseSummary(id: string, hash: Record<string, string>): RunSummary {
+  const per: Record<string, { changed: number; unchanged: number; failed: number }> = {};
+  for (const [field, value] of Object.entries(hash)) {
+    const match = /^e:(.+):(changed|unchanged|failed)$/.exec(field);
+    if (!match?.[1] || !match[2]) continue;
+    const counts = (per[match[1]] ??= { changed: 0, unchanged: 0, failed: 0 });
+    counts[match[2] as 'changed' | 'unchanged' | 'failed'] = Number(value);
+  }
+  return RunSummary.parse({
+    id,
+    trigger: hash.trigger ?? 'unknown',
+    full: hash.full === '1',
+    status: hash.status ?? 'planning',
+    as_of: hash.as_of ?? '',
+    started_at: hash.started_at ?? '',
+    finished_at: hash.finished_at ?? null,
+    rows_total: num(hash.rows_total),
+    batches_total: num(hash.batches_total),
+    batches_done: num(hash.batches_done),
+    batches_failed: num(hash.batches_failed),
+    rows_seen: num(hash.rows_seen),
+    changed: num(hash.changed),
+    unchanged: num(hash.unchanged),
+    failed: num(hash.failed),
+    conflicts: num(hash.conflicts),
+    per_enricher: per,
+    au_unmatched_offers: num(hash.au_unmatched_offers),
+    au_unmatched_sample: hash.au_unmatched_sample ? (JSON.parse(hash.au_unmatched_sample) as string[]) : [],
+  });
+}
+
+export interface RunStore {
+  /** Starts a run, or returns the id of the run already in progress (one run at a time). */
+  begin(run: { id: string; trigger: RunTrigger; full: boolean; as_of: string }): Promise<BeginResult>;
+  /** Stores the plan once; a redone planning job gets the stored plan back instead of re-selecting. */
+  savePlan(id: string, plan: RunPlan): Promise<void>;
+  loadPlan(id: string): Promise<string[][] | undefined>;
+  /** Marks planning done; finishes the run at once when it has no batches (or all already reported). */
+  markPlanned(id: string): Promise<boolean>;
+  /**
+   * Adds a batch's counters exactly once per batch (a redone batch is not counted twice) and
+   * finishes the run when it was the last one. Returns true when this call finished the run.
+   */
+  recordBatch(id: string, batchNo: number, outcome: 'done' | 'failed', result: BatchResult): Promise<boolean>;
+  get(id: string): Promise<RunSummary | undefined>;
+  /** The run in progress, if any. */
+  current(): Promise<RunSummary | undefined>;
+  /** Most recent runs first. */
+  list(limit?: number): Promise<RunSummary[]>;
+}
+
+/** Run summaries in Redis under `<prefix>:runs*` (prefix defaults to the BullMQ prefix). */
+export function createRunStore(options: { redis: Redis; prefix: string }): RunStore {
+  const { redis, prefix } = options;
+  const keys = {
+    current: `${prefix}:runs:current`,
+    index: `${prefix}:runs`,
+    hash: (id: string) => `${prefix}:runs:${id}`,
+    batches: (id: string) => `${prefix}:runs:${id}:batches`,
+    plan: (id: string) => `${prefix}:runs:${id}:plan`,
+  };
+  const runKeys = (id: string) => [keys.hash(id), keys.batches(id), keys.current, keys.plan(id)];
+
+  const get = async (id: string): Promise<RunSummary | undefined> => {
+    const hash = await redis.hgetall(keys.hash(id));
+    return Object.keys(hash).length === 0 ? undefined : parseSummary(id, hash);
+  };
+
+  return {
+    async begin(run) {
+      const startedMs = Date.now();
+      const fields = {
+        trigger: run.trigger,
+        full: run.full ? '1' : '0',
+        status: 'planning',
+        as_of: run.as_of,
+        started_at: new Date(startedMs).toISOString(),
+      };
+      const current = (await redis.eval(
+        BEGIN,
+        3,
+        keys.current,
+        keys.hash(run.id),
+        keys.index,
+        run.id,
+        CURRENT_TTL_SECONDS,
+        startedMs,
+        ...Object.entries(fields).flat(),
+      )) as string;
+      if (current !== '') return { started: false, current };
+      await trimHistory();
+      const summary = await get(run.id);
+      if (!summary) throw new Error(`run ${run.id} vanished while starting`);
+      return { started: true, summary };
+    },
+
+    async savePlan(id, plan) {
+      const tx = redis.multi().del(keys.plan(id));
+      for (const batch of plan.batches) tx.rpush(keys.plan(id), JSON.stringify(batch));
+      tx.hset(keys.hash(id), {
+        rows_total: plan.rows_total,
+        batches_total: plan.batches.length,
+        au_unmatched_offers: plan.au_unmatched_offers,
+        au_unmatched_sample: JSON.stringify(plan.au_unmatched_sample),
+      });
+      const results = await tx.exec();
+      const failure = results?.find(([error]) => error);
+      if (failure?.[0]) throw failure[0];
+    },
+
+    async loadPlan(id) {
+      // savePlan writes the list and its length in one MULTI, so a matching pair is a whole plan.
+      const [total, batches] = await Promise.all([redis.hget(keys.hash(id), 'batches_total'), redis.lrange(keys.plan(id), 0, -1)]);
+      if (total === null || batches.length !== Number(total)) return undefined;
+      return batches.map((b) => JSON.parse(b) as string[]);
+    },
+
+    async markPlanned(id) {
+      const finished = (await redis.eval(MARK_PLANNED, 4, ...runKeys(id), id, new Date().toISOString(), FINISHED_PLAN_TTL_SECONDS)) as number;
+      return finished === 1;
+    },
+
+    async recordBatch(id, batchNo, outcome, result) {
+      const increments: (string | number)[] = [
+        'rows_seen', result.seen,
+        'changed', result.changed,
+        'unchanged', result.unchanged,
+        'failed', result.failed,
+        'conflicts', result.conflicts,
+      ];
+      for (const [name, counts] of Object.entries(result.per_enricher)) {
+        increments.push(`e:${name}:changed`, counts.changed, `e:${name}:unchanged`, counts.unchanged, `e:${name}:failed`, counts.failed);
+      }
+      const outcomeCode = (await redis.eval(
+        RECORD_BATCH,
+        4,
+        ...runKeys(id),
+        id,
+        batchNo,
+        outcome,
+        new Date().toISOString(),
+        CURRENT_TTL_SECONDS,
+        FINISHED_PLAN_TTL_SECONDS,
+        ...increments,
+      )) as number;
+      return outcomeCode === 1;
+    },
+
+    get,
+
+    async current() {
+      const id = await redis.get(keys.current);
+      return id ? get(id) : undefined;
+    },
+
+    async list(limit = 10) {
+      const ids = await redis.zrevrange(keys.index, 0, limit - 1);
+      const runs = await Promise.all(ids.map(get));
+      return runs.filter((r): r is RunSummary => r !== undefined);
+    },
+  };
+
+  async function trimHistory(): Promise<void> {
+    const old = await redis.zrevrange(keys.index, HISTORY, -1);
+    if (old.length === 0) return;
+    await redis.unlink(...old.flatMap((id) => [keys.hash(id), keys.batches(id), keys.plan(id)]));
+    await redis.zrem(keys.index, ...old);
+  }
+}
