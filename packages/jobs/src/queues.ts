@@ -1,7 +1,7 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JOB_NAMES, NIGHTLY_SCHEDULER_ID, QUEUE_NAMES, runIdForJob } from './names.ts';
-import { EnrichBatchJobData, EnrichRunJobData, type IngestJobData, type RunTrigger } from './payloads.ts';
+import { EnrichBatchJobData, type EnrichRunJobData, type IngestJobData, type RunTrigger } from './payloads.ts';
 
 export interface QueueConnection {
   /** An ioredis connection; BullMQ duplicates it where it needs a blocking one. */
