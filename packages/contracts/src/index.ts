@@ -14,3 +14,22 @@ export {
   Rating,
 } from './fragrance.ts';
 export { MeResponse } from './me.ts';
+export { foldText } from './text.ts';
+export {
+  DEFAULT_LIMIT,
+  type Facet,
+  FacetBucket,
+  FACETS,
+  Facets,
+  FragranceIdParams,
+  MAX_LIMIT,
+  MAX_LIST_ITEMS,
+  MAX_RESULT_WINDOW,
+  normaliseConcentration,
+  SearchQuery,
+  type SearchQueryInput,
+  SearchResponse,
+  SimilarQuery,
+  SimilarResponse,
+} from './search.ts';
+export { buildOpenApiDocument } from './openapi.ts';

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { createDocument, type ZodOpenApiResponseObject } from 'zod-openapi';
+import { FragranceDetail } from './fragrance.ts';
+import { MeResponse } from './me.ts';
+import { PROBLEM_CONTENT_TYPE, Problem } from './problem.ts';
+import { FragranceIdParams, SearchQuery, SearchResponse, SimilarQuery, SimilarResponse } from './search.ts';
+
+const rateLimitHeaders = {
+  'RateLimit-Limit': z.number().int().meta({ description: 'Daily quota of the key.' }),
+  'RateLimit-Remaining': z.number().int().meta({ description: 'Requests left today.' }),
+  'RateLimit-Reset': z.number().int().meta({ description: 'Seconds until the quota resets.' }),
+};
+
+const problem = (description: string, headers: z.ZodRawShape = {}): ZodOpenApiResponseObject => ({
+  description,
+  headers: z.object(headers),
+  content: { [PROBLEM_CONTENT_TYPE]: { schema: Problem } },
+});
+
+const errors = {
+  '400': problem('A parameter is invalid, unknown or repeated; `invalid_params` names each one.'),
+  '401': problem('Missing, malformed, unknown or revoked API key.', {
+    'WWW-Authenticate': z.string().meta({ example: 'Bearer' }),
+  }),
+  '429': problem('Daily quota or burst limit exceeded; see `retry_after_seconds`.', {
+    'Retry-After': z.number().int().meta({ description: 'Whole seconds to wait.' }),
+  }),
+};
+
+const ok = (description: string, schema: z.ZodType, extraHeaders: z.ZodRawShape = {}): ZodOpenApiResponseObject => ({
+  description,
+  headers: z.object({ ...rateLimitHeaders, ...extraHeaders }),
+  content: { 'application/json': { schema } },
+});
+
+/**
+ * The OpenAPI 3.1 document of the data API, generated from the same zod schemas that validate
+ * requests and responses. `serverUrl` is the public `{base_url}` (ending in /v1).
+ */
+export function buildOpenApiDocument(options: { serverUrl?: string; version?: string } = {}) {
+  const { serverUrl = 'http://127.0.0.1:8080/v1', version = '1.0.0-beta' } = options;
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Fragrance Catalogue API',
+      version,
+      description:
+        'Read-only B2B data API over ~75,000 fragrances. Every endpoint except /openapi.json needs `Authorization: Bearer <API key>`. Errors are RFC 9457 application/problem+json with a stable `code`.',
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ apiKey: [] }],
+    components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'API key issued by the operator.' } } },
+    paths: {
+      '/me': {
+        get: {
+          operationId: 'getMe',
+          summary: "The calling key's owner, quota and usage (not counted against the quota)",
+          responses: { '200': ok('Key status.', MeResponse), '401': errors['401'] },
+        },
+      },
+      '/fragrances': {
+        get: {
+          operationId: 'searchFragrances',
+          summary: 'Search and filter the catalogue',
+          description:
+            'Filters combine with AND. Results are ordered by relevance (ties broken by popularity), or by popularity without `query`. Page with limit/offset inside the first 10,000 hits, or with `cursor` at any depth. Unknown or repeated parameters are rejected with 400.',
+          requestParams: { query: SearchQuery },
+          responses: { '200': ok('One page of summaries.', SearchResponse), ...errors },
+        },
+      },
+      '/fragrances/{id}': {
+        get: {
+          operationId: 'getFragrance',
+          summary: 'One fragrance in full detail',
+          description: 'Carries an `ETag`; send it back in `If-None-Match` to get 304 Not Modified while the record is unchanged.',
+          requestParams: {
+            path: FragranceIdParams,
+            header: z.object({ 'If-None-Match': z.string().optional().meta({ description: 'An ETag from an earlier response.' }) }),
+          },
+          responses: {
+            '200': ok('The record.', FragranceDetail, { ETag: z.string().meta({ description: 'Strong validator of this record version.' }) }),
+            '304': { description: 'Not modified since the ETag in If-None-Match.' },
+            ...errors,
+            '404': problem('No fragrance has this id.'),
+          },
+        },
+      },
+      '/fragrances/{id}/similar': {
+        get: {
+          operationId: 'getSimilarFragrances',
+          summary: 'Fragrances similar to this one, by shared notes and accords',
+          requestParams: { path: FragranceIdParams, query: SimilarQuery },
+          responses: { '200': ok('Most similar first.', SimilarResponse), ...errors, '404': problem('No fragrance has this id.') },
+        },
+      },
+      '/openapi.json': {
+        get: {
+          operationId: 'getOpenApi',
+          summary: 'This document',
+          security: [],
+          responses: { '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: z.object({}).passthrough() } } } },
+        },
+      },
+    },
+  });
+}

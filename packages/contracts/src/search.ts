@@ -1,0 +1,210 @@
+import { z } from 'zod';
+import { CONCENTRATIONS, FragranceSummary, type Concentration } from './fragrance.ts';
+import { foldText } from './text.ts';
+
+export const MAX_LIMIT = 100;
+export const DEFAULT_LIMIT = 20;
+/** offset + limit may not pass this (Elasticsearch's result window); deeper pages use `cursor`. */
+export const MAX_RESULT_WINDOW = 10_000;
+export const MAX_LIST_ITEMS = 10;
+
+/** Accepted spellings of each concentration, folded (lower case, no accents, single spaces). */
+const CONCENTRATION_ALIASES: Record<string, Concentration> = {
+  'extrait de parfum': 'Extrait de Parfum',
+  extrait: 'Extrait de Parfum',
+  'parfum extrait': 'Extrait de Parfum',
+  parfum: 'Parfum',
+  'pure parfum': 'Parfum',
+  perfume: 'Parfum',
+  'eau de parfum': 'Eau de Parfum',
+  edp: 'Eau de Parfum',
+  'eau de toilette': 'Eau de Toilette',
+  edt: 'Eau de Toilette',
+  'eau de cologne': 'Eau de Cologne',
+  edc: 'Eau de Cologne',
+  cologne: 'Eau de Cologne',
+  'eau fraiche': 'Eau Fraîche',
+};
+
+/** Maps any accepted spelling (case, accents, hyphens, abbreviations) onto the vocabulary. */
+export function normaliseConcentration(value: string): Concentration | undefined {
+  const key = foldText(value.replace(/[-_.]+/g, ' '));
+  return CONCENTRATION_ALIASES[key];
+}
+
+export const FACETS = ['brand', 'concentration', 'accord', 'decade'] as const;
+export type Facet = (typeof FACETS)[number];
+
+const integer = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^-?\d{1,9}$/, { error: 'must be an integer' })
+    .transform(Number)
+    .pipe(z.number().int().min(min, { error: `must be at least ${min}` }).max(max, { error: `must be at most ${max}` }));
+
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, { error: 'must not be empty' })
+    .max(max, { error: `must be at most ${max} characters` });
+
+/** A comma-separated list (repeating the parameter is rejected: one value, commas inside). */
+const list = (max: number, description: string) =>
+  z
+    .string()
+    .transform((value) => value.split(',').map((item) => item.trim()))
+    .pipe(
+      z
+        .array(z.string().min(1, { error: 'must not contain an empty item' }).max(max, { error: `items must be at most ${max} characters` }))
+        .max(MAX_LIST_ITEMS, { error: `must list at most ${MAX_LIST_ITEMS} items` }),
+    )
+    .meta({ description });
+
+const booleanText = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((v) => v === 'true');
+
+/**
+ * Query parameters of GET /v1/fragrances, as strings in and typed values out. Unknown
+ * parameters fail (`unrecognized_keys`). Cross-parameter rules live in the refinements below.
+ */
+export const SearchQuery = z
+  .strictObject({
+    query: z
+      .string()
+      .max(200, { error: 'must be at most 200 characters' })
+      .transform((q) => q.trim())
+      .optional()
+      .meta({
+        description:
+          'Full text over name (boosted), brand, perfumers, notes and accords. Case- and accent-insensitive, typo-tolerant, the last word matches as a prefix. Empty means no text condition.',
+        example: 'hermes terre',
+      }),
+    brand: text(100)
+      .optional()
+      .meta({ description: 'Exact brand name, case- and accent-insensitive.', example: 'Hermès' }),
+    concentration: z
+      .string()
+      .transform((value, ctx) => {
+        const canonical = normaliseConcentration(value);
+        if (!canonical) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `must be one of ${CONCENTRATIONS.join(', ')} (or EDP, EDT, EDC, extrait, cologne)`,
+          });
+          return z.NEVER;
+        }
+        return canonical;
+      })
+      .optional()
+      .meta({
+        description: `One of ${CONCENTRATIONS.join(', ')}; case-insensitive; EDP, EDT, EDC, "extrait" and "cologne" accepted.`,
+        example: 'EDP',
+      }),
+    country: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, { error: 'must be an ISO 3166-1 alpha-2 code such as FR' })
+      .transform((c) => c.toUpperCase())
+      .optional()
+      .meta({ description: "Brand's country of origin, ISO 3166-1 alpha-2, case-insensitive.", example: 'FR' }),
+    year_from: integer(1000, 9999).optional().meta({ description: 'Earliest year released (inclusive).' }),
+    year_to: integer(1000, 9999).optional().meta({ description: 'Latest year released (inclusive).' }),
+    limit: integer(1, MAX_LIMIT).optional().meta({ description: `Page size, 1..${MAX_LIMIT}; default ${DEFAULT_LIMIT}.` }),
+    offset: integer(0, MAX_RESULT_WINDOW)
+      .optional()
+      .meta({ description: `Hits to skip; default 0. offset + limit may not exceed ${MAX_RESULT_WINDOW}: page deeper with cursor.` }),
+    cursor: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,1024}$/, { error: 'is not a cursor returned by this API' })
+      .optional()
+      .meta({
+        description:
+          'Opaque `next_cursor` of the previous page: returns the page after it (search_after), at any depth. Send the same query and filters with it; not combinable with offset.',
+      }),
+    note: list(100, 'Comma-separated notes the fragrance must all have (any of top, heart, base); case- and accent-insensitive.').optional(),
+    exclude_note: list(100, 'Comma-separated notes the fragrance must have none of.').optional(),
+    accord: list(100, 'Comma-separated accords the fragrance must all have.').optional(),
+    exclude_accord: list(100, 'Comma-separated accords the fragrance must have none of.').optional(),
+    available_in_au: booleanText.optional().meta({ description: 'Only fragrances (not) available at an Australian retailer.' }),
+    facets: z
+      .string()
+      .transform((value, ctx) => {
+        const items = [...new Set(value.split(',').map((item) => item.trim()))];
+        const bad = items.filter((item) => !(FACETS as readonly string[]).includes(item));
+        if (bad.length > 0) {
+          ctx.addIssue({ code: 'custom', message: `unknown facet ${bad.join(', ')}; use any of ${FACETS.join(', ')}` });
+          return z.NEVER;
+        }
+        return items as Facet[];
+      })
+      .optional()
+      .meta({ description: `Comma-separated facet counts to return: ${FACETS.join(', ')}.`, example: 'brand,decade' }),
+  })
+  .superRefine((q, ctx) => {
+    if (q.year_from !== undefined && q.year_to !== undefined && q.year_from > q.year_to) {
+      ctx.addIssue({ code: 'custom', path: ['year_from'], message: 'must not be greater than year_to' });
+    }
+    if (q.cursor !== undefined && q.offset !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['offset'], message: 'cannot be combined with cursor' });
+    }
+    const offset = q.offset ?? 0;
+    const limit = q.limit ?? DEFAULT_LIMIT;
+    if (offset + limit > MAX_RESULT_WINDOW) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['offset'],
+        message: `offset + limit must not exceed ${MAX_RESULT_WINDOW}; page deeper with the cursor (next_cursor)`,
+      });
+    }
+  })
+  .meta({ id: 'SearchQuery' });
+export type SearchQueryInput = z.input<typeof SearchQuery>;
+export type SearchQuery = z.output<typeof SearchQuery>;
+
+export const FacetBucket = z
+  .object({ value: z.string(), count: z.number().int().min(0) })
+  .meta({ id: 'FacetBucket' });
+export type FacetBucket = z.infer<typeof FacetBucket>;
+
+export const Facets = z
+  .object({
+    brand: z.array(FacetBucket).optional().meta({ description: 'Top 20 brands.' }),
+    concentration: z.array(FacetBucket).optional(),
+    accord: z.array(FacetBucket).optional().meta({ description: 'Top 30 accords.' }),
+    decade: z.array(FacetBucket).optional().meta({ description: 'Decades as "1990s", oldest first.' }),
+  })
+  .meta({ id: 'Facets', description: 'Counts over every hit of the search (not only this page).' });
+export type Facets = z.infer<typeof Facets>;
+
+export const SearchResponse = z
+  .object({
+    data: z.array(FragranceSummary),
+    total: z.number().int().min(0).meta({ description: 'Exact number of matching fragrances.' }),
+    limit: z.number().int(),
+    offset: z.number().int().meta({ description: 'Offset of this page; 0 when paging by cursor.' }),
+    next_cursor: z
+      .string()
+      .nullable()
+      .meta({ description: 'Pass as `cursor` (with the same query) for the next page; null on the last page.' }),
+    facets: Facets.optional(),
+  })
+  .meta({ id: 'SearchResponse' });
+export type SearchResponse = z.infer<typeof SearchResponse>;
+
+export const FragranceIdParams = z
+  .object({ id: z.uuid({ error: 'must be a UUID' }).meta({ description: 'UUID of the fragrance_master record.' }) })
+  .meta({ id: 'FragranceIdParams' });
+
+export const SimilarQuery = z
+  .strictObject({
+    limit: integer(1, 50).optional().meta({ description: 'How many, 1..50; default 10.' }),
+  })
+  .meta({ id: 'SimilarQuery' });
+export type SimilarQuery = z.output<typeof SimilarQuery>;
+
+export const SimilarResponse = z
+  .object({
+    data: z.array(FragranceSummary).meta({ description: 'Most similar first, by shared notes and accords.' }),
+    limit: z.number().int(),
+  })
+  .meta({ id: 'SimilarResponse' });
+export type SimilarResponse = z.infer<typeof SimilarResponse>;
