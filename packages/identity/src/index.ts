@@ -10,3 +10,4 @@ export {
   type User,
   type UserStoreOptions,
 } from './users.ts';
+export { generateSigningKey, KeyStore, type KeyStoreOptions, type SigningJwk } from './signing-keys.ts';
