@@ -6,18 +6,86 @@ import { foldText } from './vocab.ts';
  * they read like real perfumery without naming a real house or person.
  */
 
-const ONSETS = ['b', 'br', 'c', 'ch', 'd', 'f', 'fl', 'g', 'gr', 'j', 'l', 'm', 'n', 'p', 'pr', 'r', 's', 'sol', 'st', 't', 'tr', 'v', 'vel', 'z', 'h', 'k', 'kl', 'sv', 'qu', ''];
+const ONSETS = ['b', 'br', 'c', 'ch', 'd', 'f', 'fl', 'g', 'gr', 'j', 'l', 'm', 'n', 'p', 'pr', 'r', 's', 'st', 't', 'tr', 'v', 'z', 'h', 'k', 'kl', 'sv', 'qu'];
 const VOWELS = ['a', 'e', 'i', 'o', 'u', 'ou', 'ea', 'ia', 'au'];
-/** Accented stand-ins per vowel: where most of the diacritics come from. */
-const ACCENTED: Readonly<Record<string, readonly string[]>> = {
-  a: ['à', 'â', 'å', 'á', 'ä'],
-  e: ['é', 'è', 'ê', 'ë'],
-  i: ['í', 'î', 'ï'],
-  o: ['ô', 'ö', 'ø', 'ó'],
-  u: ['ü', 'û', 'ú'],
-};
-const CODAS = ['', '', '', 'n', 'r', 'l', 's', 'nd', 'rt', 'x', 'v', 'ç'];
-const ENDINGS = ['a', 'e', 'elle', 'ine', 'ora', 'is', 'ane', 'ette', 'ard', 'el', 'o', 'ier', 'ès', 'éa', 'ën', 'ø', 'ara', 'ys', 'ance', 'eau', 'ova', 'ina', 'ille', 'ère', 'ño', 'ça'];
+const CODAS = ['', '', '', 'n', 'r', 'l', 's', 'v', 'nd', 'rt'];
+
+/** A language-ish flavour, so a word's accents and ending go together ("Lüméa", not "Têçgrárën"). */
+interface Flavour {
+  accents: Readonly<Record<string, readonly string[]>>;
+  endings: readonly string[];
+  surnames: readonly string[];
+}
+const FLAVOURS: readonly Flavour[] = [
+  {
+    accents: { a: ['â', 'à'], e: ['é', 'è', 'ê', 'ë'], i: ['ï', 'î'], o: ['ô'], u: ['û'] },
+    endings: ['elle', 'ine', 'ette', 'ard', 'ier', 'ère', 'ès', 'éa', 'eau', 'ance', 'ys', 'ane', 'is', 'el', 'ée', 'once'],
+    surnames: ['ière', 'eau', 'ard', 'et', 'ot', 'elle', 'ès', 'ain', 'ier', 'and'],
+  },
+  {
+    accents: { a: ['å', 'ä'], o: ['ø', 'ö'], e: ['é'] },
+    endings: ['a', 'en', 'und', 'vik', 'heim', 'dal', 'e', 'ra', 'ild', 'ar'],
+    surnames: ['sen', 'ström', 'berg', 'dahl', 'qvist', 'lund', 'gård', 'by'],
+  },
+  {
+    accents: { u: ['ü'], o: ['ö'], a: ['ä'] },
+    endings: ['a', 'er', 'en', 'ling', 'e', 'ra', 'ach'],
+    surnames: ['mann', 'bach', 'stein', 'hölzer', 'ner', 'egger'],
+  },
+  {
+    accents: { a: ['á'], e: ['é'], i: ['í'], o: ['ó'], u: ['ú'] },
+    endings: ['ño', 'ña', 'ara', 'ez', 'ía', 'ón', 'ela', 'ita', 'ada'],
+    surnames: ['ez', 'ero', 'ón', 'eña', 'ado', 'ales'],
+  },
+  {
+    accents: { a: ['à'], o: ['ò'], e: ['è'] },
+    endings: ['ina', 'etta', 'ello', 'ora', 'à', 'ino', 'esca', 'ìa'],
+    surnames: ['etti', 'ini', 'one', 'ucci', 'ello', 'ari'],
+  },
+];
+const FLAVOUR_WEIGHTS = [45, 15, 10, 15, 15];
+
+function capitalise(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}
+
+/** Puts an accent of the flavour on one vowel of the word, if it has an accentable vowel. */
+function accentOnce(rng: Rng, word: string, flavour: Flavour): string {
+  const spots: number[] = [];
+  for (let i = 0; i < word.length; i++) {
+    // Not the u of "qu"/"au"/"eau", nor the first letter of "au"/"ou": accents there read as typos.
+    if (word[i] === 'u' && /[qaeiou]/.test(word[i - 1] ?? '')) continue;
+    if (word[i + 1] === 'u') continue;
+    if (flavour.accents[word[i] ?? '']) spots.push(i);
+  }
+  if (spots.length === 0) return word;
+  const at = rng.pick(spots);
+  return word.slice(0, at) + rng.pick(flavour.accents[word[at] ?? ''] ?? ['']) + word.slice(at + 1);
+}
+
+function syllables(rng: Rng, count: number): string {
+  let out = '';
+  for (let i = 0; i < count; i++) out += rng.pick(ONSETS) + rng.pick(VOWELS) + (i === count - 1 ? '' : rng.pick(CODAS));
+  return out;
+}
+
+const ACCENTED = /\P{ASCII}/u;
+
+/** An invented word of 2–3 syllables, e.g. "Lüméa", "Solvåra", "Briavère"; at most one accent. */
+export function inventedWord(rng: Rng, accentP = 0.4): string {
+  for (;;) {
+    const flavour = rng.weighted(FLAVOURS, FLAVOUR_WEIGHTS);
+    const stem = syllables(rng, rng.int(1, 2));
+    const ending = rng.pick(flavour.endings);
+    // Avoid a vowel pile-up like "oua" + "a".
+    const joint = /[aeiou]$/.test(stem) && /^[aeiouàáâäåèéêëìíîïòóôöøùúûü]/.test(ending) ? rng.pick(['n', 'r', 'l', 'v']) : '';
+    let word = stem + joint + ending;
+    if (!ACCENTED.test(ending) && rng.chance(accentP)) word = accentOnce(rng, word, flavour);
+    if (word.length < 4 || word.length > 10) continue;
+    if (REAL_BRAND_WORDS.has(foldText(word))) continue;
+    return capitalise(word);
+  }
+}
 
 /** Real houses and words too close to them: an invented word equal to one of these is redrawn. */
 const REAL_BRAND_WORDS = new Set([
@@ -30,34 +98,6 @@ const REAL_BRAND_WORDS = new Set([
   'escada', 'moschino', 'davidoff', 'azzaro', 'paco', 'lanvin', 'balmain', 'celine', 'tiziana',
   'terenzi', 'orto', 'parisi', 'vilhelm', 'frapin', 'nasomatto', 'atelier', 'lolita', 'lempicka',
 ]);
-
-function accent(rng: Rng, vowel: string, p: number): string {
-  const first = vowel[0] ?? '';
-  const options = ACCENTED[first];
-  if (!options || !rng.chance(p)) return vowel;
-  return rng.pick(options) + vowel.slice(1);
-}
-
-function capitalise(word: string): string {
-  return word.charAt(0).toUpperCase() + word.slice(1);
-}
-
-/** An invented word of 2–3 syllables, e.g. "Lüméa", "Solvåre", "Brivanèl". */
-export function inventedWord(rng: Rng, accentP = 0.35): string {
-  for (;;) {
-    const syllables = rng.int(1, 2);
-    let word = '';
-    for (let i = 0; i < syllables; i++) {
-      word += rng.pick(ONSETS) + accent(rng, rng.pick(VOWELS), accentP) + (i === syllables - 1 ? '' : rng.pick(CODAS));
-    }
-    const ending = rng.pick(ENDINGS);
-    // Avoid a vowel pile-up like "oua" + "a".
-    word = /[aeiouàâåáäéèêëíîïôöøóüûú]$/.test(word) && /^[aeiouéèë]/.test(ending) ? word + rng.pick(['n', 'r', 'l', 'v']) + ending : word + ending;
-    if (word.length < 4 || word.length > 11) continue;
-    if (REAL_BRAND_WORDS.has(foldText(word))) continue;
-    return capitalise(word);
-  }
-}
 
 const CITY_BY_COUNTRY: Readonly<Record<string, string>> = {
   FR: 'Paris', IT: 'Milano', GB: 'London', US: 'New York', ES: 'Madrid', DE: 'Berlin', JP: 'Tokyo',
@@ -102,7 +142,10 @@ export function fragranceName(rng: Rng): string {
   if (p < 12) return rng.pick(NOUNS_FR);
   if (p < 16) return rng.pick(NOUNS_OTHER);
   if (p < 34) return `${rng.pick(NOUNS_FR)} ${rng.pick(ADJ_FR)}`;
-  if (p < 42) return `${rng.pick(NOUNS_OTHER)} ${rng.pick(NOUNS_OTHER)}`;
+  if (p < 42) {
+    const [a, b] = rng.sample(NOUNS_OTHER, 2);
+    return `${a} ${b}`;
+  }
   if (p < 52) return `${rng.pick(NOUNS_FR)} de ${rng.pick(PLACES)}`;
   if (p < 64) return `${rng.pick(NOTE_WORDS)} ${rng.pick([...ADJ_FR, ...NOUNS_FR])}`;
   if (p < 72) return inventedWord(rng, 0.5);
@@ -117,17 +160,11 @@ export function editionName(base: string, attempt: number): string {
 }
 
 const GIVEN = ['Éloïse', 'Amélie', 'Zoë', 'Søren', 'Björn', 'Anaïs', 'Inès', 'Joël', 'Noël', 'Raphaël', 'Hélène', 'Céline', 'Agnès', 'Françoise', 'Loïc', 'Mathéo', 'Théo', 'Léa', 'Chloé', 'Renée', 'José', 'Ramón', 'Martín', 'Iñaki', 'Begoña', 'Sebastián', 'Lucía', 'Sofía', 'Joaquín', 'Jürgen', 'Jörg', 'Anke', 'Mareike', 'Åsa', 'Ørjan', 'Ingrid', 'Sigrid', 'Kaito', 'Yūko', 'Haruki', 'Aiko', 'Priya', 'Arjun', 'Layla', 'Yasmin', 'Omar', 'Karim', 'Nadia', 'Giulia', 'Matteo', 'Lorenzo', 'Chiara', 'Niccolò', 'Emma', 'Oliver', 'Grace', 'Daniel', 'Camille', 'Margaux', 'Olivia', 'Lukas', 'Elif', 'Mehmet', 'João', 'Conceição', 'Thiago', 'Maëlle', 'Bérénice', 'Gaël'];
-const SURNAME_SUFFIX: readonly (readonly string[])[] = [
-  ['ière', 'eau', 'ard', 'et', 'ot', 'elle', 'ès', 'ain'],
-  ['sen', 'ström', 'berg', 'dahl', 'qvist', 'lund', 'gård'],
-  ['ez', 'ero', 'ón', 'eña', 'ado'],
-  ['etti', 'ini', 'one', 'ucci', 'ello'],
-  ['mann', 'bach', 'stein', 'hölzer', 'ner'],
-];
-
-/** An invented perfumer, e.g. "Éloïse Brévanneau". */
+/** An invented perfumer, e.g. "Éloïse Bravenière", "Søren Quavelström". */
 export function perfumerName(rng: Rng): string {
-  const root = inventedWord(rng, 0.25).replace(/[aeiouàâåáäéèêëíîïôöøóüûúyç]+$/i, '');
-  const surname = (root.length >= 2 ? root : root + 'v') + rng.pick(rng.pick(SURNAME_SUFFIX));
-  return `${rng.pick(GIVEN)} ${surname}`;
+  const flavour = rng.weighted(FLAVOURS, FLAVOUR_WEIGHTS);
+  const root = syllables(rng, rng.chance(0.6) ? 2 : 1) + rng.pick(['n', 'r', 'l', 's', 'v', 'nd', 'rt', 'm']);
+  let surname = root + rng.pick(flavour.surnames);
+  if (!ACCENTED.test(surname) && rng.chance(0.25)) surname = accentOnce(rng, surname, flavour);
+  return `${rng.pick(GIVEN)} ${capitalise(surname)}`;
 }
