@@ -195,14 +195,21 @@ function planBrands(rng: Rng, count: number): BrandPlan[] {
   return rng.shuffle(brands);
 }
 
+/**
+ * A pyramid around a theme: the house's style accords plus one of the record's own. Most notes
+ * come from the theme, the rest from anywhere in the layer, so accords come out coherent but
+ * not uniform across a house.
+ */
 function pickNotes(rng: Rng, brand: BrandPlan): FragranceDetail['notes'] {
+  const theme = [...brand.style, rng.pick(STYLE_ACCORDS)];
   const used = new Set<string>();
   const notes: Record<Layer, string[]> = { top: [], heart: [], base: [] };
   for (const layer of LAYERS) {
     const want = rng.fromTable(NOTES_PER_LAYER);
+    const themed = theme.map((a) => NOTES_BY_LAYER_ACCORD.get(`${layer}|${a}`)).filter((l): l is NoteInfo[] => (l?.length ?? 0) >= 3);
     for (let tries = 0; notes[layer].length < want && tries < 20; tries++) {
-      const styled = rng.chance(0.45) ? NOTES_BY_LAYER_ACCORD.get(`${layer}|${rng.pick(brand.style)}`) : undefined;
-      const note = rng.pick(styled ?? NOTES_BY_LAYER.get(layer) ?? NOTE_INFO).name;
+      const pool = themed.length > 0 && rng.chance(0.65) ? rng.pick(themed) : (NOTES_BY_LAYER.get(layer) ?? NOTE_INFO);
+      const note = rng.pick(pool).name;
       if (used.has(note)) continue;
       used.add(note);
       notes[layer].push(note);
@@ -251,11 +258,11 @@ function communityDescription(r: {
   notes: FragranceDetail['notes'];
   perfumers: readonly string[];
 }): string {
-  const kind = r.accords.length > 0 ? `${r.accords.slice(0, 2).join(' ')} ` : '';
-  const parts = [
-    `${r.name} by ${r.brand} is a ${kind}${r.concentration.toLowerCase()}${r.year ? ` launched in ${r.year}` : ''}.`,
-  ];
-  if (r.perfumers.length > 0) parts.push(`The nose behind it is ${humanList(r.perfumers)}.`);
+  const kind = `${r.accords.length > 0 ? `${r.accords.slice(0, 2).join(' ')} ` : ''}${r.concentration.toLowerCase()}`;
+  const article = /^[aeiou]/.test(kind) ? 'an' : 'a';
+  const parts = [`${r.name} by ${r.brand} is ${article} ${kind}${r.year ? ` launched in ${r.year}` : ''}.`];
+  if (r.perfumers.length === 1) parts.push(`The nose behind it is ${humanList(r.perfumers)}.`);
+  if (r.perfumers.length > 1) parts.push(`The noses behind it are ${humanList(r.perfumers)}.`);
   if (r.notes.top.length > 0) parts.push(`Top notes are ${humanList(r.notes.top)};`);
   if (r.notes.heart.length > 0) parts.push(`middle notes are ${humanList(r.notes.heart)};`);
   if (r.notes.base.length > 0) parts.push(`base notes are ${humanList(r.notes.base)}.`);
