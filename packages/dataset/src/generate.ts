@@ -4,11 +4,14 @@ import { FeedCollector } from './feed.ts';
 
 /**
  * Catalogue records, lazily: iterate once and each record is built as it is consumed, so a
- * 75k run never sits in memory. Same options → same records, in the same order.
+ * 75k run never sits in memory. Same options → same records, in the same order. Throws a
+ * RangeError for a bad count or seed.
  */
-export function* generateCatalogue(options: GenerateOptions): Generator<FragranceDetail, void, undefined> {
-  const run = startCatalogueRun(options);
-  for (const entry of run.entries) yield entry.record;
+export function generateCatalogue(options: GenerateOptions): Generator<FragranceDetail, void, undefined> {
+  const run = startCatalogueRun(options); // validates now, not at the first next()
+  return (function* () {
+    for (const entry of run.entries) yield entry.record;
+  })();
 }
 
 /**

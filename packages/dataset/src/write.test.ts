@@ -59,7 +59,8 @@ describe('writeDataset', () => {
     await expect(writeDataset({ dir: join(dir, 'x'), count: 0, seed: 1 })).rejects.toThrow(RangeError);
     await expect(writeDataset({ dir: join(dir, 'x'), count: 10, seed: -1 })).rejects.toThrow(RangeError);
     await expect(writeDataset({ dir: join(dir, 'x'), count: 1.5, seed: 1 })).rejects.toThrow(RangeError);
-    expect(() => generateCatalogue({ count: Number.NaN, seed: 1 }).next()).toThrow(RangeError);
+    expect(() => generateCatalogue({ count: Number.NaN, seed: 1 })).toThrow(RangeError);
+    expect(() => generateAuRetailerFeed({ count: 10, seed: 2 ** 31 })).toThrow(RangeError);
     await expect(readFile(join(dir, 'x', CATALOGUE_FILE))).rejects.toThrow();
   });
 });
