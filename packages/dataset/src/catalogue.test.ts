@@ -128,3 +128,13 @@ describe('generateCatalogue (2,000 records)', () => {
     expect(matched.some((r) => r.au_offers.length === 0)).toBe(true);
   });
 });
+
+describe('generateCatalogue at small counts', () => {
+  it.each([1, 2, 13, 24, 26, 37, 101])('yields exactly %i valid, unique records', (count) => {
+    const records = [...generateCatalogue({ count, seed: count })];
+    expect(records).toHaveLength(count);
+    for (const r of records) expect(FragranceDetail.safeParse(r).success).toBe(true);
+    expect(new Set(records.map((r) => matchKey(r.brand, r.name, r.concentration))).size).toBe(count);
+    expect(() => generateAuRetailerFeed({ count, seed: count })).not.toThrow();
+  });
+});

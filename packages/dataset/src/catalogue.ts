@@ -298,7 +298,7 @@ export interface CatalogueRun {
 export function startCatalogueRun(options: GenerateOptions): CatalogueRun {
   assertGenerateOptions(options);
   const root = Rng.fromSeed(options.seed);
-  // Separate streams: tuning the feed never changes the catalogue, and vice versa.
+  // Separate streams: names and notes, AU offers and the feed's extra lines never shift each other.
   const planRng = root.fork();
   const recordRng = planRng.fork();
   const offerRng = recordRng.fork();
