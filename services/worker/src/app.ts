@@ -1,0 +1,169 @@
+import { createServer, type Server } from 'node:http';
+import type { Client } from '@elastic/elasticsearch';
+import type { Logger } from '@fragrance/http';
+import {
+  createRunStore,
+  enrichmentQueue,
+  ingestQueue,
+  JOB_NAMES,
+  QUEUE_NAMES,
+  registerNightlySchedule,
+  type RunStore,
+} from '@fragrance/jobs';
+import { toIndexDocument } from '@fragrance/search';
+import { Worker, type Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { DocumentBuilder } from './catalogue.ts';
+import type { WorkerConfig } from './config.ts';
+import { localModel, openAiModel, type AiModel } from './enrichers/ai.ts';
+import { buildEnrichers } from './enrichers/index.ts';
+import { feedLoader } from './feed.ts';
+import { enrichmentProcessor, ingestProcessor, recordFailedBatch } from './processors.ts';
+
+export interface WorkerDeps {
+  config: WorkerConfig;
+  logger: Logger;
+  /** Redis connection with `maxRetriesPerRequest: null` (BullMQ needs it for blocking calls). */
+  redis: Redis;
+  elasticsearch: Client;
+}
+
+export interface RunningWorker {
+  runs: RunStore;
+  queues: { enrichment: Queue; ingest: Queue };
+  workers: { enrichment: Worker; ingest: Worker };
+  health: () => Promise<{ ok: boolean; checks: Record<string, 'up' | 'down'> }>;
+  /**
+   * Stops taking jobs and waits for in-flight ones; after `timeoutMs` the rest are cancelled
+   * and handed back to the queue (another worker redoes them). Closes the queues, not the
+   * connections it was given.
+   */
+  close: (timeoutMs?: number) => Promise<void>;
+}
+
+export function aiModelFrom(config: WorkerConfig): AiModel {
+  if (config.AI_ENRICHER === 'local' || !config.AI_BASE_URL) return localModel();
+  return openAiModel({
+    baseUrl: config.AI_BASE_URL,
+    apiKey: config.AI_API_KEY,
+    model: config.AI_MODEL,
+    timeoutMs: config.AI_TIMEOUT_MS,
+    concurrency: config.AI_CONCURRENCY,
+  });
+}
+
+/** Wires the queues, the run store, the enrichers and two BullMQ workers; registers the nightly entry. */
+export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
+  const { config, logger, redis, elasticsearch } = deps;
+  const prefix = config.JOBS_PREFIX;
+  const queues = { enrichment: enrichmentQueue({ connection: redis, prefix }), ingest: ingestQueue({ connection: redis, prefix }) };
+  const runs = createRunStore({ redis, prefix });
+  const feed = feedLoader(config.AU_FEED_FILE);
+  const auStaleMs = config.AU_STALE_HOURS * 3_600_000;
+  const enrichers = buildEnrichers({ feed, auStaleMs, model: aiModelFrom(config) });
+
+  const workerOptions = {
+    connection: redis,
+    prefix,
+    lockDuration: config.LOCK_DURATION_MS,
+    stalledInterval: config.STALLED_INTERVAL_MS,
+    maxStalledCount: config.MAX_STALLED_COUNT,
+  };
+  const enrichment = new Worker(
+    QUEUE_NAMES.enrichment,
+    enrichmentProcessor({
+      runs,
+      logger,
+      plan: {
+        elasticsearch,
+        alias: config.CATALOGUE_ALIAS,
+        runs,
+        queue: queues.enrichment,
+        feed,
+        auStaleMs,
+        batchSize: config.ENRICH_BATCH_SIZE,
+        batchAttempts: config.ENRICH_ATTEMPTS,
+        batchBackoffMs: config.ENRICH_BACKOFF_MS,
+        logger,
+      },
+      batch: { elasticsearch, alias: config.CATALOGUE_ALIAS, enrichers, toDocument: toIndexDocument as DocumentBuilder, logger },
+    }),
+    { ...workerOptions, concurrency: config.ENRICH_CONCURRENCY },
+  );
+  const ingest = new Worker(
+    QUEUE_NAMES.ingest,
+    ingestProcessor({ elasticsearch, alias: config.CATALOGUE_ALIAS, enrichmentQueue: queues.enrichment, logger }),
+    // An ingest holds its lock for minutes; renewals keep it, a dead worker's lock still expires.
+    { ...workerOptions, concurrency: config.INGEST_CONCURRENCY },
+  );
+
+  // A batch can also fail outside the processor (stalled too often): make sure its run still finishes.
+  enrichment.on('failed', (job, error) => {
+    if (!job || job.name !== JOB_NAMES.enrichBatch) return;
+    void job
+      .getState()
+      .then((state) => (state === 'failed' ? recordFailedBatch(runs, job, logger) : undefined))
+      .catch((e: unknown) => logger.error({ err: e, cause: error.message }, 'could not record a failed batch'));
+  });
+  for (const worker of [enrichment, ingest]) worker.on('error', (error) => logger.error({ err: error, queue: worker.name }, 'worker error'));
+
+  await Promise.all([enrichment.waitUntilReady(), ingest.waitUntilReady()]);
+  if (config.ENRICH_SCHEDULE_ENABLED) {
+    await registerNightlySchedule(queues.enrichment, { cron: config.ENRICH_CRON, timezone: config.ENRICH_TIMEZONE });
+    logger.info({ cron: config.ENRICH_CRON, timezone: config.ENRICH_TIMEZONE }, 'nightly enrichment scheduled');
+  }
+  logger.info({ concurrency: config.ENRICH_CONCURRENCY, batch_size: config.ENRICH_BATCH_SIZE, ai: config.AI_ENRICHER }, 'worker ready');
+
+  return {
+    runs,
+    queues,
+    workers: { enrichment, ingest },
+    health: async () => {
+      const [redisUp, esUp] = await Promise.all([
+        redis.ping().then(() => true, () => false),
+        elasticsearch.ping().then(() => true, () => false),
+      ]);
+      const running = enrichment.isRunning() && ingest.isRunning();
+      return {
+        ok: redisUp && esUp && running,
+        checks: { redis: redisUp ? 'up' : 'down', elasticsearch: esUp ? 'up' : 'down', workers: running ? 'up' : 'down' },
+      };
+    },
+    close: async (timeoutMs = config.SHUTDOWN_TIMEOUT_MS) => {
+      const closing = Promise.all([enrichment.close(), ingest.close()]);
+      const timer = setTimeout(() => {
+        logger.warn('in-flight jobs did not finish in time; handing them back');
+        enrichment.cancelAllJobs('shutdown');
+        ingest.cancelAllJobs('shutdown');
+      }, timeoutMs);
+      try {
+        await closing;
+      } finally {
+        clearTimeout(timer);
+      }
+      await Promise.all([queues.enrichment.close(), queues.ingest.close()]);
+    },
+  };
+}
+
+/** GET /health: 200 when Redis, Elasticsearch and both workers are up, else 503. */
+export function healthServer(running: Pick<RunningWorker, 'health'>): Server {
+  return createServer((req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method !== 'GET' || path !== '/health') {
+      res.writeHead(404, { 'content-type': 'application/problem+json' });
+      res.end(JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404, code: 'not_found' }));
+      return;
+    }
+    void running.health().then(
+      (report) => {
+        res.writeHead(report.ok ? 200 : 503, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        res.end(JSON.stringify({ status: report.ok ? 'ok' : 'unavailable', checks: report.checks }));
+      },
+      () => {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: 'unavailable' }));
+      },
+    );
+  });
+}

@@ -1,0 +1,149 @@
+import type { Client } from '@elastic/elasticsearch';
+import { FragranceDetail } from '@fragrance/contracts';
+import { SEARCH_OBJECT } from '@fragrance/search';
+
+/** A record as read, with what optimistic concurrency needs to write it back safely. */
+export interface StoredRow {
+  id: string;
+  /** The concrete index it was read from: a write never follows the alias to a newer index. */
+  index: string;
+  seqNo: number;
+  primaryTerm: number;
+  record: FragranceDetail;
+}
+
+/** Builds the stored document of a record (the search package's folded helper fields included). */
+export type DocumentBuilder = (record: FragranceDetail) => Record<string, unknown>;
+
+export interface ReadResult {
+  rows: StoredRow[];
+  /** Ids the alias no longer holds (a re-ingest dropped them). */
+  missing: string[];
+  /** Ids whose stored document is not a valid record. */
+  invalid: string[];
+}
+
+/** Realtime multi-get through the alias, with each document's seq_no and primary_term. */
+export async function readRows(client: Client, alias: string, ids: readonly string[]): Promise<ReadResult> {
+  const out: ReadResult = { rows: [], missing: [], invalid: [] };
+  if (ids.length === 0) return out;
+  const response = await client.mget<Record<string, unknown>>({ index: alias, ids: [...ids], realtime: true, _source_excludes: [SEARCH_OBJECT] });
+  for (const doc of response.docs) {
+    if (!('found' in doc) || !doc.found || !doc._source || doc._seq_no === undefined || doc._primary_term === undefined) {
+      out.missing.push(doc._id);
+      continue;
+    }
+    const record = FragranceDetail.safeParse(doc._source);
+    if (!record.success) {
+      out.invalid.push(doc._id);
+      continue;
+    }
+    out.rows.push({ id: doc._id, index: doc._index, seqNo: doc._seq_no, primaryTerm: doc._primary_term, record: record.data });
+  }
+  return out;
+}
+
+export interface RowWrite {
+  row: StoredRow;
+  /** Partial document: only the fields that change. */
+  doc: Record<string, unknown>;
+}
+
+export interface WriteResult {
+  written: string[];
+  /** Changed (or deleted, or its index replaced) since it was read: re-read and re-apply. */
+  conflicts: string[];
+  failed: { id: string; reason: string }[];
+}
+
+/** Elasticsearch said "later" (queue full, shard unavailable): the whole batch is retried. */
+export class TransientWriteError extends Error {
+  readonly code = 'ES_TRANSIENT';
+}
+
+/**
+ * One bulk of partial updates, each conditional on the seq_no/primary_term it was read at, so a
+ * concurrent re-ingest or edit is never overwritten. Writes go to the concrete index read from.
+ */
+export async function writeRows(client: Client, writes: readonly RowWrite[]): Promise<WriteResult> {
+  const out: WriteResult = { written: [], conflicts: [], failed: [] };
+  if (writes.length === 0) return out;
+  const operations: object[] = [];
+  for (const { row, doc } of writes) {
+    operations.push({ update: { _index: row.index, _id: row.id, if_seq_no: row.seqNo, if_primary_term: row.primaryTerm } }, { doc });
+  }
+  const response = await client.bulk({ operations, refresh: false });
+  response.items.forEach((item, i) => {
+    const result = item.update;
+    const id = writes[i]?.row.id ?? result?._id ?? '';
+    if (!result) return;
+    if (!result.error) {
+      out.written.push(id);
+      return;
+    }
+    if (result.status === 409 || result.status === 404) out.conflicts.push(id);
+    else if (result.status === 429 || result.status >= 500) throw new TransientWriteError(`bulk update ${result.status}: ${result.error.type}`);
+    else out.failed.push({ id, reason: `${result.error.type}: ${result.error.reason ?? ''}` });
+  });
+  return out;
+}
+
+/** Fields the planner reads to decide whether a row needs work (and to match the AU feed). */
+export const SELECTION_FIELDS = [
+  'id',
+  'brand',
+  'name',
+  'concentration',
+  'accords',
+  'perfumers',
+  'description',
+  'seasons',
+  'occasions',
+  'au_availability.checked_at',
+] as const;
+
+export interface SelectionRow {
+  id: string;
+  brand: string;
+  name: string;
+  concentration: string;
+  accords?: string[];
+  perfumers?: string[];
+  description?: string | null;
+  seasons?: string[];
+  occasions?: string[];
+  au_availability?: { checked_at?: string | null };
+}
+
+/** Reads every row's selection fields with a scroll (core Elasticsearch), page by page. */
+export async function scanCatalogue(
+  client: Client,
+  alias: string,
+  onPage: (rows: SelectionRow[]) => void,
+  options: { pageSize?: number; signal?: AbortSignal } = {},
+): Promise<number> {
+  let total = 0;
+  let response = await client.search<SelectionRow>({
+    index: alias,
+    scroll: '2m',
+    size: options.pageSize ?? 5_000,
+    sort: ['_doc'],
+    _source: { includes: [...SELECTION_FIELDS] },
+    query: { match_all: {} },
+  });
+  let scrollId = response._scroll_id;
+  try {
+    while (response.hits.hits.length > 0) {
+      options.signal?.throwIfAborted();
+      const rows = response.hits.hits.flatMap((h) => (h._source ? [{ ...h._source, id: h._source.id ?? h._id ?? '' }] : []));
+      total += rows.length;
+      onPage(rows);
+      if (!scrollId) break;
+      response = await client.scroll<SelectionRow>({ scroll_id: scrollId, scroll: '2m' });
+      scrollId = response._scroll_id;
+    }
+  } finally {
+    if (scrollId) await client.clearScroll({ scroll_id: scrollId }).catch(() => undefined);
+  }
+  return total;
+}

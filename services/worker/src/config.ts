@@ -1,0 +1,64 @@
+import { booleanFlag, host, httpUrl, logLevel, millis, parseConfig, redisUrl } from '@fragrance/config';
+import { DEFAULT_JOBS_PREFIX } from '@fragrance/jobs';
+import { z } from 'zod';
+
+const positiveInt = (fallback: number, max = 1_000_000) => z.coerce.number().int().min(1).max(max).default(fallback);
+
+const validTimeZone = (tz: string): boolean => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+// Five or six space-separated cron fields; BullMQ's cron parser does the full check at upsert.
+const cron = z.string().regex(/^\S+( \S+){4,5}$/, 'must be a cron pattern such as "0 2 * * *"');
+
+/** Every variable the worker reads; documented in docs/configuration.md. */
+export const WorkerConfig = z
+  .object({
+    HOST: host(),
+    /** Health endpoint (GET /health); 0 picks a free port. */
+    PORT: z.coerce.number().int().min(0).max(65535).default(8084),
+    LOG_LEVEL: logLevel(),
+    REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
+    ELASTICSEARCH_URL: httpUrl().default('http://127.0.0.1:9200'),
+    CATALOGUE_ALIAS: z.string().min(1).default('fragrances'),
+    /** BullMQ key prefix; run summaries live under it too. */
+    JOBS_PREFIX: z.string().min(1).max(64).default(DEFAULT_JOBS_PREFIX),
+    /** Batches one worker process enriches at once. */
+    ENRICH_CONCURRENCY: positiveInt(2, 64),
+    ENRICH_BATCH_SIZE: positiveInt(500, 10_000),
+    /** Tries per batch before it lands in the failed list; backoff doubles from ENRICH_BACKOFF_MS. */
+    ENRICH_ATTEMPTS: positiveInt(5, 50),
+    ENRICH_BACKOFF_MS: millis(2_000),
+    ENRICH_SCHEDULE_ENABLED: booleanFlag(true),
+    ENRICH_CRON: cron.default('0 2 * * *'),
+    ENRICH_TIMEZONE: z.string().refine(validTimeZone, 'must be an IANA time zone such as Australia/Sydney').default('Australia/Sydney'),
+    /** AU availability older than this is re-checked by the nightly run. */
+    AU_STALE_HOURS: z.coerce.number().positive().default(24),
+    AU_FEED_FILE: z.string().min(1).default('.local/dataset/au-retailer-feed.ndjson'),
+    /** `local` (deterministic rules) or `openai` (any OpenAI-compatible chat-completions endpoint). */
+    AI_ENRICHER: z.enum(['local', 'openai']).default('local'),
+    AI_BASE_URL: httpUrl().optional(),
+    AI_API_KEY: z.string().min(1).optional(),
+    AI_MODEL: z.string().min(1).default('gpt-4o-mini'),
+    AI_TIMEOUT_MS: millis(30_000),
+    AI_CONCURRENCY: positiveInt(4, 64),
+    INGEST_CONCURRENCY: positiveInt(1, 4),
+    /** A job whose worker stops renewing its lock for this long is handed to another worker. */
+    LOCK_DURATION_MS: millis(30_000),
+    STALLED_INTERVAL_MS: millis(15_000),
+    MAX_STALLED_COUNT: z.coerce.number().int().min(0).max(100).default(3),
+    /** On SIGTERM, in-flight batches get this long to finish before they are handed back. */
+    SHUTDOWN_TIMEOUT_MS: millis(20_000),
+  })
+  .refine((c) => c.AI_ENRICHER !== 'openai' || c.AI_BASE_URL !== undefined, {
+    message: 'is required when AI_ENRICHER=openai',
+    path: ['AI_BASE_URL'],
+  });
+export type WorkerConfig = z.infer<typeof WorkerConfig>;
+
+export const loadConfig = (env: Readonly<Record<string, string | undefined>>): WorkerConfig => parseConfig(WorkerConfig, env);

@@ -1,0 +1,136 @@
+import type { Client } from '@elastic/elasticsearch';
+import type { FragranceDetail, ProvenanceSource } from '@fragrance/contracts';
+import type { BatchResult, EnrichBatchJobData } from '@fragrance/jobs';
+import type { Logger } from '@fragrance/http';
+import { currentIndex } from '@fragrance/search';
+import { readRows, writeRows, type DocumentBuilder, type RowWrite, type StoredRow } from '../catalogue.ts';
+import type { Enricher, EnrichContext } from '../enrichers/types.ts';
+import { applySupplied, stableJson } from './apply.ts';
+
+export interface BatchDeps {
+  elasticsearch: Client;
+  alias: string;
+  enrichers: readonly Enricher[];
+  toDocument: DocumentBuilder;
+  logger: Logger;
+}
+
+/** A row after every enricher had its turn. */
+export interface ComputedRow {
+  row: StoredRow;
+  next: FragranceDetail;
+  changedBy: Set<ProvenanceSource>;
+  /** Partial document to write; undefined when nothing changed. */
+  doc: Record<string, unknown> | undefined;
+}
+
+/** Only the stored fields that differ, helper fields included (derived by the search package's builder). */
+export function partialDocument(toDocument: DocumentBuilder, before: FragranceDetail, after: FragranceDetail): Record<string, unknown> {
+  const a = toDocument(before);
+  const b = toDocument(after);
+  const doc: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(b)) if (stableJson(a[key]) !== stableJson(value)) doc[key] = value;
+  return doc;
+}
+
+/** Runs every enricher over the rows, in order, each seeing what the previous ones supplied. */
+export async function computeUpdates(rows: readonly StoredRow[], deps: Pick<BatchDeps, 'enrichers' | 'toDocument'>, ctx: EnrichContext): Promise<ComputedRow[]> {
+  const state = rows.map((row) => ({ row, next: row.record, changedBy: new Set<ProvenanceSource>() }));
+  for (const enricher of deps.enrichers) {
+    ctx.signal?.throwIfAborted();
+    const supplied = await enricher.enrich(
+      state.map((s) => s.next),
+      ctx,
+    );
+    for (const s of state) {
+      const values = supplied.get(s.row.id);
+      if (!values) continue;
+      const applied = applySupplied(s.next, enricher.source, values, ctx.asOf);
+      if (!applied.modified) continue;
+      s.next = applied.record;
+      s.changedBy.add(enricher.source);
+    }
+  }
+  return state.map((s) => ({
+    ...s,
+    doc: s.changedBy.size > 0 ? partialDocument(deps.toDocument, s.row.record, s.next) : undefined,
+  }));
+}
+
+const MAX_ROUNDS = 4;
+
+/**
+ * Enriches one batch: read (realtime, with seq_no), compute, bulk-write conditionally. Rows that
+ * changed underneath (a re-ingest, an edit) are re-read and re-applied, up to MAX_ROUNDS; what
+ * still conflicts then is counted failed, never overwritten. Everything derives from the run's
+ * `as_of`, so redoing a batch (retry, killed worker) finds nothing left to change.
+ */
+export async function processBatch(deps: BatchDeps, data: EnrichBatchJobData, signal?: AbortSignal): Promise<BatchResult> {
+  const ctx: EnrichContext = { asOf: data.as_of, full: data.full, ...(signal ? { signal } : {}) };
+  const result: BatchResult = { seen: 0, changed: 0, unchanged: 0, failed: 0, conflicts: 0, per_enricher: {} };
+  for (const enricher of deps.enrichers) result.per_enricher[enricher.source] = { changed: 0, unchanged: 0, failed: 0 };
+  const none = new Set<ProvenanceSource>();
+  const tally = (changedBy: ReadonlySet<ProvenanceSource>, outcome: 'changed' | 'unchanged' | 'failed', rows = 1) => {
+    result[outcome] += rows;
+    for (const [source, counts] of Object.entries(result.per_enricher)) {
+      if (outcome === 'failed') counts.failed += rows;
+      else if (outcome === 'changed' && changedBy.has(source as ProvenanceSource)) counts.changed += rows;
+      else counts.unchanged += rows;
+    }
+  };
+
+  let pending: readonly string[] = data.ids;
+  for (let round = 1; pending.length > 0 && round <= MAX_ROUNDS; round++) {
+    signal?.throwIfAborted();
+    const read = await readRows(deps.elasticsearch, deps.alias, pending);
+    if (round === 1) {
+      result.seen += read.rows.length + read.invalid.length;
+      if (read.missing.length > 0) deps.logger.info({ run: data.run_id, batch: data.batch_no, missing: read.missing.length }, 'rows no longer in the catalogue; skipped');
+    } else {
+      // Seen in round 1, deleted since (a re-ingest dropped them): nothing to write.
+      tally(none, 'unchanged', read.missing.length);
+    }
+    if (read.invalid.length > 0) {
+      deps.logger.warn({ run: data.run_id, batch: data.batch_no, ids: read.invalid.slice(0, 5) }, 'stored documents that are not valid records');
+      tally(none, 'failed', read.invalid.length);
+    }
+    const computed = await computeUpdates(read.rows, deps, ctx);
+    const writes: RowWrite[] = [];
+    const byId = new Map<string, ComputedRow>();
+    for (const c of computed) {
+      if (c.doc && Object.keys(c.doc).length > 0) {
+        writes.push({ row: c.row, doc: c.doc });
+        byId.set(c.row.id, c);
+      } else {
+        tally(none, 'unchanged');
+      }
+    }
+    // Past this point the work is written; an abort before it hands the batch back untouched.
+    signal?.throwIfAborted();
+    const written = await writeRows(deps.elasticsearch, writes);
+    if (written.written.length > 0) {
+      // A re-ingest may have swapped the alias since the read: those writes landed in the old
+      // version. Re-read them through the alias and apply again to the live one.
+      const live = await currentIndex(deps.elasticsearch, deps.alias);
+      if (live !== undefined) {
+        const stale = new Set(writes.filter((w) => w.row.index !== live).map((w) => w.row.id));
+        if (stale.size > 0) {
+          written.written = written.written.filter((id) => !stale.has(id));
+          written.conflicts.push(...stale);
+        }
+      }
+    }
+    for (const id of written.written) tally(byId.get(id)?.changedBy ?? none, 'changed');
+    for (const failure of written.failed) {
+      deps.logger.warn({ run: data.run_id, batch: data.batch_no, id: failure.id, reason: failure.reason }, 'row update rejected');
+      tally(none, 'failed');
+    }
+    result.conflicts += written.conflicts.length;
+    pending = written.conflicts;
+  }
+  if (pending.length > 0) {
+    deps.logger.warn({ run: data.run_id, batch: data.batch_no, rows: pending.length }, 'rows kept changing underneath; left as they are');
+    tally(none, 'failed', pending.length);
+  }
+  return result;
+}

@@ -1,0 +1,45 @@
+// The worker: BullMQ consumers for catalogue ingest and enrichment, the nightly Job Scheduler
+// entry, and a small health endpoint. SIGTERM lets in-flight batches finish (or hands them back).
+import { Client } from '@elastic/elasticsearch';
+import { createLogger } from '@fragrance/http';
+import { Redis } from 'ioredis';
+import { healthServer, startWorker } from './app.ts';
+import { loadConfig } from './config.ts';
+
+const config = loadConfig(process.env);
+const logger = createLogger('worker', config.LOG_LEVEL);
+const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+const elasticsearch = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 120_000, maxRetries: 2 });
+
+const running = await startWorker({ config, logger, redis, elasticsearch });
+const server = healthServer(running);
+await new Promise<void>((resolve, reject) => {
+  server.once('error', reject);
+  server.listen(config.PORT, config.HOST, () => resolve());
+});
+const address = server.address();
+logger.info({ host: config.HOST, port: typeof address === 'object' && address ? address.port : config.PORT }, 'health endpoint listening');
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'shutting down: finishing in-flight jobs');
+  // Last resort: whatever is still locked is redone by another worker once its lock expires.
+  setTimeout(() => {
+    logger.error('shutdown timed out; exiting');
+    process.exit(1);
+  }, config.SHUTDOWN_TIMEOUT_MS + 10_000).unref();
+  try {
+    server.close();
+    await running.close(config.SHUTDOWN_TIMEOUT_MS);
+    await Promise.all([redis.quit().catch(() => redis.disconnect()), elasticsearch.close()]);
+    logger.info('stopped');
+    process.exit(0);
+  } catch (error) {
+    logger.error({ err: error }, 'error during shutdown');
+    process.exit(1);
+  }
+}
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+process.once('SIGINT', () => void shutdown('SIGINT'));
