@@ -1,8 +1,11 @@
 import type { Client } from '@elastic/elasticsearch';
 import express, { type Express } from 'express';
 import { notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import { createCatalogueRepository } from '@fragrance/search';
 import type { CatalogueConfig } from './config.ts';
+import { fragranceRoutes } from './routes/fragrances.ts';
 import { healthRoutes } from './routes/health.ts';
+import { openApiRoutes } from './routes/openapi.ts';
 
 export interface CatalogueDeps {
   config: CatalogueConfig;
@@ -10,11 +13,15 @@ export interface CatalogueDeps {
   elasticsearch: Client;
 }
 
-export function buildApp({ logger, elasticsearch }: CatalogueDeps): Express {
+export function buildApp({ config, logger, elasticsearch }: CatalogueDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // ETags are computed from the index version of a record, not from the body.
+  app.set('etag', false);
   app.use(requestLogger(logger));
   app.use(healthRoutes(elasticsearch));
+  app.use(openApiRoutes(config.PUBLIC_BASE_URL));
+  app.use(fragranceRoutes(createCatalogueRepository({ client: elasticsearch, alias: config.CATALOGUE_ALIAS }), logger));
   app.use(notFoundHandler);
   app.use(problemHandler);
   return app;

@@ -5,7 +5,13 @@ import { loadConfig } from './config.ts';
 
 const config = loadConfig(process.env);
 const logger = createLogger('catalogue', config.LOG_LEVEL);
-const elasticsearch = new Client({ node: config.ELASTICSEARCH_URL, maxRetries: 1, requestTimeout: 5_000 });
+// One client for the process: its keep-alive connection pool is reused by every request.
+const elasticsearch = new Client({
+  node: config.ELASTICSEARCH_URL,
+  maxRetries: 1,
+  requestTimeout: config.ELASTICSEARCH_TIMEOUT_MS,
+  compression: false,
+});
 
 await serve({
   app: buildApp({ config, logger, elasticsearch }),

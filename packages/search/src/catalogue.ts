@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import { errors, type Client, type estypes } from '@elastic/elasticsearch';
+import type { FacetBucket, Facets, FragranceDetail, FragranceSummary, SearchQuery, SearchResponse } from '@fragrance/contracts';
+import { encodeCursor } from './cursor.ts';
+import { SEARCH_OBJECT, SUMMARY_FIELDS, type IndexedFragrance } from './mapping.ts';
+import { buildSearchQuery } from './query.ts';
+import { buildSimilarQuery } from './similar.ts';
+
+/** Trims search responses to what a page needs (less JSON to move and parse). */
+const SEARCH_FILTER_PATH = ['hits.total.value', 'hits.hits._source', 'hits.hits.sort', 'aggregations'];
+
+interface Bucket {
+  key: string | number;
+  doc_count: number;
+}
+
+function facetsOf(aggregations: Record<string, { buckets?: Bucket[] }> | undefined): Facets | undefined {
+  if (!aggregations) return undefined;
+  const facets: Facets = {};
+  for (const [name, agg] of Object.entries(aggregations)) {
+    const buckets: FacetBucket[] = (agg.buckets ?? []).map((b) => ({
+      value: name === 'decade' ? `${Number(b.key)}s` : String(b.key),
+      count: b.doc_count,
+    }));
+    facets[name as keyof Facets] = buckets;
+  }
+  return facets;
+}
+
+export interface FragranceWithVersion {
+  fragrance: FragranceDetail;
+  /** Strong ETag: changes with every write to the record and with every new index version. */
+  etag: string;
+}
+
+export interface CatalogueRepository {
+  search: (params: SearchQuery) => Promise<SearchResponse>;
+  get: (id: string) => Promise<FragranceWithVersion | undefined>;
+  /** undefined when `id` does not exist. */
+  similar: (id: string, limit: number) => Promise<FragranceSummary[] | undefined>;
+}
+
+const isNotFound = (error: unknown) => error instanceof errors.ResponseError && error.statusCode === 404;
+
+/**
+ * Read access to the catalogue behind `alias`. One client (keep-alive) for every request;
+ * responses are trimmed with filter_path and _source includes.
+ */
+export function createCatalogueRepository({ client, alias }: { client: Client; alias: string }): CatalogueRepository {
+  async function search(params: SearchQuery): Promise<SearchResponse> {
+    const built = buildSearchQuery(params);
+    const response = await client.search<FragranceSummary, Record<string, { buckets?: Bucket[] }>>(
+      { index: alias, ...built.body },
+      { querystring: { filter_path: SEARCH_FILTER_PATH.join(',') } },
+    );
+    const hits = response.hits?.hits ?? [];
+    const total = (response.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0;
+    const data = hits.map((hit) => hit._source as FragranceSummary);
+    const last = hits.at(-1);
+    const nextPosition = built.offset + data.length;
+    const next_cursor =
+      last?.sort && data.length === built.limit && nextPosition < total
+        ? encodeCursor({ after: last.sort, position: nextPosition }, built.fingerprint)
+        : null;
+    const facets = facetsOf(response.aggregations);
+    return { data, total, limit: built.limit, offset: built.offset, next_cursor, ...(facets ? { facets } : {}) };
+  }
+
+  async function get(id: string): Promise<FragranceWithVersion | undefined> {
+    try {
+      const doc = await client.get<FragranceDetail>({ index: alias, id, _source_excludes: [SEARCH_OBJECT] });
+      if (!doc.found || !doc._source) return undefined;
+      const version = `${doc._index}:${doc._primary_term ?? 0}:${doc._seq_no ?? 0}`;
+      return { fragrance: doc._source, etag: `"${createHash('sha256').update(version).digest('base64url').slice(0, 22)}"` };
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async function similar(id: string, limit: number): Promise<FragranceSummary[] | undefined> {
+    let source: Pick<IndexedFragrance, 'search' | 'main_accords'> | undefined;
+    try {
+      const doc = await client.get<Pick<IndexedFragrance, 'search' | 'main_accords'>>({
+        index: alias,
+        id,
+        _source_includes: [`${SEARCH_OBJECT}.notes`, `${SEARCH_OBJECT}.accords`, 'main_accords'],
+      });
+      source = doc.found ? doc._source : undefined;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+    if (!source) return undefined;
+    const response = await client.search<FragranceSummary>(
+      { index: alias, ...buildSimilarQuery(id, source, limit) },
+      { querystring: { filter_path: 'hits.hits._source' } },
+    );
+    return (response.hits?.hits ?? []).map((hit) => hit._source as FragranceSummary);
+  }
+
+  return { search, get, similar };
+}
+
+export { SUMMARY_FIELDS };

@@ -1,0 +1,34 @@
+export { createCatalogueRepository, type CatalogueRepository, type FragranceWithVersion } from './catalogue.ts';
+export { decodeCursor, encodeCursor, queryFingerprint, SearchInputError, type CursorState } from './cursor.ts';
+export {
+  aliasTargets,
+  createVersionedIndex,
+  currentIndex,
+  isVersionOf,
+  listVersions,
+  pruneVersions,
+  swapAlias,
+  versionName,
+} from './indices.ts';
+export {
+  IngestError,
+  ingestCatalogue,
+  type IngestOptions,
+  type IngestProgress,
+  type IngestResult,
+  type SkippedRecord,
+} from './ingest.ts';
+export {
+  FRAGRANCE_MAPPING,
+  loadingSettings,
+  SEARCH_OBJECT,
+  searchFields,
+  SUMMARY_FIELDS,
+  toIndexDocument,
+  type IndexedFragrance,
+  type SearchFields,
+} from './mapping.ts';
+export { MAX_QUERY_WORDS, queryKey, searchKey } from './normalise.ts';
+export { buildSearchQuery, FACET_AGGREGATIONS, type BuiltSearch } from './query.ts';
+export { buildSimilarQuery } from './similar.ts';
+export { foldText } from '@fragrance/contracts';

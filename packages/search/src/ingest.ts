@@ -1,0 +1,212 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Client } from '@elastic/elasticsearch';
+import { FragranceDetail } from '@fragrance/contracts';
+import { createVersionedIndex, pruneVersions, swapAlias } from './indices.ts';
+import { toIndexDocument } from './mapping.ts';
+
+export interface SkippedRecord {
+  /** 1-based line of the NDJSON file (or position in `records`). */
+  line: number;
+  reason: string;
+}
+
+export interface IngestProgress {
+  /** Records read so far (indexed, skipped or in flight). */
+  read: number;
+  indexed: number;
+  skipped: number;
+  /** Records in the source when known up front (an array, or a counted file). */
+  total?: number;
+}
+
+export interface IngestOptions {
+  client: Client;
+  alias: string;
+  /** An NDJSON file, one FragranceDetail per line ... */
+  file?: string;
+  /** ... or records in memory / from a generator. */
+  records?: Iterable<unknown> | AsyncIterable<unknown>;
+  /** Bulk requests in flight at once. */
+  concurrency?: number;
+  batchSize?: number;
+  /** Replicas of the finished index (0 on a single node). */
+  replicas?: number;
+  /** Older versions kept besides the live one. */
+  keepVersions?: number;
+  onProgress?: (progress: IngestProgress) => void;
+  /** Called between build and swap; tests use it to observe the not-yet-live index. */
+  beforeSwap?: (index: string) => Promise<void>;
+}
+
+export interface IngestResult {
+  index: string;
+  indexed: number;
+  skipped: SkippedRecord[];
+  /** Indices the alias pointed at before (now unaliased). */
+  previous: string[];
+  /** Old versions deleted after the swap. */
+  deleted: string[];
+  seconds: number;
+}
+
+export class IngestError extends Error {
+  readonly code = 'INGEST_FAILED';
+}
+
+interface Pending {
+  line: number;
+  id: string;
+  json: string;
+}
+
+async function* fileLines(file: string): AsyncGenerator<{ line: number; value: unknown } | { line: number; error: string }> {
+  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 }), crlfDelay: Infinity });
+  let line = 0;
+  for await (const text of lines) {
+    line += 1;
+    if (text.trim() === '') continue;
+    try {
+      yield { line, value: JSON.parse(text) as unknown };
+    } catch {
+      yield { line, error: 'is not valid JSON' };
+    }
+  }
+}
+
+async function* recordLines(records: Iterable<unknown> | AsyncIterable<unknown>): AsyncGenerator<{ line: number; value: unknown }> {
+  let line = 0;
+  for await (const value of records) {
+    line += 1;
+    yield { line, value };
+  }
+}
+
+async function countLines(file: string): Promise<number> {
+  let count = 0;
+  let last = 10;
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) count += 1;
+    if (chunk.length > 0) last = chunk[chunk.length - 1] ?? 10;
+  }
+  return last === 10 ? count : count + 1;
+}
+
+function describeIssues(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.map(String).join('.') || 'record'}: ${issue.message}`)
+    .join('; ');
+}
+
+const BULK_FILTER = 'errors,items.*.status,items.*.error.type,items.*.error.reason';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Builds a new version of the catalogue behind `alias`: creates an index, bulk-loads it with
+ * bounded concurrency, verifies the count, then swaps the alias atomically and prunes old
+ * versions. Invalid records are skipped and reported with their line; anything else that
+ * fails deletes the new index and leaves the alias as it was.
+ */
+export async function ingestCatalogue(options: IngestOptions): Promise<IngestResult> {
+  const { client, alias, file, records, concurrency = 3, batchSize = 1000, replicas = 0, keepVersions = 1, onProgress, beforeSwap } = options;
+  if ((file === undefined) === (records === undefined)) throw new IngestError('give exactly one of file or records');
+  const started = performance.now();
+  const total = file !== undefined ? await countLines(file) : Array.isArray(records) ? records.length : undefined;
+  const index = await createVersionedIndex(client, alias);
+  const skipped: SkippedRecord[] = [];
+  const seen = new Map<string, number>();
+  let read = 0;
+  let indexed = 0;
+  const progress = () => onProgress?.({ read, indexed, skipped: skipped.length, ...(total !== undefined ? { total } : {}) });
+
+  async function sendBatch(batch: Pending[]): Promise<void> {
+    let attempt = 0;
+    let todo = batch;
+    while (todo.length > 0) {
+      const body = todo.map((p) => `{"index":{"_id":${JSON.stringify(p.id)}}}\n${p.json}\n`).join('');
+      const response = (await client.transport.request(
+        { method: 'POST', path: `/${encodeURIComponent(index)}/_bulk`, querystring: { filter_path: BULK_FILTER }, bulkBody: body },
+        { requestTimeout: 120_000, maxRetries: 2 },
+      )) as { errors: boolean; items?: Record<string, { status: number; error?: { type: string; reason: string } }>[] };
+      if (!response.errors) {
+        indexed += todo.length;
+        break;
+      }
+      const retry: Pending[] = [];
+      todo.forEach((pending, i) => {
+        const item = Object.values(response.items?.[i] ?? {})[0];
+        if (!item || !item.error) indexed += 1;
+        else if (item.status === 429) retry.push(pending);
+        else skipped.push({ line: pending.line, reason: `rejected by Elasticsearch: ${item.error.type}: ${item.error.reason}` });
+      });
+      attempt += 1;
+      if (retry.length > 0 && attempt > 5) throw new IngestError(`Elasticsearch kept rejecting ${retry.length} records (429)`);
+      if (retry.length > 0) await sleep(200 * 2 ** attempt);
+      todo = retry;
+    }
+    progress();
+  }
+
+  try {
+    const inFlight = new Set<Promise<void>>();
+    let failure: unknown;
+    const launch = (batch: Pending[]) => {
+      const task = sendBatch(batch).then(
+        () => void inFlight.delete(task),
+        (error: unknown) => {
+          inFlight.delete(task);
+          failure ??= error;
+        },
+      );
+      inFlight.add(task);
+    };
+    let batch: Pending[] = [];
+    const source = file !== undefined ? fileLines(file) : recordLines(records ?? []);
+    for await (const entry of source) {
+      if (failure) break;
+      read += 1;
+      if ('error' in entry) {
+        skipped.push({ line: entry.line, reason: entry.error });
+        continue;
+      }
+      const parsed = FragranceDetail.safeParse(entry.value);
+      if (!parsed.success) {
+        skipped.push({ line: entry.line, reason: describeIssues(parsed.error) });
+        continue;
+      }
+      const first = seen.get(parsed.data.id);
+      if (first !== undefined) {
+        skipped.push({ line: entry.line, reason: `duplicate id ${parsed.data.id} (first on line ${first})` });
+        continue;
+      }
+      seen.set(parsed.data.id, entry.line);
+      batch.push({ line: entry.line, id: parsed.data.id, json: JSON.stringify(toIndexDocument(parsed.data)) });
+      if (batch.length >= batchSize) {
+        launch(batch);
+        batch = [];
+        while (inFlight.size >= concurrency) await Promise.race(inFlight);
+      }
+    }
+    if (batch.length > 0 && !failure) launch(batch);
+    await Promise.all(inFlight);
+    if (failure) throw failure;
+    progress();
+
+    if (indexed === 0) throw new IngestError('no valid record to index; the current catalogue stays live');
+    await client.indices.putSettings({ index, settings: { refresh_interval: '1s', number_of_replicas: replicas } });
+    await client.indices.refresh({ index });
+    const { count } = await client.count({ index });
+    if (count !== indexed) throw new IngestError(`count check failed: ${count} documents in ${index}, ${indexed} indexed`);
+    if (replicas > 0) await client.cluster.health({ index, wait_for_status: 'green', timeout: '60s' });
+    await beforeSwap?.(index);
+  } catch (error) {
+    await client.indices.delete({ index, ignore_unavailable: true }).catch(() => undefined);
+    throw error;
+  }
+
+  const previous = await swapAlias(client, alias, index);
+  const deleted = await pruneVersions(client, alias, keepVersions);
+  skipped.sort((a, b) => a.line - b.line);
+  return { index, indexed, skipped, previous, deleted, seconds: Math.round((performance.now() - started) / 10) / 100 };
+}

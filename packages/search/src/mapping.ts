@@ -1,0 +1,130 @@
+import type { estypes } from '@elastic/elasticsearch';
+import type { FragranceDetail } from '@fragrance/contracts';
+import { searchKey } from './normalise.ts';
+
+/** Fields of a FragranceSummary: what a search hit returns from _source. */
+export const SUMMARY_FIELDS = [
+  'id',
+  'name',
+  'brand',
+  'country',
+  'concentration',
+  'year_released',
+  'rating',
+  'main_accords',
+  'available_in_au',
+] as const;
+
+/** Helper fields computed at ingest; never returned to clients. */
+export const SEARCH_OBJECT = 'search';
+
+export interface SearchFields {
+  name: string;
+  brand: string;
+  perfumers: string[];
+  notes: string[];
+  accords: string[];
+}
+
+export type IndexedFragrance = FragranceDetail & { search: SearchFields };
+
+/**
+ * Folded copies of every searchable field. Anyone who changes name, brand, perfumers, notes
+ * or accords of an indexed record (e.g. a partial update) must rewrite `search` with this.
+ */
+export function searchFields(record: Pick<FragranceDetail, 'name' | 'brand' | 'perfumers' | 'notes' | 'accords'>): SearchFields {
+  const notes = [...record.notes.top, ...record.notes.heart, ...record.notes.base].map(searchKey);
+  return {
+    name: searchKey(record.name),
+    brand: searchKey(record.brand),
+    perfumers: record.perfumers.map(searchKey),
+    notes: [...new Set(notes)],
+    accords: record.accords.map(searchKey),
+  };
+}
+
+export function toIndexDocument(record: FragranceDetail): IndexedFragrance {
+  return { ...record, search: searchFields(record) };
+}
+
+const keyword: estypes.MappingProperty = { type: 'keyword' };
+const stored: estypes.MappingProperty = { type: 'keyword', index: false, doc_values: false };
+/** A folded keyword (exact filters, facets of keys) with a text sub-field for scoring. */
+const foldedKeyword = (): estypes.MappingProperty => ({
+  type: 'keyword',
+  copy_to: ['search_all'],
+  fields: { text: { type: 'text', analyzer: 'standard' } },
+});
+
+/**
+ * Explicit, strict mapping: every field of FragranceDetail is declared (a stray field is a
+ * bulk error, not a silent new mapping). Only the server core is used: the standard analyzer,
+ * keyword fields, and index_prefixes for fast prefix matching of the last query word;
+ * accent and case folding happen in the application (see searchKey).
+ */
+export const FRAGRANCE_MAPPING: estypes.MappingTypeMapping = {
+  dynamic: 'strict',
+  properties: {
+    id: keyword,
+    name: stored,
+    brand: keyword,
+    country: keyword,
+    concentration: keyword,
+    year_released: { type: 'integer' },
+    rating: { properties: { average: { type: 'float' }, count: { type: 'integer' } } },
+    main_accords: keyword,
+    available_in_au: { type: 'boolean' },
+    description: { type: 'text', index: false },
+    notes: { properties: { top: keyword, heart: keyword, base: keyword } },
+    accords: keyword,
+    perfumers: keyword,
+    seasons: keyword,
+    occasions: keyword,
+    provenance_tags: keyword,
+    provenance: { type: 'object', enabled: false },
+    au_availability: {
+      properties: {
+        available: { type: 'boolean' },
+        price_min_aud: { type: 'float' },
+        price_max_aud: { type: 'float' },
+        checked_at: { type: 'date' },
+      },
+    },
+    au_offers: { type: 'object', enabled: false },
+    updated_at: { type: 'date' },
+    search: {
+      properties: {
+        name: {
+          type: 'text',
+          analyzer: 'standard',
+          // Name length says nothing about relevance; without norms, equal matches tie and
+          // popularity decides.
+          norms: false,
+          copy_to: ['search_all'],
+          fields: { exact: { type: 'keyword', ignore_above: 512 } },
+        },
+        brand: foldedKeyword(),
+        perfumers: { type: 'text', analyzer: 'standard', copy_to: ['search_all'] },
+        notes: foldedKeyword(),
+        accords: foldedKeyword(),
+      },
+    },
+    // Everything a free-text query may match, for the "all words must match" condition.
+    search_all: { type: 'text', analyzer: 'standard', index_prefixes: { min_chars: 2, max_chars: 6 } },
+  },
+};
+
+export interface IndexSettingsOptions {
+  shards?: number;
+  replicas?: number;
+}
+
+/** Settings of a new version while it loads: no refresh, no replicas. */
+export function loadingSettings({ shards = 1 }: IndexSettingsOptions = {}): estypes.IndicesIndexSettings {
+  return {
+    number_of_shards: shards,
+    number_of_replicas: 0,
+    refresh_interval: '-1',
+    max_result_window: 10_000,
+  };
+}

@@ -1,0 +1,122 @@
+import type { estypes } from '@elastic/elasticsearch';
+import { DEFAULT_LIMIT, type Facet, type SearchQuery } from '@fragrance/contracts';
+import { decodeCursor, queryFingerprint, SearchInputError, type CursorState } from './cursor.ts';
+import { SUMMARY_FIELDS } from './mapping.ts';
+import { queryKey, searchKey } from './normalise.ts';
+
+/** Popularity signal added to relevance: weight × log10(1 + votes); ~1.3 at 30k votes. */
+const POPULARITY_WEIGHT = 0.3;
+
+export interface BuiltSearch {
+  /** The search request body (index excluded): sent as-is by the service and by the bench. */
+  body: estypes.SearchRequest;
+  limit: number;
+  /** Offset of the page: the offset parameter, or the cursor's position. */
+  offset: number;
+  fingerprint: string;
+}
+
+/** Free-text relevance: every word must match somewhere, the name counts most. */
+function textQuery(key: string): estypes.QueryDslQueryContainer {
+  return {
+    bool: {
+      // Recall: all words must match (fuzzy), the last one also as a prefix ("terre d herm").
+      must: [
+        {
+          bool: {
+            should: [
+              { match_bool_prefix: { search_all: { query: key, operator: 'and', fuzziness: 'AUTO' } } },
+              { match: { search_all: { query: key, operator: 'and', fuzziness: 'AUTO' } } },
+            ],
+            minimum_should_match: 1,
+          },
+        },
+      ],
+      // Precision: the exact name outranks a name containing the words, which outranks
+      // a match in brand, perfumers, notes or accords.
+      should: [
+        { term: { 'search.name.exact': { value: key, boost: 30 } } },
+        { match_phrase: { 'search.name': { query: key, boost: 8 } } },
+        { match: { 'search.name': { query: key, boost: 4, operator: 'and', fuzziness: 'AUTO', prefix_length: 1 } } },
+        { match_bool_prefix: { 'search.name': { query: key, boost: 2 } } },
+        { match: { 'search.brand.text': { query: key, boost: 2 } } },
+        { match: { 'search.perfumers': { query: key, boost: 1 } } },
+        { match: { 'search.accords.text': { query: key, boost: 0.8 } } },
+        { match: { 'search.notes.text': { query: key, boost: 0.6 } } },
+      ],
+    },
+  };
+}
+
+function filters(params: SearchQuery): { filter: estypes.QueryDslQueryContainer[]; mustNot: estypes.QueryDslQueryContainer[] } {
+  const filter: estypes.QueryDslQueryContainer[] = [];
+  const mustNot: estypes.QueryDslQueryContainer[] = [];
+  if (params.brand !== undefined) filter.push({ term: { 'search.brand': searchKey(params.brand) } });
+  if (params.concentration !== undefined) filter.push({ term: { concentration: params.concentration } });
+  if (params.country !== undefined) filter.push({ term: { country: params.country } });
+  if (params.year_from !== undefined || params.year_to !== undefined) {
+    filter.push({ range: { year_released: { gte: params.year_from, lte: params.year_to } } });
+  }
+  if (params.available_in_au !== undefined) filter.push({ term: { available_in_au: params.available_in_au } });
+  for (const note of params.note ?? []) filter.push({ term: { 'search.notes': searchKey(note) } });
+  for (const accord of params.accord ?? []) filter.push({ term: { 'search.accords': searchKey(accord) } });
+  if (params.exclude_note?.length) mustNot.push({ terms: { 'search.notes': params.exclude_note.map(searchKey) } });
+  if (params.exclude_accord?.length) mustNot.push({ terms: { 'search.accords': params.exclude_accord.map(searchKey) } });
+  return { filter, mustNot };
+}
+
+export const FACET_AGGREGATIONS: Record<Facet, estypes.AggregationsAggregationContainer> = {
+  brand: { terms: { field: 'brand', size: 20 } },
+  concentration: { terms: { field: 'concentration', size: 10 } },
+  accord: { terms: { field: 'accords', size: 30 } },
+  decade: { histogram: { field: 'year_released', interval: 10, min_doc_count: 1 } },
+};
+
+/**
+ * Turns validated search parameters into one Elasticsearch request. With `query`, hits are
+ * ordered by relevance plus a small popularity term, then votes, then id (a total order, so
+ * cursors are stable); without it, by votes then id.
+ */
+export function buildSearchQuery(params: SearchQuery): BuiltSearch {
+  const limit = params.limit ?? DEFAULT_LIMIT;
+  const fingerprint = queryFingerprint(params);
+  const cursor: CursorState | undefined = params.cursor === undefined ? undefined : decodeCursor(params.cursor, fingerprint);
+  const key = params.query === undefined ? '' : queryKey(params.query);
+  const { filter, mustNot } = filters(params);
+
+  let query: estypes.QueryDslQueryContainer;
+  let sort: estypes.SortCombinations[];
+  if (key) {
+    const bool = textQuery(key).bool ?? {};
+    query = {
+      function_score: {
+        query: { bool: { ...bool, filter, must_not: mustNot } },
+        functions: [{ field_value_factor: { field: 'rating.count', modifier: 'log1p', missing: 0 }, weight: POPULARITY_WEIGHT }],
+        score_mode: 'sum',
+        boost_mode: 'sum',
+      },
+    };
+    sort = ['_score', { 'rating.count': 'desc' }, { id: 'asc' }];
+  } else {
+    query = filter.length || mustNot.length ? { bool: { filter, must_not: mustNot } } : { match_all: {} };
+    sort = [{ 'rating.count': 'desc' }, { id: 'asc' }];
+  }
+  if (cursor && cursor.after.length !== sort.length) {
+    // A cursor's sort values always match its query's sort; a mismatch means tampering.
+    throw new SearchInputError('cursor', 'is not a cursor returned by this API');
+  }
+
+  const body: estypes.SearchRequest = {
+    query,
+    sort,
+    size: limit,
+    track_total_hits: true,
+    _source: { includes: [...SUMMARY_FIELDS] },
+  };
+  if (cursor) body.search_after = cursor.after;
+  else if (params.offset) body.from = params.offset;
+  if (params.facets?.length) {
+    body.aggs = Object.fromEntries(params.facets.map((facet) => [facet, FACET_AGGREGATIONS[facet]]));
+  }
+  return { body, limit, offset: cursor ? cursor.position : (params.offset ?? 0), fingerprint };
+}

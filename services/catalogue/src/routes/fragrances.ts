@@ -1,0 +1,88 @@
+import { errors } from '@elastic/elasticsearch';
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import { FragranceIdParams, SearchQuery, SimilarQuery } from '@fragrance/contracts';
+import { AppError, NotFoundError, ServiceUnavailableError, ValidationError, type Logger } from '@fragrance/http';
+import { SearchInputError, type CatalogueRepository } from '@fragrance/search';
+import { parsePath, parseQuery } from '../params.ts';
+
+const DEFAULT_SIMILAR = 10;
+/** The detail endpoint takes no query parameters; any given is rejected like elsewhere. */
+const NoQuery = z.strictObject({});
+
+/** Turns an Elasticsearch failure into a problem a client can act on; never a bare 500. */
+function upstreamProblem(error: unknown, req: Request, logger: Logger): AppError {
+  if (error instanceof AppError) return error;
+  if (error instanceof SearchInputError) return new ValidationError([{ name: error.param, reason: error.message }]);
+  if (error instanceof errors.ResponseError) {
+    const type = (error.body as { error?: { type?: string } } | undefined)?.error?.type;
+    if (error.statusCode === 404 && type === 'index_not_found_exception') {
+      return new ServiceUnavailableError('The catalogue is not loaded yet; try again shortly.', error);
+    }
+    if (error.statusCode === 400) {
+      // Parameters are validated before a query is built, so this is a bug, not bad input;
+      // logged in full, shown without detail.
+      (req.log ?? logger).error({ err: error, type }, 'Elasticsearch rejected a query');
+      return new AppError(500, 'internal_error', 'Internal Server Error', 'Something went wrong on our side.', { cause: error });
+    }
+    return new ServiceUnavailableError('The catalogue is temporarily unavailable.', error);
+  }
+  if (error instanceof errors.ConnectionError || error instanceof errors.TimeoutError || error instanceof errors.NoLivingConnectionsError) {
+    return new ServiceUnavailableError('The catalogue is temporarily unavailable.', error);
+  }
+  return error instanceof Error ? new AppError(500, 'internal_error', 'Internal Server Error', 'Something went wrong on our side.', { cause: error }) : new ServiceUnavailableError('Unknown failure.');
+}
+
+/** Does an If-None-Match header list this ETag (weak comparison, RFC 9110 §13.1.2)? */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/** GET /v1/fragrances, /v1/fragrances/{id}, /v1/fragrances/{id}/similar. */
+export function fragranceRoutes(repository: CatalogueRepository, logger: Logger): Router {
+  const router = Router();
+
+  router.get('/v1/fragrances', async (req, res) => {
+    const params = parseQuery(req, SearchQuery);
+    try {
+      res.json(await repository.search(params));
+    } catch (error) {
+      throw upstreamProblem(error, req, logger);
+    }
+  });
+
+  router.get('/v1/fragrances/:id', async (req, res) => {
+    const { id } = parsePath(req.params, FragranceIdParams);
+    parseQuery(req, NoQuery);
+    let found;
+    try {
+      found = await repository.get(id.toLowerCase());
+    } catch (error) {
+      throw upstreamProblem(error, req, logger);
+    }
+    if (!found) throw new NotFoundError(`No fragrance has id ${id}.`);
+    res.setHeader('ETag', found.etag);
+    if (matchesEtag(req.get('if-none-match'), found.etag)) {
+      res.status(304).end();
+      return;
+    }
+    res.json(found.fragrance);
+  });
+
+  router.get('/v1/fragrances/:id/similar', async (req, res) => {
+    const { id } = parsePath(req.params, FragranceIdParams);
+    const { limit = DEFAULT_SIMILAR } = parseQuery(req, SimilarQuery);
+    let similar;
+    try {
+      similar = await repository.similar(id.toLowerCase(), limit);
+    } catch (error) {
+      throw upstreamProblem(error, req, logger);
+    }
+    if (!similar) throw new NotFoundError(`No fragrance has id ${id}.`);
+    res.json({ data: similar, limit });
+  });
+
+  return router;
+}
