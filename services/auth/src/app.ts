@@ -1,0 +1,115 @@
+import { fileURLToPath } from 'node:url';
+import express, { type Express } from 'express';
+import type { Redis } from 'ioredis';
+import type Provider from 'oidc-provider';
+import { KeyStore, LoginThrottle, RevocationStore, UserStore, type ScryptParams } from '@fragrance/identity';
+import { notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import type { CimdFetchOptions } from './cimd.ts';
+import { createProvider } from './provider.ts';
+import { createCsrf } from './routes/csrf.ts';
+import { healthRoutes } from './routes/health.ts';
+import { interactionRoutes } from './routes/interaction.ts';
+import { defaultScope, jwtRevocation, registrationGuard } from './routes/oauth-edges.ts';
+import { ASSETS_PATH } from './views/pages.ts';
+
+export interface AuthDeps {
+  /** {mcp_url}, no trailing slash. */
+  issuer: string;
+  /** The MCP server's resource id (token audience). */
+  resource: string;
+  redis: Redis;
+  prefix: string;
+  logger: Logger;
+  ttl: { accessToken: number; authorizationCode: number; refreshToken: number; session: number };
+  registrationLimitPerHour: number;
+  login: { perAccount: number; perAddress: number; windowSeconds: number };
+  /** Express `trust proxy` (whose X-Forwarded-For counts as the client address). */
+  trustProxy: string | boolean;
+  cimd?: CimdFetchOptions & { enabled?: boolean; maxBytes?: number };
+  /** Tests only: a cheaper password hash. */
+  scrypt?: ScryptParams;
+}
+
+export interface AuthService {
+  app: Express;
+  provider: Provider;
+  users: UserStore;
+  revocations: RevocationStore;
+  keys: KeyStore;
+}
+
+const OIDC_PATHS = /^\/(oauth\/|\.well-known\/(oauth-authorization-server|openid-configuration)$)/;
+const ASSETS_DIR = fileURLToPath(new URL('../assets/', import.meta.url));
+
+const SECURITY_HEADERS: Record<string, string> = {
+  'Content-Security-Policy': "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+/**
+ * The authorization server: oidc-provider for the protocol endpoints, Express around it for
+ * health, the sign-in and consent pages, static assets and the few policies oidc-provider
+ * leaves to us (default scope, registration throttle, JWT revocation). Keys come from Redis
+ * (generated on first start), so restarts and other instances sign with the same keys.
+ */
+export async function buildApp(deps: AuthDeps): Promise<AuthService> {
+  const { redis, prefix, logger } = deps;
+  const keys = new KeyStore(redis, { prefix });
+  const [signingKeys, cookieKeys] = await Promise.all([keys.signingKeys(), keys.cookieKeys()]);
+  const users = new UserStore(redis, { prefix, ...(deps.scrypt ? { scrypt: deps.scrypt } : {}) });
+  const revocations = new RevocationStore(redis, { prefix });
+  const throttle = new LoginThrottle(redis, { prefix, ...deps.login });
+
+  const provider = createProvider({
+    issuer: deps.issuer,
+    resource: deps.resource,
+    redis,
+    prefix,
+    users,
+    revocations,
+    signingKeys,
+    cookieKeys,
+    ttl: deps.ttl,
+    logger,
+    ...(deps.cimd ? { cimd: deps.cimd } : {}),
+  });
+  const publicJwks = {
+    keys: signingKeys.map(({ kty, n, e, kid, alg, use }) => ({ kty: kty!, n: n!, e: e!, kid, alg, use })),
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.trustProxy);
+  app.use(requestLogger(logger));
+  app.use((_req, res, next) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    next();
+  });
+  app.use(healthRoutes(redis));
+  app.use(ASSETS_PATH, express.static(ASSETS_DIR, { maxAge: '1h', index: false, fallthrough: false }));
+  app.use(
+    interactionRoutes({
+      provider,
+      users,
+      throttle,
+      csrf: createCsrf(cookieKeys[0]!, deps.issuer.startsWith('https:')),
+      resource: deps.resource,
+      logger,
+    }),
+  );
+  app.use(defaultScope());
+  app.use(registrationGuard(redis, prefix, deps.registrationLimitPerHour));
+  app.use(jwtRevocation({ provider, issuer: deps.issuer, jwks: publicJwks, logger }));
+  // Everything else under /oauth and the metadata documents belong to oidc-provider.
+  const oidc = provider.callback();
+  // Not mounted with a path: oidc-provider would take the mount path as its own prefix.
+  app.use((req, res, next) => {
+    if (OIDC_PATHS.test(req.path)) void oidc(req, res);
+    else next();
+  });
+  app.use(notFoundHandler);
+  app.use(problemHandler);
+  return { app, provider, users, revocations, keys };
+}

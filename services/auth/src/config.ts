@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { host, httpUrl, logLevel, parseConfig, port, redisUrl } from '@fragrance/config';
+
+const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** Every variable the auth service reads; documented in docs/configuration.md. */
+export const AuthConfig = z.object({
+  HOST: host(),
+  PORT: port(8082),
+  LOG_LEVEL: logLevel(),
+  REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
+  /** Key prefix of everything this service writes to Redis. */
+  REDIS_PREFIX: z.string().min(1).default('fcs:'),
+  /** Public origin of the edge = the OAuth issuer ({mcp_url}). */
+  MCP_URL: httpUrl().default('http://127.0.0.1:8080'),
+  /** RFC 8707 resource identifier of the MCP server (token audience); default `${MCP_URL}/mcp`. */
+  MCP_RESOURCE: httpUrl().optional(),
+  ACCESS_TOKEN_TTL_SECONDS: seconds(86_400),
+  AUTHORIZATION_CODE_TTL_SECONDS: seconds(60),
+  REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 86_400),
+  SESSION_TTL_SECONDS: seconds(14 * 86_400),
+  /** Dynamic registrations allowed per source address per hour. */
+  REGISTRATION_LIMIT_PER_HOUR: z.coerce.number().int().positive().default(30),
+  /** Failed sign-ins per account / per source address in LOGIN_THROTTLE_WINDOW_SECONDS. */
+  LOGIN_LIMIT_PER_ACCOUNT: z.coerce.number().int().positive().default(5),
+  LOGIN_LIMIT_PER_ADDRESS: z.coerce.number().int().positive().default(20),
+  LOGIN_THROTTLE_WINDOW_SECONDS: seconds(900),
+  /** Express `trust proxy`: whose X-Forwarded-For to believe (the gateway runs on loopback). */
+  TRUST_PROXY: z.string().min(1).default('loopback'),
+});
+export type AuthConfig = z.infer<typeof AuthConfig>;
+
+export const loadConfig = (env: Readonly<Record<string, string | undefined>>): AuthConfig =>
+  parseConfig(AuthConfig, env);

@@ -1,0 +1,170 @@
+import type { Redis } from 'ioredis';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { RevocationStore, SigningJwk, UserStore } from '@fragrance/identity';
+import type { Logger } from '@fragrance/http';
+import { redisAdapterFactory } from './adapter.ts';
+import { createCimdFetch, type CimdFetchOptions } from './cimd.ts';
+import { checkRedirectUris } from './redirect-uris.ts';
+import { errorPage } from './views/pages.ts';
+
+/** The one resource scope: read access to the catalogue through the MCP server. */
+export const CATALOGUE_SCOPE = 'catalogue:read';
+/** openid and offline_access are always listed by oidc-provider; the MCP SDK may send them. */
+export const SCOPES = ['openid', 'offline_access', CATALOGUE_SCOPE] as const;
+
+export interface ProviderOptions {
+  /** {mcp_url}: the issuer, with no trailing slash. */
+  issuer: string;
+  /** RFC 8707 resource id of the MCP server = the access token audience. */
+  resource: string;
+  redis: Redis;
+  prefix: string;
+  users: UserStore;
+  revocations: RevocationStore;
+  signingKeys: readonly SigningJwk[];
+  cookieKeys: readonly string[];
+  ttl: { accessToken: number; authorizationCode: number; refreshToken: number; session: number };
+  cimd?: CimdFetchOptions & { enabled?: boolean; maxBytes?: number };
+  logger: Logger;
+}
+
+/** The OAuth 2.1 authorization server of the MCP server (oidc-provider), every endpoint under /oauth. */
+export function createProvider(options: ProviderOptions): Provider {
+  const { issuer, resource, users, ttl, logger } = options;
+
+  const configuration: Configuration = {
+    adapter: redisAdapterFactory({
+      redis: options.redis,
+      prefix: options.prefix,
+      revocations: options.revocations,
+      revocationTtlSeconds: ttl.accessToken + 60,
+    }),
+    clients: [],
+    // What a client registered with just client_name and redirect_uris gets: a public
+    // client of the code flow that also receives refresh tokens (seed §2.4).
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      id_token_signed_response_alg: 'RS256',
+    },
+    clientAuthMethods: ['none'],
+    responseTypes: ['code'],
+    scopes: [...SCOPES],
+    claims: { openid: ['sub'], email: ['email'] },
+    pkce: { required: () => true },
+    allowOmittingSingleRegisteredRedirectUri: false,
+    cookies: {
+      keys: [...options.cookieKeys],
+      long: { httpOnly: true, sameSite: 'lax', signed: true },
+      short: { httpOnly: true, sameSite: 'lax', signed: true },
+    },
+    jwks: { keys: options.signingKeys.map((k) => ({ ...k })) as NonNullable<Configuration['jwks']>['keys'] },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
+      revocation: {
+        enabled: true,
+        // RFC 7009 §2.1: only the client a token was issued to may revoke it. For a public
+        // client someone else's token is ignored (200, nothing revoked) rather than reported.
+        allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
+      },
+      userinfo: { enabled: false },
+      resourceIndicators: {
+        enabled: true,
+        // No `resource` parameter still means the MCP server (DESIGN §4 "Known facts").
+        defaultResource: () => resource,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, indicator) => {
+          if (indicator !== resource) throw new errors.InvalidTarget(`unknown resource; this server issues tokens for ${resource}`);
+          return {
+            scope: CATALOGUE_SCOPE,
+            audience: resource,
+            accessTokenTTL: ttl.accessToken,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+      clientIdMetadataDocument: {
+        enabled: options.cimd?.enabled ?? true,
+        ack: 'draft-02',
+        cacheDuration: { min: 60, max: 3600 },
+      },
+    } as Configuration['features'],
+    fetch: createCimdFetch(options.cimd) as unknown as Configuration['fetch'],
+    fetchResponseBodyLimits: { 'client_id metadata document': options.cimd?.maxBytes ?? 5 * 1024 },
+    extraClientMetadata: {
+      // Declaring any extra property makes oidc-provider call the validator for every client
+      // (registered, loaded or fetched as a metadata document) before its own checks.
+      properties: ['software_id', 'software_version'],
+      validator(_ctx, key, value, metadata) {
+        if (value !== undefined && typeof value !== 'string') {
+          throw new errors.InvalidClientMetadata(`${key} must be a string`);
+        }
+        if (key !== 'software_id') return;
+        const uris = metadata.redirect_uris;
+        if (uris === undefined) return; // oidc-provider reports the missing member itself
+        if (!Array.isArray(uris) || uris.length === 0) throw new errors.InvalidRedirectUri('redirect_uris must be a non-empty array');
+        const { errors: problems, impliedApplicationType } = checkRedirectUris(uris);
+        if (problems.length > 0) throw new errors.InvalidRedirectUri(`redirect_uris: ${problems.join('; ')}`);
+        metadata.application_type = impliedApplicationType;
+      },
+    },
+    extraTokenClaims: (_ctx, token) => (token.kind === 'AccessToken' ? { gid: token.grantId } : undefined),
+    findAccount: async (_ctx, sub) => {
+      const user = await users.findById(sub);
+      if (!user || user.disabled) return undefined;
+      return { accountId: user.id, claims: () => ({ sub: user.id, email: user.email }) };
+    },
+    // Refresh tokens for every client allowed the grant, not only with offline_access.
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    // Tokens belong to the grant, not to the browser session used to sign in.
+    expiresWithSession: () => false,
+    interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    routes: {
+      authorization: '/oauth/authorize',
+      token: '/oauth/token',
+      registration: '/oauth/register',
+      revocation: '/oauth/revoke',
+      jwks: '/oauth/jwks',
+      end_session: '/oauth/session/end',
+      introspection: '/oauth/token/introspection',
+      userinfo: '/oauth/userinfo',
+      pushed_authorization_request: '/oauth/par',
+      code_verification: '/oauth/device',
+      device_authorization: '/oauth/device/auth',
+      backchannel_authentication: '/oauth/backchannel',
+      challenge: '/oauth/challenge',
+      credential: '/oauth/credential',
+    },
+    ttl: {
+      AccessToken: ttl.accessToken,
+      AuthorizationCode: ttl.authorizationCode,
+      // Rotation never extends a refresh token's life: it ends refreshToken seconds after consent.
+      RefreshToken: (ctx) => ctx?.oidc?.entities.RotatedRefreshToken?.remainingTTL ?? ttl.refreshToken,
+      Grant: ttl.refreshToken,
+      Session: ttl.session,
+      Interaction: 3600,
+      IdToken: 3600,
+    },
+    renderError: (ctx: KoaContextWithOIDC, out, error) => {
+      logger.info({ error: out.error, description: out.error_description }, 'authorization error shown to the user');
+      ctx.type = 'html';
+      ctx.body = errorPage({
+        title: 'This sign-in link cannot be used',
+        message: out.error_description ?? out.error ?? 'The request is invalid.',
+        code: out.error ?? 'invalid_request',
+      });
+      void error;
+    },
+  };
+
+  const provider = new Provider(issuer, configuration);
+  // Behind the edge: believe X-Forwarded-Proto/Host so metadata shows public URLs.
+  provider.proxy = true;
+  provider.on('grant.revoked', (_ctx, grantId: string) => logger.info({ grantId }, 'grant revoked'));
+  provider.on('server_error', (_ctx, err: Error) => logger.error({ err }, 'oidc-provider server error'));
+  return provider;
+}

@@ -1,0 +1,125 @@
+/**
+ * Server-rendered pages of the authorization server: sign-in, consent and errors. Plain HTML
+ * and one stylesheet, no script; every interpolated value goes through `esc`.
+ */
+export function esc(value: unknown): string {
+  return String(value ?? '')
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+export const ASSETS_PATH = '/oauth/assets';
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${esc(title)} · Fragrance Catalogue</title>
+<link rel="stylesheet" href="${ASSETS_PATH}/style.css">
+</head>
+<body>
+<main class="card">
+<p class="brand" aria-hidden="true">Fragrance Catalogue</p>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+export interface LoginView {
+  action: string;
+  csrf: string;
+  clientName: string;
+  email?: string;
+  error?: string;
+}
+
+export function loginPage(view: LoginView): string {
+  const error = view.error
+    ? `<p class="error" role="alert" id="login-error">${esc(view.error)}</p>`
+    : '';
+  const described = view.error ? ' aria-describedby="login-error"' : '';
+  return layout(
+    'Sign in',
+    `<h1>Sign in</h1>
+<p class="lead">to continue to <strong>${esc(view.clientName)}</strong></p>
+${error}
+<form method="post" action="${esc(view.action)}" novalidate>
+<input type="hidden" name="csrf" value="${esc(view.csrf)}">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required autofocus value="${esc(view.email)}"${described}>
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required${described}>
+<button type="submit" class="primary">Sign in</button>
+</form>`,
+  );
+}
+
+export interface ConsentView {
+  confirmAction: string;
+  abortAction: string;
+  csrf: string;
+  clientName: string;
+  /** Where the client receives the result: its redirect host (or private-use scheme). */
+  redirectHost: string;
+  /** Set for clients identified by a metadata document URL: the host that vouches for them. */
+  clientIdHost?: string;
+  email: string;
+  scopes: readonly { name: string; description: string }[];
+  resource: string;
+}
+
+export function consentPage(view: ConsentView): string {
+  const items = view.scopes
+    .map((s) => `<li><strong>${esc(s.description)}</strong> <code>${esc(s.name)}</code></li>`)
+    .join('\n');
+  const vouched = view.clientIdHost
+    ? `<p class="meta">Client identified by a document published at <strong>${esc(view.clientIdHost)}</strong>.</p>`
+    : `<p class="meta">The client chose this name itself when it registered.</p>`;
+  return layout(
+    'Allow access',
+    `<h1>Allow <span class="client">${esc(view.clientName)}</span> access?</h1>
+<p class="lead">Signed in as <strong>${esc(view.email)}</strong>.</p>
+<p><strong>${esc(view.clientName)}</strong> is asking to:</p>
+<ul class="scopes">
+${items}
+</ul>
+<p class="meta">After you decide you will be sent to <strong>${esc(view.redirectHost)}</strong>.</p>
+${vouched}
+<p class="meta">Resource: <code>${esc(view.resource)}</code></p>
+<div class="actions">
+<form method="post" action="${esc(view.abortAction)}">
+<input type="hidden" name="csrf" value="${esc(view.csrf)}">
+<button type="submit" class="secondary">Deny</button>
+</form>
+<form method="post" action="${esc(view.confirmAction)}">
+<input type="hidden" name="csrf" value="${esc(view.csrf)}">
+<button type="submit" class="primary">Allow</button>
+</form>
+</div>`,
+  );
+}
+
+export function errorPage(view: { title: string; message: string; code?: string }): string {
+  const code = view.code ? `<p class="meta">Error code: <code>${esc(view.code)}</code></p>` : '';
+  return layout(
+    view.title,
+    `<h1>${esc(view.title)}</h1>
+<p class="error" role="alert">${esc(view.message)}</p>
+${code}
+<p class="meta">Return to the application you came from and start again.</p>`,
+  );
+}
+
+export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
+  'catalogue:read': 'Search and read the fragrance catalogue',
+  openid: 'Know who you are (your account identifier)',
+  offline_access: 'Keep access while you are away (refresh tokens)',
+};
