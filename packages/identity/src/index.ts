@@ -11,3 +11,4 @@ export {
   type UserStoreOptions,
 } from './users.ts';
 export { generateSigningKey, KeyStore, type KeyStoreOptions, type SigningJwk } from './signing-keys.ts';
+export { disableUser } from './disable.ts';

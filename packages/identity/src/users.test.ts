@@ -102,3 +102,18 @@ describe('LoginThrottle', () => {
     expect((await throttle.check('reset@example.com', '10.1.0.1')).allowed).toBe(true);
   });
 });
+
+describe('disableUser', () => {
+  it('disables the account and revokes every token of the user issued before now', async () => {
+    const { RevocationStore } = await import('./revocation.ts');
+    const { disableUser } = await import('./disable.ts');
+    const revocations = new RevocationStore(t.redis, { prefix: t.prefix });
+    const user = await users.create('leaver@example.com', 'a long enough password');
+    const issuedBefore = Math.floor(Date.now() / 1000) - 1;
+    expect(await revocations.isRevoked({ sub: user.id, iat: issuedBefore })).toBe(false);
+    const disabled = await disableUser(users, revocations, 'Leaver@example.com');
+    expect(disabled.disabled).toBe(true);
+    expect(await revocations.isRevoked({ sub: user.id, iat: issuedBefore })).toBe(true);
+    expect(await users.authenticate('leaver@example.com', 'a long enough password')).toBeUndefined();
+  });
+});
