@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { MAX_COUNT, MAX_SEED, writeDataset } from '@fragrance/dataset';
 import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
+import { ingest } from './catalogue-ingest.ts';
 
 const DEFAULT_COUNT = 75_000;
 const DEFAULT_SEED = 42;
@@ -44,5 +45,5 @@ const generate: Command = {
 /** `catalogue` commands: dataset generation (and, later, ingest). */
 export const catalogueGroup: CommandGroup = {
   summary: 'Catalogue data: generate the synthetic dataset',
-  commands: { generate },
+  commands: { generate, ingest },
 };
