@@ -1,0 +1,357 @@
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { disableUser } from '@fragrance/identity';
+import { testRedis, type TestRedis } from '@fragrance/testkit';
+import { HeadlessUser } from './testing/browser.ts';
+import { authorizeUrl, exchange, obtainCode, pkcePair, register, registerClient, token } from './testing/flow.ts';
+import { startAuth, type Harness } from './testing/harness.ts';
+
+// Every way a request can be wrong, each with the exact error the RFCs name.
+let t: TestRedis;
+let auth: Harness;
+let clientId: string;
+const REDIRECT = 'http://127.0.0.1:41000/cb';
+const alice = { email: 'alice@example.com', password: 'alice has a long password' };
+
+beforeAll(async () => {
+  t = await testRedis('auth-neg');
+  auth = await startAuth(t.redis, t.prefix);
+  await auth.users.create(alice.email, alice.password);
+  clientId = await registerClient(auth.issuer, [REDIRECT]);
+});
+afterAll(async () => {
+  await auth.close();
+  await t.cleanup();
+});
+
+const noRedirect = (page: { status: number; location?: string }) => {
+  expect(page.location).toBeUndefined();
+  expect(page.status).toBeGreaterThanOrEqual(400);
+  expect(page.status).toBeLessThan(500);
+};
+
+describe('PKCE (OAuth 2.1 §4.1.1, RFC 7636)', () => {
+  const base = () => ({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', state: 'xyz' });
+
+  it('missing code_challenge → invalid_request at the redirect URI, with state and iss', async () => {
+    const page = await new HeadlessUser(auth.issuer).request(authorizeUrl(auth.issuer, base()));
+    expect(page.status).toBe(303);
+    const to = new URL(page.location!);
+    expect(`${to.origin}${to.pathname}`).toBe(REDIRECT);
+    expect(to.searchParams.get('error')).toBe('invalid_request');
+    expect(to.searchParams.get('error_description')).toMatch(/PKCE/);
+    expect(to.searchParams.get('state')).toBe('xyz');
+    expect(to.searchParams.get('iss')).toBe(auth.issuer);
+  });
+
+  it('code_challenge_method=plain → invalid_request at the redirect URI', async () => {
+    const page = await new HeadlessUser(auth.issuer).request(
+      authorizeUrl(auth.issuer, { ...base(), code_challenge: pkcePair().verifier, code_challenge_method: 'plain' }),
+    );
+    const to = new URL(page.location!);
+    expect(to.searchParams.get('error')).toBe('invalid_request');
+    expect(to.searchParams.get('error_description')).toMatch(/code_challenge_method/);
+  });
+
+  it('a challenge without a method is refused too (plain is the RFC 7636 default)', async () => {
+    const page = await new HeadlessUser(auth.issuer).request(authorizeUrl(auth.issuer, { ...base(), code_challenge: pkcePair().challenge }));
+    expect(new URL(page.location!).searchParams.get('error')).toBe('invalid_request');
+  });
+
+  it('wrong code_verifier → invalid_grant', async () => {
+    const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
+    const response = await exchange(auth.issuer, clientId, REDIRECT, { ...result, verifier: pkcePair().verifier });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('invalid_grant');
+  });
+
+  it('missing code_verifier → invalid_grant', async () => {
+    const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
+    const response = await token(auth.issuer, { grant_type: 'authorization_code', code: result.code, redirect_uri: REDIRECT, client_id: clientId });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/^invalid_(grant|request)$/);
+  });
+});
+
+describe('authorization codes', () => {
+  it('replayed code → invalid_grant, and the tokens it issued are revoked', async () => {
+    const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
+    const first = await exchange(auth.issuer, clientId, REDIRECT, result);
+    expect(first.status).toBe(200);
+    const gid = decodeJwt(first.body.access_token as string).gid as string;
+    const replay = await exchange(auth.issuer, clientId, REDIRECT, result);
+    expect(replay.status).toBe(400);
+    expect(replay.body.error).toBe('invalid_grant');
+    expect(await auth.revocations.isRevoked({ gid })).toBe(true);
+    const refresh = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string, client_id: clientId });
+    expect(refresh.body.error).toBe('invalid_grant');
+  });
+
+  it('expired code → invalid_grant (codes live 60 s by default; 1 s here)', async () => {
+    const prefix = `${t.prefix}short:`;
+    const short = await startAuth(t.redis, prefix, { ttl: { accessToken: 86_400, authorizationCode: 1, refreshToken: 86_400, session: 3600 } });
+    try {
+      await short.users.create(alice.email, alice.password);
+      const id = await registerClient(short.issuer, [REDIRECT]);
+      const result = await obtainCode(short.issuer, id, REDIRECT, alice);
+      await new Promise((r) => setTimeout(r, 2_100));
+      const response = await exchange(short.issuer, id, REDIRECT, result);
+      expect(response.status).toBe(400);
+      expect(response.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/invalid|expired/) });
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('the default code lifetime is 60 seconds', async () => {
+    const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
+    const stored = await auth.provider.AuthorizationCode.find(result.code);
+    expect(stored!.exp! - stored!.iat!).toBe(60);
+  });
+
+  it('redirect_uri at the token endpoint different from the one authorized → invalid_grant', async () => {
+    const other = 'http://127.0.0.1:41000/other';
+    const id = await registerClient(auth.issuer, [REDIRECT, other]);
+    const result = await obtainCode(auth.issuer, id, REDIRECT, alice);
+    const response = await exchange(auth.issuer, id, other, result);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('invalid_grant');
+  });
+
+  it('a code presented by another client → invalid_grant', async () => {
+    const other = await registerClient(auth.issuer, [REDIRECT]);
+    const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
+    const response = await exchange(auth.issuer, other, REDIRECT, result);
+    expect(response.body.error).toBe('invalid_grant');
+  });
+});
+
+describe('clients and redirect URIs (no open redirects)', () => {
+  it('unregistered redirect_uri → error page, never a redirect', async () => {
+    const { challenge } = pkcePair();
+    const page = await new HeadlessUser(auth.issuer).request(
+      authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: 'https://evil.example/steal', response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 's' }),
+    );
+    noRedirect(page);
+    expect(page.body).toContain('redirect_uri');
+    expect(page.body).not.toContain('evil.example/steal"');
+  });
+
+  it.each([
+    ['a different port on an https-less web client', 'http://127.0.0.1:41001/cb'],
+    ['a path that walks out', 'http://127.0.0.1:41000/cb/../evil'],
+    ['an extra query', 'http://127.0.0.1:41000/cb?next=https://evil.example'],
+    ['a fragment', 'http://127.0.0.1:41000/cb#x'],
+    ['a look-alike host', 'http://127.0.0.1.evil.example:41000/cb'],
+  ])('redirect_uri with %s is refused without redirecting', async (_label, redirect) => {
+    const web = await registerClient(auth.issuer, ['https://app.example/cb', REDIRECT]);
+    const { challenge } = pkcePair();
+    const page = await new HeadlessUser(auth.issuer).request(
+      authorizeUrl(auth.issuer, { client_id: web, redirect_uri: redirect, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }),
+    );
+    noRedirect(page);
+  });
+
+  it('native clients may use any loopback port (RFC 8252 §7.3)', async () => {
+    const result = await obtainCode(auth.issuer, clientId, 'http://127.0.0.1:50123/cb', alice);
+    expect(result.callback.port).toBe('50123');
+  });
+
+  it('unknown client_id → error page at authorize (even with a redirect_uri), invalid_client at token', async () => {
+    const { challenge } = pkcePair();
+    const page = await new HeadlessUser(auth.issuer).request(
+      authorizeUrl(auth.issuer, { client_id: 'no-such-client', redirect_uri: 'https://evil.example/cb', response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }),
+    );
+    noRedirect(page);
+    expect(page.body).toContain('invalid_client');
+    const response = await token(auth.issuer, { grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT, client_id: 'no-such-client', code_verifier: pkcePair().verifier });
+    expect(response.status).toBe(401);
+    expect(response.body.error).toBe('invalid_client');
+  });
+
+  it('missing client_id → error page, no redirect', async () => {
+    const page = await new HeadlessUser(auth.issuer).request(authorizeUrl(auth.issuer, { redirect_uri: REDIRECT, response_type: 'code' }));
+    noRedirect(page);
+  });
+
+  it('unsupported response_type with a valid redirect → unsupported_response_type at the redirect URI', async () => {
+    const { challenge } = pkcePair();
+    const page = await new HeadlessUser(auth.issuer).request(
+      authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'token', code_challenge: challenge, code_challenge_method: 'S256', state: 'q' }),
+    );
+    if (!page.location) throw new Error(`${page.status} ${page.body}`);
+    // response_type=token defaults to the fragment response mode, so the error travels there.
+    const to = new URLSearchParams(new URL(page.location).hash.slice(1));
+    expect(page.location.startsWith(`${REDIRECT}#`)).toBe(true);
+    expect(to.get('error')).toBe('unsupported_response_type');
+    expect(to.get('state')).toBe('q');
+  });
+
+  it('a resource other than the MCP server → invalid_target', async () => {
+    const { challenge } = pkcePair();
+    const page = await new HeadlessUser(auth.issuer).request(
+      authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', resource: 'https://other.example/api' }),
+    );
+    expect(new URL(page.location!).searchParams.get('error')).toBe('invalid_target');
+  });
+
+  it('Deny on the consent page → access_denied at the redirect URI', async () => {
+    const { challenge } = pkcePair();
+    const final = await new HeadlessUser(auth.issuer).authorize(
+      authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'd' }),
+      alice,
+      'deny',
+    );
+    const to = new URL(final.location!);
+    expect(to.searchParams.get('error')).toBe('access_denied');
+    expect(to.searchParams.get('state')).toBe('d');
+    expect(to.searchParams.get('iss')).toBe(auth.issuer);
+    expect(to.searchParams.get('code')).toBeNull();
+  });
+});
+
+describe('refresh tokens', () => {
+  it('reusing a rotated refresh token → invalid_grant and the whole grant is revoked', async () => {
+    const first = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, alice));
+    const rt1 = first.body.refresh_token as string;
+    const gid = decodeJwt(first.body.access_token as string).gid as string;
+    const second = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: rt1, client_id: clientId });
+    expect(second.status).toBe(200);
+    const rt2 = second.body.refresh_token as string;
+    expect(rt2).not.toBe(rt1);
+    const reuse = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: rt1, client_id: clientId });
+    expect(reuse.status).toBe(400);
+    expect(reuse.body.error).toBe('invalid_grant');
+    expect(await auth.revocations.isRevoked({ gid })).toBe(true);
+    // The legitimate holder's newer token died with the grant.
+    const third = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: rt2, client_id: clientId });
+    expect(third.body.error).toBe('invalid_grant');
+  });
+
+  it('a refresh token of another client → invalid_grant', async () => {
+    const first = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, alice));
+    const other = await registerClient(auth.issuer, [REDIRECT]);
+    const response = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string, client_id: other });
+    expect(response.body.error).toBe('invalid_grant');
+  });
+
+  it('an unknown grant_type → unsupported_grant_type', async () => {
+    const response = await token(auth.issuer, { grant_type: 'password', username: 'a', password: 'b', client_id: clientId });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('unsupported_grant_type');
+  });
+});
+
+describe('disabled users', () => {
+  it('cannot refresh, cannot sign in, and their issued tokens are recorded as revoked', async () => {
+    const bob = { email: 'bob@example.com', password: 'bob has a long password' };
+    await auth.users.create(bob.email, bob.password);
+    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, bob));
+    const claims = decodeJwt(tokens.body.access_token as string);
+    expect(await auth.revocations.isRevoked({ gid: claims.gid as string, sub: claims.sub!, iat: claims.iat! })).toBe(false);
+
+    await disableUser(auth.users, auth.revocations, bob.email);
+    expect(await auth.revocations.isRevoked({ gid: claims.gid as string, sub: claims.sub!, iat: claims.iat! })).toBe(true);
+    const refresh = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string, client_id: clientId });
+    expect(refresh.status).toBe(400);
+    expect(refresh.body.error).toBe('invalid_grant');
+    await expect(obtainCode(auth.issuer, clientId, REDIRECT, bob)).rejects.toThrow(/no redirect: 401/);
+  });
+});
+
+describe('registration (RFC 7591) refuses bad metadata', () => {
+  it.each([
+    ['http on a public host', { redirect_uris: ['http://app.example/cb'] }, 'invalid_redirect_uri'],
+    ['a fragment', { redirect_uris: ['https://app.example/cb#frag'] }, 'invalid_redirect_uri'],
+    ['javascript:', { redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri'],
+    ['data:', { redirect_uris: ['data:text/html,hi'] }, 'invalid_redirect_uri'],
+    ['a relative URI', { redirect_uris: ['/cb'] }, 'invalid_redirect_uri'],
+    ['user info', { redirect_uris: ['https://user:pw@app.example/cb'] }, 'invalid_redirect_uri'],
+    ['an empty list', { redirect_uris: [] }, 'invalid_redirect_uri'],
+    ['a non-string entry', { redirect_uris: [42] }, 'invalid_redirect_uri'],
+    ['no redirect_uris', { client_name: 'x' }, 'invalid_redirect_uri'],
+    ['a secret-based auth method', { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' }, 'invalid_client_metadata'],
+    ['the implicit grant', { redirect_uris: [REDIRECT], grant_types: ['implicit'] }, 'invalid_client_metadata'],
+    ['response_type token', { redirect_uris: [REDIRECT], response_types: ['token'] }, 'invalid_client_metadata'],
+    ['an unknown scope', { redirect_uris: [REDIRECT], scope: 'admin:write' }, 'invalid_client_metadata'],
+    ['client_name not a string', { redirect_uris: [REDIRECT], client_name: { a: 1 } }, 'invalid_client_metadata'],
+  ])('%s → %s', async (_label, metadata, error) => {
+    const response = await register(auth.issuer, metadata);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe(error);
+  });
+
+  it('a body that is not JSON → invalid_request', async () => {
+    const response = await register(auth.issuer, '{not json');
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('invalid_request');
+  });
+
+  it('accepts https, loopback and private-use redirect URIs and the scopes the MCP SDK sends', async () => {
+    const response = await register(auth.issuer, {
+      client_name: 'Native',
+      redirect_uris: ['com.example.app:/oauth/cb', 'http://[::1]/cb', 'http://localhost:3000/cb'],
+      scope: 'catalogue:read offline_access openid',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    });
+    expect(response.status).toBe(201);
+    expect(response.body.application_type).toBe('native');
+  });
+
+  it('throttles registrations per source address with 429 and Retry-After', async () => {
+    const prefix = `${t.prefix}reg:`;
+    const limited = await startAuth(t.redis, prefix, { registrationLimitPerHour: 2 });
+    try {
+      for (let i = 0; i < 2; i++) expect((await register(limited.issuer, { redirect_uris: [REDIRECT] })).status).toBe(201);
+      const refused = await register(limited.issuer, { redirect_uris: [REDIRECT] });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(refused.body.code).toBe('registration_rate_limited');
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('sign-in page', () => {
+  const startInteraction = async (user: HeadlessUser) => {
+    const { challenge } = pkcePair();
+    let page = await user.request(
+      authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }),
+    );
+    page = await user.request(page.location!);
+    const action = /action="([^"]+\/login)"/.exec(page.body)![1]!;
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
+    return { action: new URL(action, auth.issuer).href, csrf };
+  };
+
+  it('refuses a post without the CSRF token (403) and one with a forged token', async () => {
+    const user = new HeadlessUser(auth.issuer);
+    const { action } = await startInteraction(user);
+    expect((await user.request(action, { form: alice })).status).toBe(403);
+    expect((await user.request(action, { form: { ...alice, csrf: 'forged' } })).status).toBe(403);
+  });
+
+  it('throttles failed sign-ins per account: 429 with Retry-After, even with the right password', async () => {
+    const carol = { email: 'carol@example.com', password: 'carol has a long password' };
+    await auth.users.create(carol.email, carol.password);
+    const user = new HeadlessUser(auth.issuer);
+    const { action, csrf } = await startInteraction(user);
+    for (let i = 0; i < 5; i++) {
+      const page = await user.request(action, { form: { csrf, email: carol.email, password: 'wrong password!!' } });
+      expect(page.status).toBe(401);
+      expect(page.body).toContain('do not match');
+    }
+    const blocked = await user.request(action, { form: { csrf, ...carol } });
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toContain('Too many failed sign-ins');
+  });
+
+  it('an unknown interaction id → error page (400), no redirect', async () => {
+    const page = await new HeadlessUser(auth.issuer).request(`${auth.issuer}/oauth/interaction/not-a-real-uid`);
+    noRedirect(page);
+    expect(page.body).toContain('expired');
+  });
+});
