@@ -32,6 +32,7 @@ describe('API keys and quotas at the edge (real Redis)', () => {
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(res.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
+    expect(res.headers.get('cache-control')).toBe('no-store');
     expect(Problem.parse(await res.json())).toMatchObject({ status: 401, code: 'unauthorized' });
   }
 
@@ -76,6 +77,7 @@ describe('API keys and quotas at the edge (real Redis)', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('ratelimit-limit')).toBe('100');
     expect(res.headers.get('ratelimit-remaining')).toBe('99');
+    expect(res.headers.get('cache-control')).toBeNull(); // the catalogue decides caching of data
     const reset = Number(res.headers.get('ratelimit-reset'));
     expect(Number.isInteger(reset) && reset >= 1 && reset <= 86_400).toBe(true);
     const res2 = await get('/v1/fragrances/abc', bearer(apiKey));

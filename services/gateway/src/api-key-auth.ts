@@ -28,29 +28,34 @@ export const quotaOf = (res: Response): QuotaState | undefined => res.locals.quo
  */
 export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek'): RequestHandler {
   return async (req, res, next) => {
-    res.setHeader('Cache-Control', 'no-store');
+    // Refusals are about this moment and this key: never cache them. (Data responses keep the
+    // catalogue's own caching headers.)
+    const refuse = (error: Error) => {
+      res.setHeader('Cache-Control', 'no-store');
+      next(error);
+    };
     const apiKey = bearerCredential(req.headers);
     if (apiKey === undefined) {
-      next(new UnauthorizedError('Send your API key as "Authorization: Bearer <key>".', REALM));
+      refuse(new UnauthorizedError('Send your API key as "Authorization: Bearer <key>".', REALM));
       return;
     }
     let admission: Awaited<ReturnType<Admitter>>;
     try {
       admission = await admit(apiKey, mode);
     } catch (error) {
-      next(new ServiceUnavailableError('Requests cannot be admitted right now; try again shortly.', error));
+      refuse(new ServiceUnavailableError('Requests cannot be admitted right now; try again shortly.', error));
       return;
     }
     if (admission.outcome === 'invalid_key') {
       req.log?.debug({ reason: admission.reason }, 'api key rejected');
-      next(new UnauthorizedError('The API key is not valid.', `${REALM}, error="invalid_token"`));
+      refuse(new UnauthorizedError('The API key is not valid.', `${REALM}, error="invalid_token"`));
       return;
     }
     setRateLimitHeaders(res, admission.quota);
     res.locals.quota = admission.quota;
     switch (admission.outcome) {
       case 'daily_quota_exceeded':
-        next(
+        refuse(
           new RateLimitedError(
             admission.retryAfterSeconds,
             `The daily quota of ${admission.quota.limit} requests is used up; it resets at ${new Date(admission.quota.resetsAt).toISOString()}.`,
@@ -59,7 +64,7 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek'): RequestHand
         );
         return;
       case 'burst_limit_exceeded':
-        next(new RateLimitedError(admission.retryAfterSeconds, 'Too many requests in a short time; slow down.', 'burst_limit_exceeded'));
+        refuse(new RateLimitedError(admission.retryAfterSeconds, 'Too many requests in a short time; slow down.', 'burst_limit_exceeded'));
         return;
       default:
         next();

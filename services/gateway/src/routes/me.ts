@@ -15,6 +15,7 @@ export function meRoutes(): Router {
       used_today: quota.used,
       quota_resets_at: new Date(quota.resetsAt).toISOString(),
     };
+    res.setHeader('Cache-Control', 'no-store');
     res.json(body);
   });
   return router;
