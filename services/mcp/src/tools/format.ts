@@ -8,13 +8,14 @@ export function summaryLine(f: FragranceSummary, index?: number): string {
   return `${lead}${f.name} by ${f.brand} (${facts}), ${rating}${f.main_accords.length ? `; ${f.main_accords.join(', ')}` : ''} [id ${f.id}]`;
 }
 
-export function searchText(result: { data: FragranceSummary[]; total: number; offset: number }): string {
+export function searchText(result: { data: FragranceSummary[]; total: number; offset: number; next_cursor: string | null }): string {
   if (result.data.length === 0) return `No fragrances matched (total ${result.total}).`;
   const first = result.offset + 1;
   const last = result.offset + result.data.length;
   return [
-    `${result.total} fragrances matched; showing ${first}-${last}:`,
+    `${result.total} fragrances matched; showing ${result.data.length} (${first}-${last}):`,
     ...result.data.map((f, i) => summaryLine(f, first + i)),
+    ...(result.next_cursor ? [`More results: pass cursor "${result.next_cursor}" with the same arguments.`] : []),
   ].join('\n');
 }
 
@@ -30,13 +31,14 @@ export function detailText(f: FragranceDetail): string {
   ].join('\n');
 }
 
-export function facetsText(f: { total: number; brands: Bucket[]; concentrations: Bucket[]; accords: Bucket[] }): string {
+export function facetsText(f: { total: number; brands: Bucket[]; concentrations: Bucket[]; accords: Bucket[]; decades: Bucket[] }): string {
   const list = (buckets: Bucket[]) => buckets.map((b) => `${b.value} (${b.count})`).join(', ') || 'none';
   return [
     `${f.total} fragrances match.`,
     `Brands: ${list(f.brands)}.`,
     `Concentrations: ${list(f.concentrations)}.`,
     `Accords: ${list(f.accords)}.`,
+    `Decades: ${list(f.decades)}.`,
   ].join('\n');
 }
 

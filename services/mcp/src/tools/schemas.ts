@@ -1,47 +1,71 @@
 import { z } from 'zod';
-import { FragranceDetail, FragranceSummary } from '@fragrance/contracts';
+import {
+  FacetBucket,
+  FragranceDetail,
+  MAX_LIMIT,
+  MAX_LIST_ITEMS,
+  MAX_RESULT_WINDOW,
+  SearchQuery,
+  SearchResponse,
+  SimilarResponse,
+} from '@fragrance/contracts';
+
+/** The description the contract gives a search parameter, so the tool and the API say the same. */
+function described<T extends z.ZodType>(schema: T, parameter: keyof typeof SearchQuery.shape): T {
+  const description = SearchQuery.shape[parameter].meta()?.description;
+  return description ? schema.describe(description) : schema;
+}
+
+const names = () => z.array(z.string().min(1).max(100)).min(1).max(MAX_LIST_ITEMS);
 
 /**
- * Tool input schemas: the data API's search parameters, typed for an assistant (numbers are
- * numbers). Values are passed through to the catalogue, which stays the one place that
- * validates semantics (vocabulary, year order) and answers 400s we turn into tool errors.
+ * search_fragrances takes every parameter of GET /v1/fragrances, typed for an assistant (numbers
+ * as numbers, lists as arrays). The converted query string is then checked by the contract's
+ * own SearchQuery before anything is sent, so the rules live in one place.
  */
 export const SearchInput = {
-  query: z.string().min(1).max(200).optional().describe('Free text over name, brand, perfumers, notes and accords; typo- and accent-tolerant.'),
-  brand: z.string().min(1).max(100).optional().describe('Exact brand name (case- and accent-insensitive).'),
-  concentration: z
-    .string()
-    .min(1)
-    .max(40)
-    .optional()
-    .describe('Eau de Parfum, Eau de Toilette, Parfum, Extrait de Parfum, Eau de Cologne, Eau Fraîche; EDP/EDT/EDC accepted.'),
-  country: z.string().regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 code').optional().describe("Brand's country of origin (ISO 3166-1 alpha-2, e.g. FR)."),
-  year_from: z.number().int().min(1700).max(2100).optional().describe('Released in or after this year.'),
-  year_to: z.number().int().min(1700).max(2100).optional().describe('Released in or before this year.'),
-  limit: z.number().int().min(1).max(100).default(10).describe('Results per page (1-100, default 10).'),
-  offset: z.number().int().min(0).max(10_000).optional().describe('Results to skip (paging).'),
+  query: described(z.string().max(200).optional(), 'query'),
+  brand: described(z.string().min(1).max(100).optional(), 'brand'),
+  concentration: described(z.string().min(1).max(40).optional(), 'concentration'),
+  country: described(z.string().optional(), 'country'),
+  year_from: described(z.number().int().optional(), 'year_from'),
+  year_to: described(z.number().int().optional(), 'year_to'),
+  note: names().optional().describe('Notes the fragrance must all have (any of top, heart, base).'),
+  exclude_note: names().optional().describe('Notes the fragrance must have none of.'),
+  accord: names().optional().describe('Accords the fragrance must all have.'),
+  exclude_accord: names().optional().describe('Accords the fragrance must have none of.'),
+  available_in_au: described(z.boolean().optional(), 'available_in_au'),
+  limit: z.number().int().min(1).max(MAX_LIMIT).default(10).describe(`Results per page, 1..${MAX_LIMIT}; default 10 here.`),
+  offset: described(z.number().int().min(0).max(MAX_RESULT_WINDOW).optional(), 'offset'),
+  cursor: described(z.string().optional(), 'cursor'),
 };
+export type SearchArgs = z.infer<z.ZodObject<typeof SearchInput>>;
 
-export const SearchOutput = {
-  data: z.array(FragranceSummary),
-  total: z.number().int().min(0).describe('Number of matching fragrances.'),
-  limit: z.number().int(),
-  offset: z.number().int(),
-};
+/** Tool arguments → the data API's query string values (lists comma-joined, numbers as text). */
+export function toSearchQuery(args: Partial<SearchArgs>): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const [name, value] of Object.entries(args)) {
+    if (value === undefined) continue;
+    query[name] = Array.isArray(value) ? value.join(',') : String(value);
+  }
+  return query;
+}
+
+export const SearchOutput = SearchResponse.omit({ facets: true }).shape;
 
 export const GetInput = { id: z.uuid().describe('Fragrance id (UUID) from a search result.') };
 export const GetOutput = FragranceDetail.shape;
 
 export const SimilarInput = {
   id: z.uuid().describe('Fragrance id (UUID) to find look-alikes of.'),
-  limit: z.number().int().min(1).max(50).default(10).describe('How many similar fragrances (1-50, default 10).'),
+  limit: z.number().int().min(1).max(50).default(10).describe('How many similar fragrances, 1..50; default 10.'),
 };
 export const SimilarOutput = {
   id: z.uuid().describe('The fragrance the results are similar to.'),
-  data: z.array(FragranceSummary),
+  ...SimilarResponse.shape,
 };
 
-const FacetBucket = z.object({ value: z.string(), count: z.number().int().min(0) });
+/** list_facets narrows with the same filters as search (no paging: counts cover every hit). */
 export const FacetsInput = {
   query: SearchInput.query,
   brand: SearchInput.brand,
@@ -49,11 +73,14 @@ export const FacetsInput = {
   country: SearchInput.country,
   year_from: SearchInput.year_from,
   year_to: SearchInput.year_to,
-  size: z.number().int().min(1).max(100).default(20).describe('Top values per facet (1-100, default 20).'),
+  note: SearchInput.note,
+  accord: SearchInput.accord,
+  available_in_au: SearchInput.available_in_au,
 };
 export const FacetsOutput = {
   total: z.number().int().min(0).describe('Fragrances matching the filters.'),
-  brands: z.array(FacetBucket),
+  brands: z.array(FacetBucket).describe('Top brands by number of fragrances.'),
   concentrations: z.array(FacetBucket),
-  accords: z.array(FacetBucket),
+  accords: z.array(FacetBucket).describe('Top accords by number of fragrances.'),
+  decades: z.array(FacetBucket).describe('Decades of release, oldest first.'),
 };

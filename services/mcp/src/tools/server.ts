@@ -1,6 +1,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { SearchQuery } from '@fragrance/contracts';
 import type { Logger } from '@fragrance/http';
 import type { Caller } from '../auth/verify-token.ts';
 import { CatalogueRejectedError, CatalogueUnavailableError, type CatalogueClient } from '../catalogue/client.ts';
@@ -14,6 +15,8 @@ import {
   SearchOutput,
   SimilarInput,
   SimilarOutput,
+  toSearchQuery,
+  type SearchArgs,
 } from './schemas.ts';
 
 export const SERVER_NAME = 'fragrance-catalogue';
@@ -110,7 +113,7 @@ export function createCatalogueMcpServer(ctx: ToolContext): McpServer {
     },
     (args) =>
       run('search_fragrances', SearchOutput, async () => ({
-        structured: await ctx.catalogue.get('/v1/fragrances', args, ctx.requestId),
+        structured: await ctx.catalogue.get('/v1/fragrances', checkedQuery(args), ctx.requestId),
         text: searchText,
       })),
   );
@@ -167,10 +170,23 @@ export function createCatalogueMcpServer(ctx: ToolContext): McpServer {
       annotations: { title: 'List facets', ...READ_ONLY },
     },
     (args) =>
-      run('list_facets', FacetsOutput, async () => ({
-        structured: await ctx.catalogue.get('/v1/fragrances/facets', args, ctx.requestId),
-        text: facetsText,
-      })),
+      run('list_facets', FacetsOutput, async () => {
+        const query = checkedQuery({ ...args, limit: 1 });
+        const body = (await ctx.catalogue.get('/v1/fragrances', { ...query, facets: 'brand,concentration,accord,decade' }, ctx.requestId)) as {
+          total?: unknown;
+          facets?: { brand?: unknown; concentration?: unknown; accord?: unknown; decade?: unknown };
+        };
+        return {
+          structured: {
+            total: body.total,
+            brands: body.facets?.brand,
+            concentrations: body.facets?.concentration,
+            accords: body.facets?.accord,
+            decades: body.facets?.decade,
+          },
+          text: facetsText,
+        };
+      }),
   );
 
   server.registerResource(
@@ -200,6 +216,21 @@ export function createCatalogueMcpServer(ctx: ToolContext): McpServer {
   );
 
   return server;
+}
+
+/**
+ * Checks tool arguments with the data API's own SearchQuery contract (vocabulary, year order,
+ * result window, cursor rules) and returns the query string to send. A violation becomes a
+ * rejected request, i.e. a tool result with isError that names each bad argument.
+ */
+function checkedQuery(args: Partial<SearchArgs>): Record<string, string> {
+  const query = toSearchQuery(args);
+  const parsed = SearchQuery.safeParse(query);
+  if (!parsed.success) {
+    const invalid = parsed.error.issues.map((issue) => ({ name: issue.path.map(String).join('.') || 'arguments', reason: issue.message }));
+    throw new CatalogueRejectedError(400, 'Invalid arguments.', 'invalid_parameter', invalid);
+  }
+  return query;
 }
 
 /** JSON-RPC "resource not found" (-32002 per the MCP spec). */

@@ -1,0 +1,322 @@
+import { createServer, type Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCatalogue } from '@fragrance/dataset';
+import { createLogger } from '@fragrance/http';
+import { RevocationStore, UserStore } from '@fragrance/identity';
+import { ingestCatalogue } from '@fragrance/search';
+import { makeRecord } from '@fragrance/search/testing';
+import { testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
+import { buildApp } from '../src/app.ts';
+import { createTokenVerifier } from '../src/auth/verify-token.ts';
+import { createCatalogueClient, type CatalogueClient } from '../src/catalogue/client.ts';
+import { McpConfig, REQUIRED_SCOPE, resourceOf } from '../src/config.ts';
+import { createRateLimiter } from '../src/rate-limit.ts';
+import { close, listen } from '../src/test-helpers.ts';
+import { FormUser, freePort, startService, type RunningService } from './stack.ts';
+
+// End to end, as an assistant would meet it: the SDK's own client and OAuth support against the
+// real gateway, auth service and catalogue (child processes) and this MCP server, with a short
+// access-token lifetime so the client has to go through a refresh.
+const ACCESS_TOKEN_TTL = 4;
+const REDIRECT = 'http://127.0.0.1:53682/callback';
+const credentials = { email: 'mcp.e2e@example.com', password: 'correct horse battery staple' };
+const KNOWN = makeRecord({
+  id: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
+  name: 'Zygomatic Vetiver Nocturne',
+  brand: 'Maison Testière',
+  country: 'FR',
+  concentration: 'Eau de Parfum',
+  year_released: 2019,
+  notes: { top: ['grapefruit'], heart: ['vetiver'], base: ['cedar'] },
+  accords: ['woody', 'earthy', 'citrus'],
+  available_in_au: true,
+});
+
+/** An in-memory OAuthClientProvider, as an MCP host would keep it. */
+class MemoryOAuthProvider implements OAuthClientProvider {
+  client?: OAuthClientInformationMixed;
+  saved: OAuthTokens[] = [];
+  verifier = '';
+  authorizationUrl?: URL;
+  get redirectUrl() {
+    return REDIRECT;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'MCP e2e test',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved.at(-1);
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved.push(tokens);
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+describe('MCP end to end: SDK client with OAuth through the edge', () => {
+  let redis: TestRedis;
+  let es: TestElasticsearch;
+  let services: RunningService[] = [];
+  let mcpServer: Server;
+  let catalogueClient: CatalogueClient;
+  let edge: string;
+  const logLines: Record<string, unknown>[] = [];
+  const provider = new MemoryOAuthProvider();
+  let client: Client;
+
+  beforeAll(async () => {
+    [redis, es] = await Promise.all([testRedis('mcp-e2e'), testElasticsearch('mcp-e2e')]);
+    const alias = es.index('fragrances');
+    await ingestCatalogue({ client: es.client, alias, records: [KNOWN, ...generateCatalogue({ count: 300, seed: 7 })], replicas: 0 });
+    await new UserStore(redis.redis, { prefix: redis.prefix, scrypt: { N: 1024, r: 8, p: 1 } }).create(credentials.email, credentials.password);
+
+    const [gatewayPort, authPort, cataloguePort] = await Promise.all([freePort(), freePort(), freePort()]);
+    edge = `http://127.0.0.1:${gatewayPort}`;
+
+    // This MCP server, in process so the test can read its usage log.
+    const config = McpConfig.parse({
+      MCP_URL: edge,
+      JWKS_URL: `http://127.0.0.1:${authPort}/oauth/jwks`,
+      CATALOGUE_SERVICE_URL: `http://127.0.0.1:${cataloguePort}`,
+    });
+    catalogueClient = createCatalogueClient({ baseUrl: config.CATALOGUE_SERVICE_URL, timeoutMs: 5_000 });
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString().split('\n')) if (line) logLines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    const app = buildApp({
+      config,
+      logger: createLogger('mcp', 'info', sink),
+      redis: redis.redis,
+      verify: createTokenVerifier({
+        issuer: config.OAUTH_ISSUER,
+        audience: resourceOf(config),
+        algorithm: config.ACCESS_TOKEN_ALG,
+        requiredScope: REQUIRED_SCOPE,
+        keys: config.JWKS_URL,
+        revocations: new RevocationStore(redis.redis, { prefix: redis.prefix }),
+        clockToleranceSeconds: 0,
+      }),
+      rateLimiter: createRateLimiter({ redis: redis.redis, prefix: redis.prefix, perMinute: 600, burst: 200 }),
+      catalogue: catalogueClient,
+    });
+    mcpServer = createServer(app);
+    const mcpUrl = await listen(mcpServer);
+
+    const shared = { REDIS_URL: redis.url };
+    services = await Promise.all([
+      startService('catalogue', cataloguePort, { ELASTICSEARCH_URL: es.url, CATALOGUE_ALIAS: alias }),
+      startService('auth', authPort, {
+        ...shared,
+        REDIS_PREFIX: redis.prefix,
+        MCP_URL: edge,
+        ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TOKEN_TTL),
+      }),
+    ]);
+    services.push(
+      await startService('gateway', gatewayPort, {
+        ...shared,
+        CATALOGUE_SERVICE_URL: `http://127.0.0.1:${cataloguePort}`,
+        AUTH_SERVICE_URL: `http://127.0.0.1:${authPort}`,
+        MCP_SERVICE_URL: mcpUrl,
+      }),
+    );
+  });
+
+  afterAll(async () => {
+    await client?.close().catch(() => {});
+    await Promise.all(services.map((s) => s.stop()));
+    if (mcpServer) await close(mcpServer);
+    await catalogueClient?.close();
+    await Promise.all([redis?.cleanup(), es?.cleanup()]);
+  });
+
+  it('answers an unauthenticated MCP request at the edge with 401 and the metadata URL', async () => {
+    const res = await fetch(`${edge}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${edge}/.well-known/oauth-protected-resource/mcp"`);
+    const prm = (await (await fetch(`${edge}/.well-known/oauth-protected-resource/mcp`)).json()) as Record<string, unknown>;
+    expect(prm).toMatchObject({ resource: `${edge}/mcp`, authorization_servers: [edge] });
+  });
+
+  it('discovers, registers and authorizes with PKCE and resource; sign-in and consent over HTTP', async () => {
+    const first = new StreamableHTTPClientTransport(new URL(`${edge}/mcp`), { authProvider: provider });
+    await expect(new Client({ name: 'e2e', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+
+    // Dynamic registration happened, and the authorization request carries PKCE S256 and the resource.
+    expect(provider.client?.client_id).toBeTruthy();
+    const url = provider.authorizationUrl!;
+    expect(`${url.origin}${url.pathname}`).toBe(`${edge}/oauth/authorize`);
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url.searchParams.get('code_challenge')).toBeTruthy();
+    expect(url.searchParams.get('resource')).toBe(`${edge}/mcp`);
+    expect(url.searchParams.get('scope')).toContain('catalogue:read');
+
+    const final = await new FormUser(edge).authorize(url.href, credentials);
+    const callback = new URL(final.location!);
+    expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT);
+    expect(callback.searchParams.get('iss')).toBe(edge);
+    await first.finishAuth(callback.searchParams.get('code')!);
+
+    const token = provider.tokens()!;
+    expect(token.refresh_token).toBeTruthy();
+    expect(decodeJwt(token.access_token)).toMatchObject({ aud: `${edge}/mcp`, iss: edge, client_id: provider.client!.client_id });
+
+    client = new Client({ name: 'e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${edge}/mcp`), { authProvider: provider }));
+    expect(client.getServerVersion()?.name).toBe('fragrance-catalogue');
+  });
+
+  it('lists the four read-only tools with input and output schemas', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['get_fragrance', 'list_facets', 'search_fragrances', 'similar_fragrances']);
+    for (const tool of tools) {
+      expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+      expect(tool.outputSchema).toMatchObject({ type: 'object' });
+    }
+    const search = tools.find((t) => t.name === 'search_fragrances')!;
+    expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['query', 'brand', 'concentration', 'country', 'year_from', 'year_to', 'limit', 'offset', 'cursor', 'note', 'accord']),
+    );
+  });
+
+  it('searches the real catalogue (structured content and a text summary)', async () => {
+    const result = (await client.callTool({ name: 'search_fragrances', arguments: { query: 'zygomatic vetiver', limit: 5 } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const structured = result.structuredContent as { data: { id: string; name: string }[]; total: number };
+    expect(structured.data[0]).toMatchObject({ id: KNOWN.id, name: KNOWN.name });
+    expect(result.content[0]).toMatchObject({ type: 'text' });
+    expect((result.content[0] as { text: string }).text).toContain('Zygomatic Vetiver Nocturne');
+
+    const filtered = (await client.callTool({
+      name: 'search_fragrances',
+      arguments: { brand: 'maison testiere', concentration: 'EDP', year_from: 2019, year_to: 2019, country: 'fr' },
+    })) as CallToolResult;
+    expect((filtered.structuredContent as { data: { id: string }[] }).data.map((f) => f.id)).toContain(KNOWN.id);
+  });
+
+  it('gets one fragrance, finds similar ones, and lists facets', async () => {
+    const detail = (await client.callTool({ name: 'get_fragrance', arguments: { id: KNOWN.id } })) as CallToolResult;
+    expect(detail.isError).toBeFalsy();
+    expect(detail.structuredContent).toMatchObject({ id: KNOWN.id, notes: { heart: ['vetiver'] }, brand: 'Maison Testière' });
+
+    const similar = (await client.callTool({ name: 'similar_fragrances', arguments: { id: KNOWN.id, limit: 5 } })) as CallToolResult;
+    expect(similar.isError).toBeFalsy();
+    const similarData = (similar.structuredContent as { data: { id: string }[] }).data;
+    expect(similarData.length).toBeGreaterThan(0);
+    expect(similarData.map((f) => f.id)).not.toContain(KNOWN.id);
+
+    const facets = (await client.callTool({ name: 'list_facets', arguments: {} })) as CallToolResult;
+    expect(facets.isError).toBeFalsy();
+    const buckets = facets.structuredContent as { total: number; brands: { value: string; count: number }[]; concentrations: unknown[]; accords: unknown[] };
+    expect(buckets.total).toBe(301);
+    expect(buckets.brands.length).toBeGreaterThan(0);
+    expect(buckets.concentrations.length).toBeGreaterThan(0);
+    expect(buckets.accords.length).toBeGreaterThan(0);
+  });
+
+  it('reads a fragrance as a resource by URI', async () => {
+    const { contents } = await client.readResource({ uri: `fragrance://catalogue/${KNOWN.id}` });
+    expect(JSON.parse((contents[0] as { text: string }).text)).toMatchObject({ id: KNOWN.id });
+  });
+
+  it('turns bad arguments and unknown ids into tool results with isError, not protocol errors', async () => {
+    const unknown = (await client.callTool({ name: 'get_fragrance', arguments: { id: '00000000-0000-4000-8000-000000000000' } })) as CallToolResult;
+    expect(unknown.isError).toBe(true);
+    expect((unknown.content[0] as { text: string }).text).toMatch(/not found/i);
+
+    const badConcentration = (await client.callTool({ name: 'search_fragrances', arguments: { concentration: 'shampoo' } })) as CallToolResult;
+    expect(badConcentration.isError).toBe(true);
+    expect((badConcentration.content[0] as { text: string }).text).toContain('concentration');
+
+    const badYears = (await client.callTool({ name: 'search_fragrances', arguments: { year_from: 2020, year_to: 2000 } })) as CallToolResult;
+    expect(badYears.isError).toBe(true);
+    expect((badYears.content[0] as { text: string }).text).toContain('year_from');
+
+    const notUuid = (await client.callTool({ name: 'get_fragrance', arguments: { id: 'nope' } })) as CallToolResult;
+    expect(notUuid.isError).toBe(true);
+  });
+
+  it('continues through a refresh when the access token expires', async () => {
+    const before = provider.tokens()!;
+    const expiresAt = decodeJwt(before.access_token).exp!;
+    await sleep(Math.max(0, expiresAt * 1000 - Date.now()) + 1_100);
+    // The expired token is refused...
+    const raw = await fetch(`${edge}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${before.access_token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+    });
+    expect(raw.status).toBe(401);
+    expect(raw.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    // ...and the SDK client refreshes on that 401 and carries on.
+    const result = (await client.callTool({ name: 'search_fragrances', arguments: { query: 'vetiver', limit: 3 } })) as CallToolResult;
+    expect(result.isError).toBeFalsy();
+    const after = provider.tokens()!;
+    expect(after.access_token).not.toBe(before.access_token);
+    expect(after.refresh_token).not.toBe(before.refresh_token);
+    expect(decodeJwt(after.access_token).gid).toBe(decodeJwt(before.access_token).gid);
+  });
+
+  it('attributes every tool call to the user and client of the token, with a request id', () => {
+    const calls = logLines.filter((line) => typeof line.tool === 'string' && line.outcome !== undefined);
+    expect(calls.length).toBeGreaterThanOrEqual(8);
+    for (const line of calls) {
+      expect(line).toMatchObject({ client_id: provider.client!.client_id });
+      expect(line.sub).toEqual(expect.any(String));
+      expect(line.request_id).toEqual(expect.any(String));
+    }
+    expect(JSON.stringify(logLines)).not.toContain(provider.tokens()!.access_token);
+  });
+
+  it('refuses the tokens of a revoked grant at once (refresh token revoked at the auth service)', async () => {
+    const { access_token, refresh_token } = provider.tokens()!;
+    const revoke = await fetch(`${edge}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: refresh_token!, token_type_hint: 'refresh_token', client_id: provider.client!.client_id }).toString(),
+    });
+    expect(revoke.status).toBe(200);
+    const res = await fetch(`${edge}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${access_token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+});
