@@ -15,11 +15,14 @@ const sharedEnv = {
   ELASTICSEARCH_URL,
   REDIS_URL,
   CATALOGUE_SERVICE_URL: 'http://127.0.0.1:8081',
+  // The gateway mounts /mcp and the protected resource metadata when this is set.
+  MCP_SERVICE_URL: 'http://127.0.0.1:8083',
 };
 
 /** Every long-running service of the stack, in start order. */
 const services: { name: string; env?: Record<string, string> }[] = [
   { name: 'catalogue', env: { PORT: '8081' } },
+  { name: 'mcp', env: { PORT: '8083' } },
   { name: 'gateway', env: { PORT: '8080' } },
 ];
 
