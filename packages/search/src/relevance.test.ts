@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SearchQuery, type SearchQueryInput } from '@fragrance/contracts';
+import { generateCatalogue } from '@fragrance/dataset';
+import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
+import { createCatalogueRepository, type CatalogueRepository } from './catalogue.ts';
+import { ingestCatalogue } from './ingest.ts';
+import { makeRecord } from './testing.ts';
+
+const hand = {
+  exact: makeRecord({ name: 'Rose', brand: 'Atelier Quiet', votes: 3 }),
+  partialPopular: makeRecord({ name: 'Rose Noire Absolue', brand: 'Maison Loud', votes: 40_000 }),
+  terre: makeRecord({ name: "Terre d'Hermès", brand: 'Hermès', votes: 9_000, perfumers: ['Jean-Claude Ellena'] }),
+  terreRouge: makeRecord({ name: 'Terre Rouge', brand: 'Hermès', votes: 12 }),
+  twinPopular: makeRecord({ name: 'Velvet Orchidée', brand: 'Zeta', votes: 5_000 }),
+  twinObscure: makeRecord({ name: 'Velvet Orchidée', brand: 'Alpha', votes: 5 }),
+  cologne: makeRecord({ name: 'Grüner Schatten', brand: 'Øresund Parfums', votes: 100, notes: { top: ['Bergamot'], heart: ['Vetiver'] } }),
+};
+
+describe('relevance', () => {
+  let es: TestElasticsearch;
+  let repo: CatalogueRepository;
+  beforeAll(async () => {
+    es = await testElasticsearch('relevance');
+    const alias = es.index('fragrances');
+    await ingestCatalogue({ client: es.client, alias, records: [...generateCatalogue({ count: 1500, seed: 5 }), ...Object.values(hand)] });
+    repo = createCatalogueRepository({ client: es.client, alias });
+  });
+  afterAll(() => es.cleanup());
+
+  const ids = async (input: SearchQueryInput) => (await repo.search(SearchQuery.parse(input))).data.map((d) => d.id);
+
+  it('ranks the exact name above partial matches, however popular they are', async () => {
+    const found = await ids({ query: 'rose' });
+    expect(found[0]).toBe(hand.exact.id);
+    expect(found).toContain(hand.partialPopular.id);
+  });
+
+  it('lets popularity break ties between equally good matches', async () => {
+    const found = await ids({ query: 'velvet orchidee' });
+    expect(found.slice(0, 2)).toEqual([hand.twinPopular.id, hand.twinObscure.id]);
+  });
+
+  it.each([
+    ['accents dropped', 'terre d hermes'],
+    ['upper case', 'TERRE D’HERMÈS'],
+    ['typo', 'tere dhermes'],
+    ['prefix of the last word', 'terre d herm'],
+    ['brand and name mixed', 'hermes terre'],
+  ])('finds Terre d’Hermès first with %s (%s)', async (_case, query) => {
+    expect((await ids({ query }))[0]).toBe(hand.terre.id);
+  });
+
+  it('matches brand, perfumer and notes, folded', async () => {
+    expect(await ids({ query: 'oresund' })).toContain(hand.cologne.id);
+    expect(await ids({ query: 'ellena' })).toContain(hand.terre.id);
+    expect(await ids({ query: 'grüner vetiver' })).toEqual([hand.cologne.id]);
+    expect(await ids({ query: 'gruner schaten' })).toEqual([hand.cologne.id]);
+  });
+
+  it('filters brand exactly, ignoring case and accents', async () => {
+    expect((await ids({ brand: 'HERMES' })).sort()).toEqual([hand.terre.id, hand.terreRouge.id].sort());
+    expect(await ids({ brand: 'herm' })).toEqual([]);
+  });
+
+  it('pages by cursor through exactly the hits of offset paging', async () => {
+    const byOffset: string[] = [];
+    for (let offset = 0; offset < 60; offset += 20) byOffset.push(...(await ids({ query: 'rose', limit: '20', offset: String(offset) })));
+    const byCursor: string[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 3; page += 1) {
+      const res = await repo.search(SearchQuery.parse({ query: 'rose', limit: '20', ...(cursor ? { cursor } : {}) }));
+      expect(res.offset).toBe(page * 20);
+      byCursor.push(...res.data.map((d) => d.id));
+      cursor = res.next_cursor ?? undefined;
+    }
+    expect(byCursor).toEqual(byOffset);
+  });
+});
