@@ -1,0 +1,175 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { createLogger } from '@fragrance/http';
+import { createRunStore, enrichmentQueue, requestEnrichmentRun } from '@fragrance/jobs';
+import { testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorker, type RunningWorker } from './app.ts';
+import { allDocs, catalogueFixture, testConfig, waitForRun, workerEnv, type CatalogueFixture } from './test-fixtures.ts';
+
+const logger = createLogger('worker-test', 'silent');
+const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** A slow OpenAI-compatible endpoint: a batch is busy long enough to be interrupted. */
+function slowModelServer() {
+  const state = { requests: 0, delayMs: 150 };
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      state.requests++;
+      const content = JSON.stringify({ accords: ['woody', 'amber'], description: 'A woody amber.', seasons: ['autumn'], occasions: ['evening'] });
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { role: 'assistant', content } }] }));
+      }, state.delayMs);
+    });
+  });
+  return { server, state };
+}
+
+describe('worker processes: SIGKILL mid-run, SIGTERM finishing or handing back', () => {
+  let es: TestElasticsearch;
+  let redis: TestRedis;
+  let fixture: CatalogueFixture;
+  let model: ReturnType<typeof slowModelServer>;
+  let aiUrl: string;
+  const children: ChildProcess[] = [];
+  const workers: RunningWorker[] = [];
+
+  beforeAll(async () => {
+    es = await testElasticsearch('workerkill');
+    redis = await testRedis('workerkill');
+    fixture = await catalogueFixture(es, { count: 200, seed: 23 });
+    model = slowModelServer();
+    await new Promise<void>((resolve) => model.server.listen(0, '127.0.0.1', resolve));
+    aiUrl = `http://127.0.0.1:${(model.server.address() as AddressInfo).port}/v1`;
+  });
+  afterAll(async () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await Promise.all(workers.map((w) => w.close(1_000)));
+    await new Promise<void>((resolve) => model.server.close(() => resolve()));
+    await redis?.cleanup();
+    await es?.cleanup();
+  });
+
+  function env(prefix: string, extra: Record<string, string> = {}) {
+    return workerEnv(es, redis, fixture, {
+      JOBS_PREFIX: prefix,
+      AI_ENRICHER: 'openai',
+      AI_BASE_URL: aiUrl,
+      AI_CONCURRENCY: '2',
+      ENRICH_CONCURRENCY: '1',
+      ENRICH_BATCH_SIZE: '20',
+      LOCK_DURATION_MS: '2000',
+      STALLED_INTERVAL_MS: '500',
+      ...extra,
+    });
+  }
+
+  function spawnWorker(childEnv: Record<string, string>): { child: ChildProcess; exited: Promise<number | null> } {
+    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...childEnv }, stdio: ['ignore', 'ignore', 'inherit'] });
+    children.push(child);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    return { child, exited };
+  }
+
+  it('a worker killed mid-batch loses nothing: another one completes the run, every row enriched once', async () => {
+    const prefix = `${redis.prefix}kill`;
+    const queue = enrichmentQueue({ connection: redis.connect({ maxRetriesPerRequest: null }), prefix });
+    const runs = createRunStore({ redis: redis.redis, prefix });
+    try {
+      const { child, exited } = spawnWorker(env(prefix));
+      await until(async () => (await queue.getWorkers()).length > 0, 30_000, 'the child worker');
+      model.state.requests = 0;
+      const { runId } = await requestEnrichmentRun(queue, { full: true });
+      // Mid-batch: the child is waiting on the model for its first batch.
+      await until(() => model.state.requests >= 3, 30_000, 'the child to start a batch');
+      child.kill('SIGKILL');
+      await exited;
+      const interrupted = await runs.get(runId);
+      expect(interrupted?.status).toBe('running');
+      expect(interrupted!.batches_done).toBeLessThan(interrupted!.batches_total);
+      expect(await queue.getActiveCount()).toBe(1); // still locked by the dead worker
+
+      model.state.delayMs = 0;
+      const survivor = await startWorker({ config: testConfig(env(prefix)), logger, redis: redis.connect({ maxRetriesPerRequest: null }), elasticsearch: es.client });
+      workers.push(survivor);
+      const summary = await waitForRun(runs, runId, 60_000);
+      expect(summary).toMatchObject({ status: 'completed', failed: 0, rows_total: fixture.count, rows_seen: fixture.count, batches_failed: 0 });
+      expect(summary.batches_done).toBe(summary.batches_total);
+      expect(summary.changed + summary.unchanged).toBe(fixture.count);
+
+      const docs = await allDocs(es.client, fixture.alias);
+      for (const doc of docs.values()) {
+        const sources = doc.record.provenance.map((p) => p.source);
+        expect(new Set(sources).size).toBe(sources.length); // no source stamped twice
+        expect(doc.record.au_availability.checked_at).toBe(summary.as_of); // every row went through a batch
+        const ai = doc.record.provenance.find((p) => p.source === 'ai_enriched');
+        if (ai) expect(ai.recorded_at).toBe(summary.as_of);
+      }
+      expect([...docs.values()].filter((d) => d.record.provenance_tags.includes('ai_enriched')).length).toBeGreaterThan(20);
+      await survivor.close(1_000);
+      workers.splice(workers.indexOf(survivor), 1);
+    } finally {
+      await queue.close();
+    }
+  });
+
+  it('SIGTERM lets the in-flight batch finish, then exits 0', async () => {
+    const prefix = `${redis.prefix}term`;
+    const queue = enrichmentQueue({ connection: redis.connect({ maxRetriesPerRequest: null }), prefix });
+    const runs = createRunStore({ redis: redis.redis, prefix });
+    try {
+      model.state.delayMs = 100;
+      const { child, exited } = spawnWorker(env(prefix, { SHUTDOWN_TIMEOUT_MS: '20000' }));
+      await until(async () => (await queue.getWorkers()).length > 0, 30_000, 'the child worker');
+      model.state.requests = 0;
+      const { runId } = await requestEnrichmentRun(queue, { full: true });
+      await until(() => model.state.requests >= 2, 30_000, 'the child to start a batch');
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      const summary = await runs.get(runId);
+      expect(summary?.batches_done).toBe(1); // the batch it was on, finished
+      expect(await queue.getActiveCount()).toBe(0);
+      expect(await queue.getWaitingCount()).toBe(summary!.batches_total - 1);
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+  });
+
+  it('SIGTERM past the shutdown timeout hands the in-flight batch back to the queue', async () => {
+    const prefix = `${redis.prefix}handback`;
+    const queue = enrichmentQueue({ connection: redis.connect({ maxRetriesPerRequest: null }), prefix });
+    const runs = createRunStore({ redis: redis.redis, prefix });
+    try {
+      model.state.delayMs = 2_000;
+      const { child, exited } = spawnWorker(env(prefix, { SHUTDOWN_TIMEOUT_MS: '300' }));
+      await until(async () => (await queue.getWorkers()).length > 0, 30_000, 'the child worker');
+      model.state.requests = 0;
+      const { runId } = await requestEnrichmentRun(queue, { full: true });
+      await until(() => model.state.requests >= 1, 30_000, 'the child to start a batch');
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      const summary = await runs.get(runId);
+      expect(summary?.batches_done).toBe(0);
+      expect(await queue.getActiveCount()).toBe(0);
+      expect(await queue.getFailedCount()).toBe(0);
+      expect(await queue.getWaitingCount()).toBe(summary!.batches_total); // every batch still to do, none lost
+    } finally {
+      model.state.delayMs = 0;
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
+  });
+});
