@@ -10,6 +10,8 @@ export const TEST_SCRYPT = { N: 1024, r: 8, p: 1 };
 
 export interface Harness extends AuthService {
   issuer: string;
+  /** Where this instance listens (equals issuer unless the test set another issuer). */
+  url: string;
   resource: string;
   server: Server;
   close: () => Promise<void>;
@@ -18,7 +20,7 @@ export interface Harness extends AuthService {
 export async function startAuth(redis: Redis, prefix: string, overrides: Partial<AuthDeps> = {}): Promise<Harness> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer = overrides.issuer ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const resource = overrides.resource ?? `${issuer}/mcp`;
   const service = await buildApp({
     issuer,
@@ -34,8 +36,10 @@ export async function startAuth(redis: Redis, prefix: string, overrides: Partial
     ...overrides,
   });
   server.on('request', service.app);
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     ...service,
+    url,
     issuer,
     resource,
     server,

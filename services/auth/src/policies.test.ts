@@ -1,0 +1,185 @@
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testRedis, type TestRedis } from '@fragrance/testkit';
+import { HeadlessUser, parseForms } from './testing/browser.ts';
+import { authorizeUrl, exchange, obtainCode, pkcePair, registerClient, token } from './testing/flow.ts';
+import { startAuth, type Harness } from './testing/harness.ts';
+
+let t: TestRedis;
+let auth: Harness;
+let clientId: string;
+const REDIRECT = 'http://127.0.0.1:42000/cb';
+const dana = { email: 'dana@example.com', password: 'dana has a long password' };
+
+beforeAll(async () => {
+  t = await testRedis('auth-pol');
+  auth = await startAuth(t.redis, t.prefix);
+  await auth.users.create(dana.email, dana.password);
+  clientId = await registerClient(auth.issuer, [REDIRECT], 'Policy <Client>');
+});
+afterAll(async () => {
+  await auth.close();
+  await t.cleanup();
+});
+
+const jwksOf = async (url: string) => (await (await fetch(`${url}/oauth/jwks`)).json()) as JSONWebKeySet;
+
+describe('defaults for clients that send less', () => {
+  it('no scope and no resource still yield a catalogue:read JWT for the MCP server', async () => {
+    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, dana));
+    expect(tokens.status).toBe(200);
+    expect(tokens.body).toMatchObject({ token_type: 'Bearer', expires_in: 86_400, scope: 'catalogue:read' });
+    const claims = decodeJwt(tokens.body.access_token as string);
+    expect(claims.aud).toBe(auth.resource);
+    expect(claims.scope).toBe('catalogue:read');
+    const refreshed = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string, client_id: clientId });
+    expect(decodeJwt(refreshed.body.access_token as string).aud).toBe(auth.resource);
+  });
+
+  it('openid and offline_access may be asked for alongside the catalogue scope', async () => {
+    const tokens = await exchange(
+      auth.issuer,
+      clientId,
+      REDIRECT,
+      await obtainCode(auth.issuer, clientId, REDIRECT, dana, { scope: 'openid offline_access catalogue:read', resource: auth.resource, prompt: 'consent' }),
+    );
+    expect(tokens.status).toBe(200);
+    expect(decodeJwt(tokens.body.access_token as string)).toMatchObject({ aud: auth.resource, scope: 'catalogue:read' });
+    expect(tokens.body.refresh_token).toBeTypeOf('string');
+    expect(tokens.body.id_token).toBeTypeOf('string');
+  });
+});
+
+describe('consent page', () => {
+  it('names the client (escaped), its redirect host and the access, with Allow and Deny', async () => {
+    const user = new HeadlessUser(auth.issuer);
+    const { challenge } = pkcePair();
+    let page = await user.request(
+      authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', prompt: 'consent' }),
+    );
+    page = await user.request(page.location!);
+    const login = parseForms(page.body, page.url)[0]!;
+    page = await user.request(login.action, { form: { csrf: login.fields.get('csrf')!, ...dana } });
+    while (page.location && new URL(page.location).origin === auth.url) page = await user.request(page.location);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('Policy &lt;Client&gt;');
+    expect(page.body).not.toContain('Policy <Client>');
+    expect(page.body).toContain('127.0.0.1:42000');
+    expect(page.body).toContain('Search and read the fragrance catalogue');
+    expect(page.body).toContain(dana.email);
+    expect(page.body).toMatch(/<button type="submit" class="primary">Allow<\/button>/);
+    expect(page.body).toMatch(/<button type="submit" class="secondary">Deny<\/button>/);
+  });
+
+  it('pages are sent with a strict CSP, no framing, and the stylesheet is served', async () => {
+    const response = await fetch(`${auth.url}/oauth/interaction/whatever`);
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+    const css = await fetch(`${auth.url}/oauth/assets/style.css`);
+    expect(css.status).toBe(200);
+    expect(css.headers.get('content-type')).toContain('text/css');
+    expect((await fetch(`${auth.url}/oauth/assets/nope.css`)).status).toBe(404);
+  });
+});
+
+describe('revocation of JWT access tokens (RFC 7009)', () => {
+  const revoke = (form: Record<string, string>) =>
+    fetch(`${auth.issuer}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+
+  it('revoking an access token revokes its grant: recorded for the MCP server, refresh fails', async () => {
+    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, dana));
+    const at = tokens.body.access_token as string;
+    const gid = decodeJwt(at).gid as string;
+    const response = await revoke({ token: at, token_type_hint: 'access_token', client_id: clientId });
+    expect(response.status).toBe(200);
+    expect(await auth.revocations.isRevoked({ gid })).toBe(true);
+    const refresh = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string, client_id: clientId });
+    expect(refresh.body.error).toBe('invalid_grant');
+  });
+
+  it('another client cannot revoke it (200, nothing revoked); garbage tokens get 200; unknown clients 401', async () => {
+    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, dana));
+    const at = tokens.body.access_token as string;
+    const other = await registerClient(auth.issuer, [REDIRECT]);
+    expect((await revoke({ token: at, client_id: other })).status).toBe(200);
+    expect(await auth.revocations.isRevoked({ gid: decodeJwt(at).gid as string })).toBe(false);
+    expect((await revoke({ token: 'a.b.c', client_id: clientId })).status).toBe(200);
+    expect((await revoke({ token: 'opaque-unknown', client_id: clientId })).status).toBe(200);
+    const unknown = await revoke({ token: at, client_id: 'nobody' });
+    expect(unknown.status).toBe(401);
+    expect(((await unknown.json()) as { error: string }).error).toBe('invalid_client');
+    const missing = await revoke({ client_id: clientId });
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as { error: string }).error).toBe('invalid_request');
+  });
+});
+
+describe('keys and instances', () => {
+  it('a second instance on the same Redis shares keys and state: a code from one is redeemed at the other', async () => {
+    const twin = await startAuth(t.redis, t.prefix, { issuer: auth.issuer });
+    try {
+      expect(await jwksOf(twin.url)).toEqual(await jwksOf(auth.url));
+      const result = await obtainCode(auth.issuer, clientId, REDIRECT, dana);
+      const tokens = await exchange(twin.url, clientId, REDIRECT, result);
+      expect(tokens.status).toBe(200);
+      await jwtVerify(tokens.body.access_token as string, createLocalJWKSet(await jwksOf(auth.url)), { issuer: auth.issuer, audience: auth.resource });
+    } finally {
+      await twin.close();
+    }
+  });
+
+  it('keys survive a restart and rotation keeps old tokens verifiable while new ones use the new key', async () => {
+    const prefix = `${t.prefix}rot:`;
+    const first = await startAuth(t.redis, prefix);
+    await first.users.create(dana.email, dana.password);
+    const id = await registerClient(first.issuer, [REDIRECT]);
+    const before = await exchange(first.issuer, id, REDIRECT, await obtainCode(first.issuer, id, REDIRECT, dana));
+    const oldKid = decodeProtectedHeader(before.body.access_token as string).kid;
+    await first.close();
+
+    const restarted = await startAuth(t.redis, prefix, { issuer: first.issuer });
+    expect((await jwksOf(restarted.url)).keys.map((k) => k.kid)).toEqual([oldKid]);
+    const { kid: newKid } = await restarted.keys.rotateSigningKeys();
+    await restarted.close();
+
+    const rotated = await startAuth(t.redis, prefix, { issuer: first.issuer });
+    try {
+      const jwks = await jwksOf(rotated.url);
+      expect(jwks.keys.map((k) => k.kid)).toEqual([newKid, oldKid]);
+      expect(jwks.keys.every((k) => !('d' in k))).toBe(true);
+      await jwtVerify(before.body.access_token as string, createLocalJWKSet(jwks), { issuer: first.issuer });
+      const fresh = await exchange(rotated.url, id, REDIRECT, await obtainCodeAt(rotated, id));
+      expect(decodeProtectedHeader(fresh.body.access_token as string).kid).toBe(newKid);
+    } finally {
+      await rotated.close();
+    }
+  });
+
+  it('behind the edge, metadata follows X-Forwarded-Proto/Host while the issuer stays fixed', async () => {
+    const response = await fetch(`${auth.url}/.well-known/oauth-authorization-server`, {
+      headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'edge.example:8443' },
+    });
+    const metadata = (await response.json()) as Record<string, string>;
+    expect(metadata.issuer).toBe(auth.issuer);
+    expect(metadata.token_endpoint).toBe('https://edge.example:8443/oauth/token');
+  });
+
+  it('GET /health answers 200 while Redis does', async () => {
+    const response = await fetch(`${auth.url}/health`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok', dependencies: { redis: 'up' } });
+  });
+});
+
+/** The code flow against an instance whose issuer differs from its listening URL. */
+async function obtainCodeAt(instance: Harness, id: string) {
+  // The browser talks to the instance; the issuer only names it.
+  const user = new HeadlessUser(instance.url);
+  const { verifier, challenge } = pkcePair();
+  const final = await user.authorize(
+    authorizeUrl(instance.url, { client_id: id, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }),
+    dana,
+  );
+  const code = new URL(final.location!).searchParams.get('code')!;
+  return { code, verifier, callback: new URL(final.location!) };
+}
