@@ -1,0 +1,316 @@
+import type { Server } from 'node:http';
+import { Client } from '@elastic/elasticsearch';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FragranceSummary, Problem, SearchResponse, type FragranceDetail } from '@fragrance/contracts';
+import { generateCatalogue } from '@fragrance/dataset';
+import { createLogger } from '@fragrance/http';
+import { ingestCatalogue, searchKey } from '@fragrance/search';
+import { makeRecord } from '@fragrance/search/testing';
+import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
+import { buildApp } from './app.ts';
+import { CatalogueConfig } from './config.ts';
+
+const terre = makeRecord({ name: "Terre d'Hermès", brand: 'Hermès', country: 'FR', concentration: 'Eau de Toilette', year_released: 2006, votes: 9000 });
+const records: FragranceDetail[] = [...generateCatalogue({ count: 800, seed: 21 }), terre];
+const fold = searchKey;
+const notesOf = (r: FragranceDetail) => [...r.notes.top, ...r.notes.heart, ...r.notes.base].map(fold);
+
+async function listen(client: Client, alias: string): Promise<{ server: Server; base: string }> {
+  const config = CatalogueConfig.parse({ ELASTICSEARCH_URL: 'http://127.0.0.1:1', CATALOGUE_ALIAS: alias });
+  const server = buildApp({ config, logger: createLogger('t', 'silent'), elasticsearch: client }).listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  return { server, base: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
+}
+
+describe('catalogue routes', () => {
+  let es: TestElasticsearch;
+  let server: Server;
+  let base: string;
+
+  beforeAll(async () => {
+    es = await testElasticsearch('routes');
+    const alias = es.index('fragrances');
+    await ingestCatalogue({ client: es.client, alias, records });
+    ({ server, base } = await listen(es.client, alias));
+  });
+  afterAll(async () => {
+    server.close();
+    await es.cleanup();
+  });
+
+  async function get(path: string, headers: Record<string, string> = {}) {
+    const res = await fetch(base + path, { headers });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as unknown) : undefined };
+  }
+  async function search(query: string) {
+    const res = await get(`/v1/fragrances?${query}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return SearchResponse.parse(res.body);
+  }
+  async function problem(path: string, status = 400) {
+    const res = await get(path);
+    expect(res.status, JSON.stringify(res.body)).toBe(status);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    return Problem.parse(res.body);
+  }
+  const names = (p: Problem) => (p.invalid_params ?? []).map((i) => i.name).sort();
+  /** Every hit of a search, through the cursor. */
+  async function all(query: string): Promise<FragranceSummary[]> {
+    const out: FragranceSummary[] = [];
+    let page = await search(`${query}&limit=100`);
+    out.push(...page.data);
+    while (page.next_cursor) {
+      page = await search(`${query}&limit=100&cursor=${page.next_cursor}`);
+      out.push(...page.data);
+    }
+    return out;
+  }
+
+  describe('GET /v1/fragrances', () => {
+    it('defaults to 20 summaries of the whole catalogue, most popular first', async () => {
+      const page = await search('');
+      expect(page).toMatchObject({ total: records.length, limit: 20, offset: 0 });
+      expect(page.data).toHaveLength(20);
+      for (const item of page.data) expect(Object.keys(item).sort()).toEqual(Object.keys(FragranceSummary.shape).sort());
+      const votes = page.data.map((d) => d.rating.count);
+      expect(votes).toEqual([...votes].sort((a, b) => b - a));
+      expect(page.next_cursor).toEqual(expect.any(String));
+    });
+
+    it('query: full text, folded', async () => {
+      expect((await search('query=TERRE%20D%20HERMES')).data[0]?.id).toBe(terre.id);
+      expect((await search('query=')).total).toBe(records.length);
+    });
+
+    it('brand: exact, case- and accent-insensitive', async () => {
+      const brand = records.find((r) => fold(r.brand) !== r.brand.toLowerCase())?.brand ?? 'Hermès';
+      const expected = records.filter((r) => fold(r.brand) === fold(brand)).length;
+      const page = await search(`brand=${encodeURIComponent(fold(brand).toUpperCase())}`);
+      expect(page.total).toBe(expected);
+      expect(page.data.every((d) => d.brand === brand)).toBe(true);
+      expect((await search(`brand=${encodeURIComponent(brand.slice(0, 4))}`)).total).toBe(0);
+    });
+
+    it.each([
+      ['edt', 'Eau de Toilette'],
+      ['EdP', 'Eau de Parfum'],
+      ['EXTRAIT', 'Extrait de Parfum'],
+      ['eau%20de%20cologne', 'Eau de Cologne'],
+    ])('concentration=%s means %s', async (param, canonical) => {
+      const page = await search(`concentration=${param}&limit=100`);
+      expect(page.total).toBe(records.filter((r) => r.concentration === canonical).length);
+      expect(page.data.every((d) => d.concentration === canonical)).toBe(true);
+    });
+
+    it('country: ISO alpha-2, case-insensitive', async () => {
+      const page = await search('country=fr&limit=100');
+      expect(page.total).toBe(records.filter((r) => r.country === 'FR').length);
+      expect(page.total).toBeGreaterThan(0);
+      expect(page.data.every((d) => d.country === 'FR')).toBe(true);
+    });
+
+    it('year_from and year_to are inclusive, alone and together', async () => {
+      const year = terre.year_released ?? 2006;
+      const count = (pred: (y: number) => boolean) => records.filter((r) => r.year_released !== null && pred(r.year_released)).length;
+      expect((await search(`year_from=${year}&year_to=${year}`)).total).toBe(count((y) => y === year));
+      expect((await search(`year_from=${year}`)).total).toBe(count((y) => y >= year));
+      expect((await search(`year_to=${year}`)).total).toBe(count((y) => y <= year));
+      const hits = await all(`year_from=${year}&year_to=${year + 1}`);
+      expect(hits.every((d) => d.year_released === year || d.year_released === year + 1)).toBe(true);
+    });
+
+    it('note, accord and their exclusions (comma lists, all must match / none may)', async () => {
+      const note = notesOf(terre)[0] ?? 'bergamot';
+      const accord = records[0]?.accords[0] ?? 'woody';
+      const other = records[0]?.accords[1] ?? 'citrus';
+      const expectIds = (pred: (r: FragranceDetail) => boolean) => records.filter(pred).map((r) => r.id).sort();
+      const got = async (q: string) => {
+        const ids = (await all(q)).map((d) => d.id).sort();
+        expect(ids.length, q).toBeGreaterThan(0);
+        return ids;
+      };
+      expect(await got(`note=${encodeURIComponent(note.toUpperCase())}`)).toEqual(expectIds((r) => notesOf(r).includes(note)));
+      expect(await got(`accord=${encodeURIComponent(`${accord},${other}`)}`)).toEqual(
+        expectIds((r) => r.accords.map(fold).includes(fold(accord)) && r.accords.map(fold).includes(fold(other))),
+      );
+      expect(await got(`accord=${encodeURIComponent(accord)}&exclude_note=${encodeURIComponent(note)}&exclude_accord=${encodeURIComponent(other)}`)).toEqual(
+        expectIds((r) => r.accords.map(fold).includes(fold(accord)) && !notesOf(r).includes(note) && !r.accords.map(fold).includes(fold(other))),
+      );
+    });
+
+    it('available_in_au filters on AU availability', async () => {
+      expect((await search('available_in_au=true')).total).toBe(records.filter((r) => r.available_in_au).length);
+      expect((await search('available_in_au=false')).total).toBe(records.filter((r) => !r.available_in_au).length);
+    });
+
+    it('combines every filter with AND', async () => {
+      const pred = (r: FragranceDetail) =>
+        fold(r.brand) === 'hermes' && r.concentration === 'Eau de Toilette' && r.country === 'FR' && r.year_released !== null && r.year_released >= 2000 && r.year_released <= 2010;
+      const page = await search('query=terre&brand=hermes&concentration=EDT&country=FR&year_from=2000&year_to=2010&limit=5&offset=0');
+      expect(page.data.map((d) => d.id)).toEqual(records.filter(pred).map((r) => r.id));
+      expect(page.data.length).toBeGreaterThan(0);
+      const noText = await search('brand=hermes&concentration=EDT&country=fr&year_from=2000&year_to=2010');
+      expect(noText.total).toBe(records.filter(pred).length);
+    });
+
+    it('returns facet counts on request', async () => {
+      const page = await search('facets=brand,concentration,accord,decade&limit=1');
+      const facets = page.facets ?? {};
+      const eaux = records.filter((r) => r.concentration === 'Eau de Parfum').length;
+      expect(facets.concentration?.find((b) => b.value === 'Eau de Parfum')?.count).toBe(eaux);
+      const topBrand = facets.brand?.[0];
+      expect(topBrand?.count).toBe(records.filter((r) => r.brand === topBrand?.value).length);
+      const decades = facets.decade ?? [];
+      expect(decades.reduce((n, b) => n + b.count, 0)).toBe(records.filter((r) => r.year_released !== null).length);
+      expect(decades.every((b) => /^\d{4}s$/.test(b.value))).toBe(true);
+      expect(facets.accord?.length).toBeGreaterThan(0);
+      expect((await search('limit=1')).facets).toBeUndefined();
+    });
+
+    it('limit and offset edges', async () => {
+      expect((await search('limit=1')).data).toHaveLength(1);
+      expect((await search('limit=100')).data).toHaveLength(100);
+      expect(names(await problem('/v1/fragrances?limit=0'))).toEqual(['limit']);
+      expect(names(await problem('/v1/fragrances?limit=101'))).toEqual(['limit']);
+      expect(names(await problem('/v1/fragrances?offset=-1'))).toEqual(['offset']);
+      const past = await search(`offset=${records.length + 5}`);
+      expect(past).toMatchObject({ total: records.length, data: [], next_cursor: null });
+      const last = await search(`offset=${records.length - 1}&limit=5`);
+      expect(last.data).toHaveLength(1);
+      expect(last.next_cursor).toBeNull();
+      expect((await search('offset=9980&limit=20')).data).toEqual([]);
+      const window = await problem('/v1/fragrances?offset=9981&limit=20');
+      expect(window.invalid_params?.[0]?.reason).toMatch(/cursor/);
+    });
+
+    it('pages through every hit with the cursor, each once', async () => {
+      const hits = await all('concentration=edp');
+      const ids = hits.map((d) => d.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.sort()).toEqual(records.filter((r) => r.concentration === 'Eau de Parfum').map((r) => r.id).sort());
+      const first = await search('concentration=edp&limit=3');
+      expect(names(await problem(`/v1/fragrances?concentration=edt&cursor=${first.next_cursor}`))).toEqual(['cursor']);
+      expect(names(await problem(`/v1/fragrances?concentration=edp&cursor=${first.next_cursor}&offset=3`))).toEqual(['offset']);
+      expect(names(await problem('/v1/fragrances?cursor=Zm9v'))).toEqual(['cursor']);
+    });
+
+    it('rejects unknown and repeated parameters, naming them', async () => {
+      expect(names(await problem('/v1/fragrances?colour=red'))).toEqual(['colour']);
+      expect(names(await problem('/v1/fragrances?limit=1&limit=2'))).toEqual(['limit']);
+      expect(names(await problem('/v1/fragrances?note=rose&note=oud'))).toEqual(['note']);
+      expect(names(await problem('/v1/fragrances?Query=x&brand=a&brand=b&limit=0'))).toEqual(['Query', 'brand', 'limit']);
+    });
+
+    it('rejects every malformed value with a 400 naming the parameter', async () => {
+      const cases: [string, string][] = [
+        ['year_from=199x', 'year_from'],
+        ['year_to=2000.5', 'year_to'],
+        ['year_from=2001&year_to=2000', 'year_from'],
+        ['limit=abc', 'limit'],
+        ['limit=1e2', 'limit'],
+        ['offset=1.0', 'offset'],
+        ['concentration=PDT', 'concentration'],
+        ['country=FRA', 'country'],
+        ['country=', 'country'],
+        ['brand=', 'brand'],
+        ['available_in_au=yes', 'available_in_au'],
+        ['facets=colour', 'facets'],
+        [`query=${'x'.repeat(201)}`, 'query'],
+        [`note=${Array.from({ length: 11 }, (_, i) => `n${i}`).join(',')}`, 'note'],
+      ];
+      for (const [query, name] of cases) {
+        const p = await problem(`/v1/fragrances?${query}`);
+        expect(names(p), query).toEqual([name]);
+        expect(p.code).toBe('invalid_parameter');
+      }
+    });
+
+    it('never answers 5xx, whatever the query string', async () => {
+      const keys = fc.constantFrom('query', 'brand', 'concentration', 'country', 'year_from', 'year_to', 'limit', 'offset', 'cursor', 'note', 'accord', 'exclude_note', 'facets', 'available_in_au', 'x');
+      const value = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 30 }), fc.integer({ min: -20_000, max: 20_000 }).map(String), fc.constantFrom('*', '~', '"', '(', '\\', 'AND', 'OR NOT', '%', '/*', '0x1f', '1e9'));
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.tuple(keys, value), { maxLength: 4 }), async (pairs) => {
+          const qs = new URLSearchParams(pairs).toString();
+          const res = await fetch(`${base}/v1/fragrances?${qs}`);
+          const body = await res.text();
+          expect([200, 400], `${qs} → ${res.status} ${body}`).toContain(res.status);
+        }),
+        { numRuns: 150 },
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 200 }), async (query) => {
+          const res = await fetch(`${base}/v1/fragrances?query=${encodeURIComponent(query)}`);
+          expect(res.status, query).toBe(200);
+          await res.arrayBuffer();
+        }),
+        { numRuns: 100 },
+      );
+    });
+  });
+
+  describe('GET /v1/fragrances/{id}', () => {
+    it('returns the full record with an ETag, and 304 for a matching If-None-Match', async () => {
+      const res = await get(`/v1/fragrances/${terre.id}`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual(terre);
+      const etag = res.headers.get('etag') ?? '';
+      expect(etag).toMatch(/^".+"$/);
+      const again = await get(`/v1/fragrances/${terre.id.toUpperCase()}`, { 'if-none-match': `W/"other", ${etag}` });
+      expect(again.status).toBe(304);
+      expect(again.headers.get('etag')).toBe(etag);
+      expect((await get(`/v1/fragrances/${terre.id}`, { 'if-none-match': '"stale"' })).status).toBe(200);
+    });
+
+    it('404 problem+json for an unknown id, 400 for a malformed one or any query parameter', async () => {
+      expect((await problem('/v1/fragrances/00000000-0000-4000-8000-000000000000', 404)).code).toBe('not_found');
+      expect(names(await problem('/v1/fragrances/not-a-uuid'))).toEqual(['id']);
+      expect(names(await problem(`/v1/fragrances/${terre.id}?x=1`))).toEqual(['x']);
+      expect((await get('/v1/fragrances/%E0%A4%A')).status).toBe(400);
+    });
+  });
+
+  describe('GET /v1/fragrances/{id}/similar', () => {
+    it('returns other fragrances sharing notes or accords', async () => {
+      const res = await get(`/v1/fragrances/${terre.id}/similar?limit=5`);
+      expect(res.status).toBe(200);
+      const { data, limit } = res.body as { data: FragranceSummary[]; limit: number };
+      expect(limit).toBe(5);
+      expect(data).toHaveLength(5);
+      expect(data.map((d) => d.id)).not.toContain(terre.id);
+      const byId = new Map(records.map((r) => [r.id, r]));
+      for (const item of data) {
+        const r = byId.get(item.id) as FragranceDetail;
+        const shared = notesOf(r).some((n) => notesOf(terre).includes(n)) || r.accords.some((a) => terre.accords.includes(a));
+        expect(shared).toBe(true);
+      }
+    });
+
+    it('404 for an unknown id and 400 for a bad limit', async () => {
+      await problem('/v1/fragrances/00000000-0000-4000-8000-000000000000/similar', 404);
+      expect(names(await problem(`/v1/fragrances/${terre.id}/similar?limit=51`))).toEqual(['limit']);
+    });
+  });
+
+  it('serves the generated OpenAPI document', async () => {
+    const res = await get('/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ openapi: '3.1.0', paths: expect.objectContaining({ '/fragrances': expect.any(Object) }) });
+  });
+
+  it('answers 503 problem+json, not 500, when Elasticsearch is down or the alias is missing', async () => {
+    const dead = await listen(new Client({ node: 'http://127.0.0.1:1', maxRetries: 0 }), 'fragrances');
+    const missing = await listen(es.client, es.index('missing'));
+    try {
+      for (const origin of [dead.base, missing.base]) {
+        const res = await fetch(`${origin}/v1/fragrances?query=rose`);
+        expect(res.status).toBe(503);
+        expect(Problem.parse(await res.json()).code).toBe('service_unavailable');
+      }
+    } finally {
+      dead.server.close();
+      missing.server.close();
+    }
+  });
+});
