@@ -2,9 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +19,7 @@ import { createCatalogueClient, type CatalogueClient } from '../src/catalogue/cl
 import { McpConfig, REQUIRED_SCOPE, resourceOf } from '../src/config.ts';
 import { createRateLimiter } from '../src/rate-limit.ts';
 import { close, listen } from '../src/test-helpers.ts';
-import { FormUser, freePort, startService, type RunningService } from './stack.ts';
+import { FormUser, freePort, MemoryOAuthProvider, startService, type RunningService } from './stack.ts';
 
 // End to end, as an assistant would meet it: the SDK's own client and OAuth support against the
 // real gateway, auth service and catalogue (child processes) and this MCP server, with a short
@@ -40,47 +39,6 @@ const KNOWN = makeRecord({
   available_in_au: true,
 });
 
-/** An in-memory OAuthClientProvider, as an MCP host would keep it. */
-class MemoryOAuthProvider implements OAuthClientProvider {
-  client?: OAuthClientInformationMixed;
-  saved: OAuthTokens[] = [];
-  verifier = '';
-  authorizationUrl?: URL;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'MCP e2e test',
-      redirect_uris: [REDIRECT],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.client;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.client = info;
-  }
-  tokens() {
-    return this.saved.at(-1);
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved.push(tokens);
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 describe('MCP end to end: SDK client with OAuth through the edge', () => {
   let redis: TestRedis;
   let es: TestElasticsearch;
@@ -89,7 +47,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
   let catalogueClient: CatalogueClient;
   let edge: string;
   const logLines: Record<string, unknown>[] = [];
-  const provider = new MemoryOAuthProvider();
+  const provider = new MemoryOAuthProvider(REDIRECT);
   let client: Client;
 
   beforeAll(async () => {

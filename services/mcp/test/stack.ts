@@ -4,6 +4,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { REPO_ROOT } from '@fragrance/testkit';
 
 export async function freePort(): Promise<number> {
@@ -133,4 +135,49 @@ function parseForms(html: string, baseUrl: string): { action: string; fields: Ma
     const action = /action="([^"]*)"/i.exec(match[1] ?? '')?.[1] ?? '';
     return { action: new URL(decode(action), baseUrl).href, fields };
   });
+}
+
+/** An in-memory OAuthClientProvider, as an MCP host would keep it. */
+export class MemoryOAuthProvider implements OAuthClientProvider {
+  readonly #redirect: string;
+  constructor(redirect: string) {
+    this.#redirect = redirect;
+  }
+  client?: OAuthClientInformationMixed;
+  saved: OAuthTokens[] = [];
+  verifier = '';
+  authorizationUrl?: URL;
+  get redirectUrl() {
+    return this.#redirect;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'MCP test client',
+      redirect_uris: [this.#redirect],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.client;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.client = info;
+  }
+  tokens() {
+    return this.saved.at(-1);
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved.push(tokens);
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
 }
