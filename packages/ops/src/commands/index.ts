@@ -1,11 +1,13 @@
 import type { CommandGroup } from '../command.ts';
 import { catalogueGroup } from './catalogue.ts';
+import { enrichGroup } from './enrich.ts';
 import { keysGroup } from './keys.ts';
 import { authGroup, usersGroup } from './users.ts';
 
 /** Every command group of the operator CLI. Each group lives in its own file beside this one. */
 export const groups: Record<string, CommandGroup> = {
   catalogue: catalogueGroup,
+  enrich: enrichGroup,
   keys: keysGroup,
   users: usersGroup, auth: authGroup,
 };

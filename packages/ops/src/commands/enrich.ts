@@ -1,0 +1,208 @@
+import cliProgress from 'cli-progress';
+import { Redis } from 'ioredis';
+import { z } from 'zod';
+import { parseConfig, redisUrl } from '@fragrance/config';
+import {
+  createRunStore,
+  DEFAULT_JOBS_PREFIX,
+  enrichmentQueue,
+  failedBatches,
+  nightlySchedule,
+  requestEnrichmentRun,
+  type RunStore,
+  type RunSummary,
+} from '@fragrance/jobs';
+import { Job, type Queue } from 'bullmq';
+import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
+
+/** What `enrich` commands read from the environment (the same names the worker uses). */
+export const EnrichConfig = z.object({
+  REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
+  JOBS_PREFIX: z.string().min(1).max(64).default(DEFAULT_JOBS_PREFIX),
+});
+
+interface Session {
+  queue: Queue;
+  runs: RunStore;
+}
+
+/** Opens Redis (failing fast when it is down), the enrichment queue and the run store; always closes them. */
+async function withSession<T>(ctx: CommandContext, use: (session: Session) => Promise<T>): Promise<T> {
+  const config = parseConfig(EnrichConfig, ctx.env);
+  const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: null, connectTimeout: 3_000, retryStrategy: () => null });
+  let lastError = '';
+  redis.on('error', (error: Error) => void (lastError = error.message));
+  try {
+    await redis.connect();
+  } catch (error) {
+    const { hostname, port } = new URL(config.REDIS_URL); // never the password
+    throw new Error(`cannot reach Redis at ${hostname}:${port || 6379}: ${lastError || (error as Error).message}`, { cause: error });
+  }
+  const queue = enrichmentQueue({ connection: redis, prefix: config.JOBS_PREFIX });
+  try {
+    return await use({ queue, runs: createRunStore({ redis, prefix: config.JOBS_PREFIX }) });
+  } finally {
+    await queue.close().catch(() => undefined);
+    redis.disconnect();
+  }
+}
+
+const seconds = (run: RunSummary): string => {
+  const end = run.finished_at ? Date.parse(run.finished_at) : Date.now();
+  return `${((end - Date.parse(run.started_at)) / 1000).toFixed(1)} s`;
+};
+
+/** A run summary as text: what `enrich run` prints at the end and `enrich status` per run. */
+export function formatRun(run: RunSummary): string {
+  const lines = [
+    `run ${run.id} (${run.trigger}${run.full ? ', full' : ''}): ${run.status.replaceAll('_', ' ')}`,
+    `  started ${run.started_at}${run.finished_at ? `, finished ${run.finished_at}` : ''} (${seconds(run)})`,
+    `  rows: ${run.rows_total} selected, ${run.rows_seen} seen, ${run.changed} changed, ${run.unchanged} unchanged, ${run.failed} failed` +
+      (run.conflicts > 0 ? `, ${run.conflicts} conflicts re-applied` : ''),
+    `  batches: ${run.batches_done}/${run.batches_total} done, ${run.batches_failed} failed`,
+  ];
+  const enrichers = Object.entries(run.per_enricher);
+  if (enrichers.length > 0) {
+    lines.push('  per enricher:');
+    for (const [name, c] of enrichers) lines.push(`    ${name.padEnd(20)} changed ${c.changed}, unchanged ${c.unchanged}, failed ${c.failed}`);
+  }
+  if (run.au_unmatched_offers > 0) {
+    lines.push(`  AU feed offers matching no catalogue row: ${run.au_unmatched_offers}`);
+    for (const sample of run.au_unmatched_sample.slice(0, 5)) lines.push(`    e.g. ${sample}`);
+  }
+  return lines.join('\n');
+}
+
+const finished = (run: RunSummary | undefined) => run?.status === 'completed' || run?.status === 'completed_with_failures';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A progress bar on a terminal, a line every 10% elsewhere (CI logs stay short). */
+function progressReporter(ctx: CommandContext) {
+  const tty = (ctx.stderr as NodeJS.WriteStream).isTTY === true;
+  if (tty) {
+    const bar = new cliProgress.SingleBar(
+      { stream: ctx.stderr as NodeJS.WriteStream, format: 'enrich [{bar}] {percentage}% | {value}/{total} rows | {changed} changed | {failed} failed | {eta}s', hideCursor: true },
+      cliProgress.Presets.shades_classic,
+    );
+    let started = false;
+    return {
+      update: (run: RunSummary) => {
+        if (!started) {
+          bar.start(Math.max(run.rows_total, 1), 0, { changed: 0, failed: 0 });
+          started = true;
+        }
+        bar.setTotal(Math.max(run.rows_total, 1));
+        bar.update(run.rows_seen, { changed: run.changed, failed: run.failed });
+      },
+      stop: () => started && bar.stop(),
+    };
+  }
+  let nextTenth = 1;
+  return {
+    update: (run: RunSummary) => {
+      if (run.rows_total === 0) return;
+      const tenth = Math.floor((run.rows_seen * 10) / run.rows_total);
+      if (tenth < nextTenth) return;
+      ctx.stderr.write(`enrich: ${run.rows_seen}/${run.rows_total} rows, ${run.changed} changed, ${run.failed} failed\n`);
+      nextTenth = tenth + 1;
+    },
+    stop: () => undefined,
+  };
+}
+
+/**
+ * Waits for the worker to start the run. A planning job that found another run in progress
+ * completes with `skipped`: we then follow that run instead.
+ */
+async function runToFollow(session: Session, jobId: string, runId: string, deadline: number): Promise<string> {
+  for (;;) {
+    if (await session.runs.get(runId)) return runId;
+    const job = await Job.fromId(session.queue, jobId);
+    if (job?.finishedOn) {
+      if (job.failedReason) throw new Error(`the run could not start: ${job.failedReason}`);
+      const current = await session.runs.current();
+      if (current) return current.id;
+      if (await session.runs.get(runId)) return runId;
+    }
+    if (Date.now() > deadline) throw new Error('no worker picked the run up in time (is the worker running? `npm start` runs one)');
+    await sleep(300);
+  }
+}
+
+const run: Command = {
+  summary: 'Start an enrichment run now and follow its progress',
+  usage: 'enrich run [--full] [--detach] [--timeout-minutes 60]',
+  async run(ctx) {
+    const { values } = parseOptions(ctx.argv, {
+      full: { type: 'boolean', default: false },
+      detach: { type: 'boolean', default: false },
+      'timeout-minutes': { type: 'string' },
+    });
+    const rawTimeout = values['timeout-minutes'];
+    if (rawTimeout !== undefined && !/^[1-9]\d{0,4}$/.test(rawTimeout)) throw new UsageError(`--timeout-minutes must be a whole number from 1 to 99999, got "${rawTimeout}"`);
+    const deadline = Date.now() + Number(rawTimeout ?? 60) * 60_000;
+    await withSession(ctx, async (session) => {
+      const workers = await session.queue.getWorkers();
+      if (workers.length === 0) ctx.stderr.write('warning: no worker is connected; the run starts when one does (npm start runs one)\n');
+      const requested = await requestEnrichmentRun(session.queue, { full: values.full });
+      ctx.stdout.write(`queued run ${requested.runId}${values.full ? ' (full)' : ''}\n`);
+      if (values.detach) return;
+      const runId = await runToFollow(session, requested.jobId, requested.runId, deadline);
+      if (runId !== requested.runId) ctx.stdout.write(`run ${runId} was already in progress; following it instead\n`);
+      const progress = progressReporter(ctx);
+      let summary: RunSummary | undefined;
+      try {
+        for (;;) {
+          summary = await session.runs.get(runId);
+          if (summary) progress.update(summary);
+          if (finished(summary)) break;
+          if (Date.now() > deadline) throw new Error(`run ${runId} still in progress after the timeout; follow it with: npm run ops -- enrich status`);
+          await sleep(500);
+        }
+      } finally {
+        progress.stop();
+      }
+      if (summary) ctx.stdout.write(formatRun(summary) + '\n');
+      if (summary?.status === 'completed_with_failures') ctx.stdout.write('failed batches: npm run ops -- enrich status\n');
+    });
+  },
+};
+
+const status: Command = {
+  summary: 'Show the current and last enrichment runs, failed batches and the nightly schedule',
+  usage: 'enrich status [--runs 3] [--json]',
+  async run(ctx) {
+    const { values } = parseOptions(ctx.argv, { runs: { type: 'string' }, json: { type: 'boolean', default: false } });
+    if (values.runs !== undefined && !/^([1-9]|[1-4]\d|50)$/.test(values.runs)) throw new UsageError(`--runs must be a whole number from 1 to 50, got "${values.runs}"`);
+    const limit = Number(values.runs ?? 3);
+    await withSession(ctx, async (session) => {
+      const [current, recent, failed, schedule, workers, counts] = await Promise.all([
+        session.runs.current(),
+        session.runs.list(limit + 1),
+        failedBatches(session.queue, 20),
+        nightlySchedule(session.queue),
+        session.queue.getWorkers(),
+        session.queue.getJobCounts('waiting', 'active', 'delayed', 'failed'),
+      ]);
+      const last = recent.filter((r) => r.id !== current?.id && finished(r)).slice(0, limit);
+      if (values.json) {
+        ctx.stdout.write(JSON.stringify({ current: current ?? null, last, failed_batches: failed, schedule: schedule ?? null, workers: workers.length, jobs: counts }, null, 2) + '\n');
+        return;
+      }
+      const out: string[] = [];
+      out.push(schedule ? `nightly: "${schedule.cron}" ${schedule.timezone ?? ''}, next ${schedule.next ?? 'unknown'}` : 'nightly: not scheduled (no worker has registered it)');
+      out.push(`workers connected: ${workers.length}; jobs: ${counts.waiting ?? 0} waiting, ${counts.active ?? 0} active, ${counts.delayed ?? 0} delayed, ${counts.failed ?? 0} failed`);
+      out.push('', current ? `current ${formatRun(current)}` : 'current: no run in progress');
+      out.push('', last.length > 0 ? `last runs:\n${last.map(formatRun).join('\n')}` : 'last runs: none');
+      out.push('', failed.length > 0 ? 'failed batches (attempts used up):' : 'failed batches: none');
+      for (const f of failed) out.push(`  ${f.job_id}  run ${f.run_id} batch ${f.batch_no} (${f.rows} rows), ${f.attempts} attempts, ${f.failed_at ?? ''}: ${f.reason}`);
+      ctx.stdout.write(out.join('\n') + '\n');
+    });
+  },
+};
+
+/** `enrich` commands: start a run now, show runs and failures. */
+export const enrichGroup: CommandGroup = {
+  summary: 'Nightly enrichment: run it now, see its status',
+  commands: { run, status },
+};
