@@ -109,6 +109,21 @@ async function stop(code: number): Promise<void> {
   process.exit(code);
 }
 
+/**
+ * Loads the 75k synthetic catalogue the first time (when the `fragrances` alias is missing):
+ * generate the NDJSON, then ingest it (new index, verify, alias swap). Later starts reuse it.
+ */
+async function prepareCatalogue(): Promise<void> {
+  const res = await fetch(`${ELASTICSEARCH_URL}/_alias/fragrances`, { signal: AbortSignal.timeout(10_000) });
+  await res.arrayBuffer();
+  if (res.status === 200) {
+    say('catalogue: alias fragrances exists; keeping it');
+    return;
+  }
+  runStep('catalogue: generating 75,000 synthetic records', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'generate']);
+  runStep('catalogue: ingesting into Elasticsearch', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'ingest']);
+}
+
 process.on('SIGINT', () => void stop(0));
 process.on('SIGTERM', () => void stop(0));
 process.on('SIGHUP', () => void stop(0));
@@ -121,6 +136,7 @@ setInterval(() => {
 try {
   runStep('starting Elasticsearch', 'bash', ['infra/elasticsearch.sh', 'start', '--heap', '1g']);
   runStep('starting Redis', 'bash', ['infra/redis.sh', 'start']);
+  await prepareCatalogue();
   for (const service of services) startService(service.name, service.env);
   await waitForHealth(GATEWAY_URL, 180_000);
   const demoKey = createDemoKey();
