@@ -24,6 +24,7 @@ const services: { name: string; env?: Record<string, string> }[] = [
   { name: 'catalogue', env: { PORT: '8081' } },
   { name: 'mcp', env: { PORT: '8083' } },
   { name: 'gateway', env: { PORT: '8080' } },
+  { name: 'worker', env: { PORT: '8084' } },
 ];
 
 const children = new Map<string, ChildProcess>();
@@ -143,6 +144,7 @@ try {
   say(`ready: ${GATEWAY_URL}  (health: ${GATEWAY_URL}/health)`);
   say(`demo API key (owner demo, 10000 requests/day; earlier demo keys revoked): ${demoKey}`);
   say(`try: curl -H 'Authorization: Bearer ${demoKey}' '${GATEWAY_URL}/v1/fragrances?query=rose&limit=3'`);
+  say('enrich the catalogue now (else nightly at 02:00 Australia/Sydney): npm run ops -- enrich run');
   say('press Ctrl-C to stop');
 } catch (error) {
   say(error instanceof Error ? error.message : String(error));
