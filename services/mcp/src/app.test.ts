@@ -224,6 +224,24 @@ describe('MCP resource server', () => {
     expect((await fetch(`${base}/mcp`, { method: 'DELETE', headers: auth })).status).toBe(405);
   });
 
+  it('reports an unreachable catalogue and bad arguments as tool results with isError', async () => {
+    const auth = { authorization: `Bearer ${await token()}`, 'mcp-protocol-version': '2025-11-25' };
+    const call = async (name: string, args: object) => {
+      const res = await post(base, auth, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name, arguments: args } });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { result: { isError?: boolean; content: { text: string }[] } }).result;
+    };
+    const down = await call('search_fragrances', { query: 'rose' });
+    expect(down.isError).toBe(true);
+    expect(down.content[0]?.text).toMatch(/temporarily unavailable/);
+    const tooMany = await call('search_fragrances', { limit: 500 });
+    expect(tooMany.isError).toBe(true);
+    expect(tooMany.content[0]?.text).toContain('limit');
+    const window = await call('search_fragrances', { offset: 9_995, limit: 10 });
+    expect(window.isError).toBe(true);
+    expect(window.content[0]?.text).toContain('cursor');
+  });
+
   it('answers malformed JSON with a 4xx, not a 500', async () => {
     const res = await fetch(`${base}/mcp`, {
       method: 'POST',
