@@ -39,7 +39,7 @@ export const WorkerConfig = z
     ENRICH_TIMEZONE: z.string().refine(validTimeZone, 'must be an IANA time zone such as Australia/Sydney').default('Australia/Sydney'),
     /** AU availability older than this is re-checked by the nightly run. */
     AU_STALE_HOURS: z.coerce.number().positive().default(24),
-    AU_FEED_FILE: z.string().min(1).default('.local/dataset/au-retailer-feed.ndjson'),
+    AU_FEED_FILE: z.string().min(1).default('data/generated/au-retailer-feed.ndjson'),
     /** `local` (deterministic rules) or `openai` (any OpenAI-compatible chat-completions endpoint). */
     AI_ENRICHER: z.enum(['local', 'openai']).default('local'),
     AI_BASE_URL: httpUrl().optional(),
