@@ -72,6 +72,8 @@ export function createCimdFetch(options: CimdFetchOptions = {}): (url: string | 
         method: init.method ?? 'GET',
         headers,
         lookup,
+        // A fresh connection each time: a pooled socket would skip the address check.
+        agent: false,
         // Extra CAs add to the public roots rather than replace them.
         ...(ca ? { ca: [...rootCertificates, ...ca] } : {}),
         signal: init.signal ?? AbortSignal.timeout(2_500),
