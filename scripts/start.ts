@@ -2,6 +2,7 @@
 // catalogue and a demo key, prints where to go, and stops everything on Ctrl-C or SIGTERM.
 // Runs under the project's Node 24 (scripts/toolchain.sh) with type stripping.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -17,11 +18,15 @@ const sharedEnv = {
   CATALOGUE_SERVICE_URL: 'http://127.0.0.1:8081',
   // The gateway mounts /mcp and the protected resource metadata when this is set.
   MCP_SERVICE_URL: 'http://127.0.0.1:8083',
+  // The gateway routes /oauth/* and the authorization server metadata to auth; MCP_URL is the issuer.
+  AUTH_SERVICE_URL: 'http://127.0.0.1:8082',
+  MCP_URL: GATEWAY_URL,
 };
 
 /** Every long-running service of the stack, in start order. */
 const services: { name: string; env?: Record<string, string> }[] = [
   { name: 'catalogue', env: { PORT: '8081' } },
+  { name: 'auth', env: { PORT: '8082' } },
   { name: 'mcp', env: { PORT: '8083' } },
   { name: 'gateway', env: { PORT: '8080' } },
   { name: 'worker', env: { PORT: '8084' } },
@@ -90,6 +95,23 @@ function createDemoKey(): string {
   return (JSON.parse(result.stdout) as { api_key: string }).api_key;
 }
 
+/**
+ * A demo user for the OAuth sign-in page, created once; its generated password is printed only
+ * on the start that creates it (it is stored only as a scrypt hash).
+ */
+function ensureDemoUser(): { email: string; password?: string } {
+  const email = 'demo@fragrance.example';
+  const cli = (args: string[], input?: string) =>
+    spawnSync(process.execPath, ['packages/ops/src/cli.ts', 'users', ...args], { cwd: root, env: sharedEnv, encoding: 'utf8', input: input ?? '' });
+  const listed = cli(['list', '--json']);
+  if (listed.status !== 0) throw new Error(`listing users failed: ${listed.stderr}`);
+  if ((JSON.parse(listed.stdout) as { email: string }[]).some((u) => u.email === email)) return { email };
+  const password = randomBytes(12).toString('base64url');
+  const created = cli(['create', '--email', email], `${password}\n`);
+  if (created.status !== 0) throw new Error(`creating the demo user failed: ${created.stderr}`);
+  return { email, password };
+}
+
 async function stop(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
@@ -141,10 +163,17 @@ try {
   for (const service of services) startService(service.name, service.env);
   await waitForHealth(GATEWAY_URL, 180_000);
   const demoKey = createDemoKey();
+  const demoUser = ensureDemoUser();
   say(`ready: ${GATEWAY_URL}  (health: ${GATEWAY_URL}/health)`);
   say(`demo API key (owner demo, 10000 requests/day; earlier demo keys revoked): ${demoKey}`);
   say(`try: curl -H 'Authorization: Bearer ${demoKey}' '${GATEWAY_URL}/v1/fragrances?query=rose&limit=3'`);
   say('enrich the catalogue now (else nightly at 02:00 Australia/Sydney): npm run ops -- enrich run');
+  say(
+    demoUser.password
+      ? `OAuth sign-in (MCP clients): ${demoUser.email} / ${demoUser.password}  (shown once; kept across starts)`
+      : `OAuth sign-in (MCP clients): ${demoUser.email} (created earlier; its password was shown then; npm run ops -- users create --email <e> adds another)`,
+  );
+  say(`OAuth metadata: ${GATEWAY_URL}/.well-known/oauth-authorization-server`);
   say('press Ctrl-C to stop');
 } catch (error) {
   say(error instanceof Error ? error.message : String(error));
