@@ -38,6 +38,10 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
     await es?.cleanup();
   });
 
+  it('reports healthy when Redis, Elasticsearch and both workers are up', async () => {
+    expect(await worker.health()).toEqual({ ok: true, checks: { redis: 'up', elasticsearch: 'up', workers: 'up' } });
+  });
+
   it('enriches what it should, stamps provenance, reports unmatched offers; a second run changes nothing', async () => {
     const before = await allDocs(es.client, fixture.alias);
     // Make one row's missing field operator-owned: enrichment must leave it empty.

@@ -1,0 +1,221 @@
+// `npm run bench:enrich`: a full enrichment run (`enrich run --full`) over the 75,000-row
+// catalogue with two worker processes, as in production: real Elasticsearch, real Redis, the
+// worker's own main.ts. Prints wall time, rows/s and each worker's peak RSS; the last line is
+// one JSON object. Target: under 120 s with 2 workers on the project's 2-core machine.
+//
+// It works under its own alias (bench-enrich-<hex>) and BullMQ prefix, removed afterwards, so
+// the dev catalogue and queues are untouched. Options (env): BENCH_ROWS (75000), BENCH_SEED (42),
+// BENCH_WORKERS (2), ENRICH_CONCURRENCY (2 per worker), ENRICH_BATCH_SIZE (500),
+// ELASTICSEARCH_URL (http://127.0.0.1:9200) and REDIS_URL (redis://127.0.0.1:6379): the dev
+// instances, started when they are the defaults and down.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@elastic/elasticsearch';
+import { writeDataset } from '@fragrance/dataset';
+import { createRunStore, enrichmentQueue, requestEnrichmentRun, type RunSummary } from '@fragrance/jobs';
+import { ingestCatalogue } from '@fragrance/search';
+import { Redis } from 'ioredis';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const ROWS = Number(process.env.BENCH_ROWS ?? 75_000);
+const SEED = Number(process.env.BENCH_SEED ?? 42);
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
+const CONCURRENCY = process.env.ENRICH_CONCURRENCY ?? '2';
+const BATCH_SIZE = process.env.ENRICH_BATCH_SIZE ?? '500';
+const DEFAULT_ES = 'http://127.0.0.1:9200';
+const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
+const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
+const REDIS_URL = process.env.REDIS_URL ?? DEFAULT_REDIS;
+const TARGET_S = 120;
+
+const tag = randomBytes(3).toString('hex');
+const ALIAS = `bench-enrich-${tag}`;
+const PREFIX = `bench:enrich:${tag}`;
+const children: ChildProcess[] = [];
+let stopping = false;
+const say = (message: string) => void process.stderr.write(`[bench:enrich] ${message}\n`);
+
+async function reachable(check: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await check();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the dev instance through infra/ only when it is the default URL and not answering. */
+function startInfra(script: string, args: string[]): void {
+  const result = spawnSync('bash', [`infra/${script}`, 'start', ...args], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`infra/${script} start failed (exit ${result.status})`);
+}
+
+/** Resident set size of a process in MiB (Linux /proc), or 0 once it is gone. */
+function rssMiB(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match?.[1] ? Number(match[1]) / 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function startWorker(index: number, feedFile: string): ChildProcess {
+  const child = spawn(process.execPath, ['services/worker/src/main.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      ELASTICSEARCH_URL,
+      REDIS_URL,
+      CATALOGUE_ALIAS: ALIAS,
+      JOBS_PREFIX: PREFIX,
+      AU_FEED_FILE: feedFile,
+      ENRICH_SCHEDULE_ENABLED: 'false',
+      ENRICH_CONCURRENCY: CONCURRENCY,
+      ENRICH_BATCH_SIZE: BATCH_SIZE,
+      AI_ENRICHER: 'local',
+      PORT: '0',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let tail = '';
+  const keep = (chunk: Buffer) => void (tail = (tail + chunk.toString()).slice(-4_000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  child.on('exit', (code, signal) => {
+    if (!stopping) say(`worker ${index} exited early (${code ?? signal}); last output:\n${tail}`);
+  });
+  children.push(child);
+  return child;
+}
+
+async function stopWorkers(): Promise<void> {
+  stopping = true;
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+          setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+        }),
+    ),
+  );
+}
+
+async function main(): Promise<void> {
+  const elasticsearch = new Client({ node: ELASTICSEARCH_URL, requestTimeout: 120_000 });
+  // HEAD / is not served by every distribution (the integ-test-zip answers 405): ask for cluster health.
+  if (!(await reachable(() => elasticsearch.cluster.health({ timeout: '5s' })))) {
+    if (ELASTICSEARCH_URL !== DEFAULT_ES) throw new Error(`Elasticsearch does not answer at ${ELASTICSEARCH_URL}`);
+    startInfra('elasticsearch.sh', ['--heap', '1g']);
+  }
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true, retryStrategy: (n) => (n > 3 ? null : 200) });
+  if (!(await reachable(() => redis.connect()))) {
+    if (REDIS_URL !== DEFAULT_REDIS) throw new Error(`Redis does not answer at ${REDIS_URL}`);
+    startInfra('redis.sh', []);
+    await redis.connect();
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'bench-enrich-'));
+  const queue = enrichmentQueue({ connection: redis, prefix: PREFIX });
+  try {
+    say(`generating ${ROWS} rows (seed ${SEED})`);
+    const written = await writeDataset({ dir, count: ROWS, seed: SEED });
+    say(`ingesting into ${ALIAS}`);
+    const ingested = await ingestCatalogue({ client: elasticsearch, alias: ALIAS, file: written.catalogue.path });
+    say(`ingested ${ingested.indexed} rows in ${ingested.seconds} s; starting ${WORKERS} workers (concurrency ${CONCURRENCY}, batches of ${BATCH_SIZE})`);
+
+    const workers = Array.from({ length: WORKERS }, (_, i) => startWorker(i + 1, written.feed.path));
+    const deadline = Date.now() + 60_000;
+    while ((await queue.getWorkers()).length < WORKERS) {
+      if (Date.now() > deadline) throw new Error('workers did not connect within 60 s');
+      await sleep(200);
+    }
+    const idleRss = workers.map((w) => rssMiB(w.pid));
+
+    const runs = createRunStore({ redis, prefix: PREFIX });
+    const started = performance.now();
+    const { runId } = await requestEnrichmentRun(queue, { full: true });
+    const peakRss = [...idleRss];
+    let summary: RunSummary | undefined;
+    let lastReport = 0;
+    for (;;) {
+      workers.forEach((w, i) => (peakRss[i] = Math.max(peakRss[i] ?? 0, rssMiB(w.pid))));
+      summary = await runs.get(runId);
+      if (summary?.status === 'completed' || summary?.status === 'completed_with_failures') break;
+      if (performance.now() - started > 15 * 60_000) throw new Error(`run ${runId} did not finish in 15 minutes: ${JSON.stringify(summary)}`);
+      if (summary && performance.now() - lastReport > 10_000) {
+        lastReport = performance.now();
+        say(`${summary.rows_seen}/${summary.rows_total} rows after ${((performance.now() - started) / 1000).toFixed(0)} s`);
+      }
+      await sleep(250);
+    }
+    const wallS = (performance.now() - started) / 1000;
+
+    // The API reads the same documents: check a few carry the run's stamps.
+    await elasticsearch.indices.refresh({ index: ALIAS });
+    const stamped = await elasticsearch.count({ index: ALIAS, query: { term: { provenance_tags: 'ai_enriched' } } });
+    const checked = await elasticsearch.count({ index: ALIAS, query: { term: { 'au_availability.checked_at': summary.as_of } } });
+
+    const rowsPerS = summary.rows_seen / wallS;
+    const result = {
+      bench: 'enrich',
+      rows: summary.rows_seen,
+      wall_s: Number(wallS.toFixed(1)),
+      rows_per_s: Math.round(rowsPerS),
+      workers: WORKERS,
+      concurrency_per_worker: Number(CONCURRENCY),
+      batch_size: Number(BATCH_SIZE),
+      batches: summary.batches_total,
+      changed: summary.changed,
+      unchanged: summary.unchanged,
+      failed: summary.failed,
+      conflicts: summary.conflicts,
+      per_enricher: summary.per_enricher,
+      au_unmatched_offers: summary.au_unmatched_offers,
+      rows_with_ai_enriched: stamped.count,
+      rows_checked_as_of_run: checked.count,
+      worker_rss_mib_idle: idleRss.map((r) => Math.round(r)),
+      worker_rss_mib_peak: peakRss.map((r) => Math.round(r)),
+      target_s: TARGET_S,
+      within_target: wallS < TARGET_S,
+    };
+    process.stdout.write(
+      [
+        `full enrichment run over ${summary.rows_seen} rows with ${WORKERS} workers: ${result.wall_s} s (${result.rows_per_s} rows/s), target < ${TARGET_S} s: ${result.within_target ? 'met' : 'MISSED'}`,
+        `changed ${summary.changed}, unchanged ${summary.unchanged}, failed ${summary.failed}, conflicts ${summary.conflicts}; ${summary.batches_total} batches of ${BATCH_SIZE}`,
+        `worker RSS (MiB): idle ${result.worker_rss_mib_idle.join(', ')}; peak ${result.worker_rss_mib_peak.join(', ')}`,
+        JSON.stringify(result),
+      ].join('\n') + '\n',
+    );
+    if (summary.failed > 0 || checked.count !== summary.rows_seen) process.exitCode = 1;
+  } finally {
+    await stopWorkers();
+    await queue.obliterate({ force: true }).catch(() => undefined);
+    await queue.close().catch(() => undefined);
+    const keys = await redis.keys(`${PREFIX}:*`);
+    if (keys.length > 0) await redis.unlink(...keys);
+    redis.disconnect();
+    await elasticsearch.indices.delete({ index: `${ALIAS}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
+    await elasticsearch.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+process.on('SIGINT', () => void stopWorkers().then(() => process.exit(130)));
+try {
+  await main();
+} catch (error) {
+  say(error instanceof Error ? error.message : String(error));
+  await stopWorkers();
+  process.exitCode = 1;
+}
