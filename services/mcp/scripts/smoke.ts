@@ -16,6 +16,8 @@ import { UserStore } from '@fragrance/identity';
 import { FormUser, MemoryOAuthProvider } from '../test/stack.ts';
 
 const { values } = parseArgs({
+  // `pnpm run smoke -- --email …` passes the `--` through.
+  args: process.argv.slice(2).filter((arg, i) => !(i === 0 && arg === '--')),
   options: {
     edge: { type: 'string', default: 'http://127.0.0.1:8080' },
     email: { type: 'string' },

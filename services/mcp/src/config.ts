@@ -1,3 +1,4 @@
+import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { z } from 'zod';
 import { host, httpUrl, logLevel, millis, parseConfig, port, redisUrl } from '@fragrance/config';
 
@@ -44,7 +45,7 @@ export const resourceOf = (config: Pick<McpConfig, 'MCP_URL'>): string => `${con
 
 /** RFC 9728 §3.1: the metadata of resource `${MCP_URL}/mcp` lives at the path-suffixed well-known URL. */
 export const resourceMetadataUrlOf = (config: Pick<McpConfig, 'MCP_URL'>): string =>
-  `${config.MCP_URL}/.well-known/oauth-protected-resource/mcp`;
+  getOAuthProtectedResourceMetadataUrl(new URL(resourceOf(config)));
 
 /** Scope every MCP request needs. */
 export const REQUIRED_SCOPE = 'catalogue:read';
