@@ -7,7 +7,7 @@ import { buildSearchQuery } from './query.ts';
 import { buildSimilarQuery } from './similar.ts';
 
 /** Trims search responses to what a page needs (less JSON to move and parse). */
-const SEARCH_FILTER_PATH = ['hits.total.value', 'hits.hits._source', 'hits.hits.sort', 'aggregations'];
+export const SEARCH_FILTER_PATH = ['hits.total.value', 'hits.hits._source', 'hits.hits.sort', 'aggregations'];
 
 interface Bucket {
   key: string | number;

@@ -1,4 +1,4 @@
-export { createCatalogueRepository, type CatalogueRepository, type FragranceWithVersion } from './catalogue.ts';
+export { createCatalogueRepository, SEARCH_FILTER_PATH, type CatalogueRepository, type FragranceWithVersion } from './catalogue.ts';
 export { decodeCursor, encodeCursor, queryFingerprint, SearchInputError, type CursorState } from './cursor.ts';
 export {
   aliasTargets,

@@ -1,0 +1,250 @@
+// `npm run bench:search`: one fixed, seeded mix of realistic requests (text with typos and
+// prefixes, filters, year ranges, note/accord filters, deep offsets, cursors, detail reads) at
+// concurrency 32 for 20 s against (a) Elasticsearch directly with the very query bodies the
+// service builds, (b) the catalogue service, and (c) the gateway with an API key. Prints
+// p50/p99 and requests/s of each, the ratios b/a and c/a and the p50 overheads; the last line is
+// one JSON object. Targets: c/a throughput ≥ 0.75, c−a p50 ≤ 3 ms.
+//
+// Options (env): ELASTICSEARCH_URL (dev cluster, started if default; the `fragrances` alias is
+// generated and ingested when missing), BENCH_DURATION_S (20), BENCH_CONCURRENCY (32),
+// BENCH_WARMUP_S (3), BENCH_LOG_LEVEL (info), BENCH_GATEWAY_URL + BENCH_API_KEY (use a running
+// gateway instead of starting one), BENCH_SKIP_GATEWAY=1.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { Client } from '@elastic/elasticsearch';
+import { SearchQuery } from '@fragrance/contracts';
+import { buildSearchQuery, SEARCH_FILTER_PATH, SEARCH_OBJECT } from '@fragrance/search';
+import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
+import { pick, seededRandom } from './random.ts';
+import { DEFAULT_ES, ensureElasticsearch, freePort, ROOT, run, say as sayAs, startService, stopChildren, waitForHealth } from './support.ts';
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
+const ALIAS = 'fragrances';
+const MIX_SIZE = 3_000;
+const say = (m: string) => sayAs('search', m);
+
+interface Sampled {
+  id: string;
+  name: string;
+  brand: string;
+  country: string;
+  concentration: string;
+  year_released: number | null;
+  accords: string[];
+  notes: string[];
+}
+
+/** One request of the mix, as the service sees it and as Elasticsearch sees it. */
+interface Pair {
+  kind: string;
+  service: LoadRequest;
+  elasticsearch: LoadRequest;
+}
+
+async function count(client: Client): Promise<number> {
+  try {
+    return (await client.count({ index: ALIAS })).count;
+  } catch {
+    return 0;
+  }
+}
+
+async function sample(client: Client): Promise<Sampled[]> {
+  const res = await client.search<Sampled & { search: { notes: string[] } }>({
+    index: ALIAS,
+    size: 2_000,
+    query: { function_score: { query: { match_all: {} }, functions: [{ random_score: { seed: 7, field: '_seq_no' } }] } },
+    _source: ['id', 'name', 'brand', 'country', 'concentration', 'year_released', 'accords', `${SEARCH_OBJECT}.notes`],
+  });
+  return res.hits.hits.map((h) => {
+    const s = h._source as Sampled & { search: { notes: string[] } };
+    return { ...s, notes: s.search.notes };
+  });
+}
+
+/** A realistic typo: a dropped, doubled or swapped letter in one longer word. */
+function typo(random: () => number, text: string): string {
+  const words = text.split(' ');
+  const i = words.findIndex((w) => w.length >= 5);
+  const word = words[i];
+  if (word === undefined) return text;
+  const at = 1 + Math.floor(random() * (word.length - 2));
+  const kind = random();
+  const changed =
+    kind < 0.33 ? word.slice(0, at) + word.slice(at + 1) : kind < 0.66 ? word.slice(0, at) + word[at] + word.slice(at) : word.slice(0, at - 1) + word[at] + word[at - 1] + word.slice(at + 1);
+  words[i] = changed;
+  return words.join(' ');
+}
+
+const strip = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '');
+
+function servicePath(params: Record<string, string>): string {
+  return `/v1/fragrances?${new URLSearchParams(params)}`;
+}
+
+/** The Elasticsearch request the service sends for these parameters (same builder, same trim). */
+function esSearch(params: Record<string, string>): LoadRequest {
+  const built = buildSearchQuery(SearchQuery.parse(params));
+  return {
+    method: 'POST',
+    path: `/${ALIAS}/_search?filter_path=${SEARCH_FILTER_PATH.join(',')}`,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(built.body),
+  };
+}
+
+async function cursorsFor(catalogueUrl: string, params: Record<string, string>, pages: number): Promise<string[]> {
+  const cursors: string[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < pages; page += 1) {
+    const res = await fetch(`${catalogueUrl}${servicePath({ ...params, limit: '100', ...(cursor ? { cursor } : {}) })}`);
+    if (res.status !== 200) throw new Error(`cursor walk answered ${res.status}: ${await res.text()}`);
+    const body = (await res.json()) as { next_cursor: string | null };
+    if (!body.next_cursor) break;
+    cursor = body.next_cursor;
+    if (page % 10 === 9) cursors.push(cursor);
+  }
+  return cursors;
+}
+
+async function buildMix(records: Sampled[], catalogueUrl: string): Promise<Pair[]> {
+  const random = seededRandom(2026);
+  const cursorSets: [Record<string, string>, string[]][] = [];
+  const walks: Record<string, string>[] = [{}, { concentration: 'edp' }, { query: 'rose' }];
+  for (const params of walks) {
+    cursorSets.push([params, await cursorsFor(catalogueUrl, params, 150)]);
+  }
+  const pairs: Pair[] = [];
+  const add = (kind: string, params: Record<string, string>) => pairs.push({ kind, service: { path: servicePath(params) }, elasticsearch: esSearch(params) });
+  while (pairs.length < MIX_SIZE) {
+    const r = pick(random, records);
+    const roll = random();
+    if (roll < 0.2) {
+      pairs.push({
+        kind: 'detail',
+        service: { path: `/v1/fragrances/${r.id}` },
+        elasticsearch: { path: `/${ALIAS}/_doc/${r.id}?_source_excludes=${SEARCH_OBJECT}` },
+      });
+    } else if (roll < 0.55) {
+      let query = strip(r.name).toLowerCase();
+      const style = random();
+      if (style < 0.35) query = typo(random, query);
+      else if (style < 0.6) query = query.slice(0, Math.max(3, query.length - 3));
+      else if (style < 0.75) query = `${strip(r.brand).split(' ')[0] ?? ''} ${query}`;
+      add('text', { query, limit: pick(random, ['10', '20', '20', '50']) });
+    } else if (roll < 0.65) {
+      add('brand', { brand: random() < 0.5 ? r.brand : strip(r.brand).toLowerCase(), ...(random() < 0.4 ? { concentration: pick(random, ['edp', 'edt', 'parfum']) } : {}) });
+    } else if (roll < 0.73) {
+      const from = 1960 + Math.floor(random() * 60);
+      add('years', { year_from: String(from), year_to: String(from + Math.floor(random() * 15)), limit: '20' });
+    } else if (roll < 0.8) {
+      add('filters', { concentration: r.concentration, country: r.country.toLowerCase(), year_from: '1990', facets: random() < 0.5 ? 'brand,decade' : 'concentration' });
+    } else if (roll < 0.86) {
+      add('notes', { note: pick(random, r.notes), ...(random() < 0.5 ? { accord: pick(random, r.accords) } : { exclude_accord: 'sweet' }), limit: '20' });
+    } else if (roll < 0.93) {
+      add('deep_offset', { offset: String(1000 + Math.floor(random() * 8900)), limit: pick(random, ['20', '50', '100']), ...(random() < 0.5 ? { available_in_au: 'false' } : {}) });
+    } else {
+      const [params, cursors] = pick(random, cursorSets);
+      if (cursors.length === 0) continue;
+      add('cursor', { ...params, limit: '20', cursor: pick(random, cursors) });
+    }
+  }
+  return pairs;
+}
+
+const summary = (r: LoadResult) => ({ rps: r.rps, p50_ms: r.p50_ms, p99_ms: r.p99_ms, requests: r.requests, errors: r.errors, statuses: r.statuses });
+const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
+const ms = (x: number) => Math.round(x * 1000) / 1000;
+
+async function main(): Promise<void> {
+  ensureElasticsearch(ELASTICSEARCH_URL);
+  const client = new Client({ node: ELASTICSEARCH_URL });
+  if ((await count(client)) < 1_000) {
+    say('no catalogue behind the fragrances alias: generating and ingesting it');
+    if (!existsSync(`${ROOT}data/generated/catalogue.ndjson`)) run('catalogue generate', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'generate']);
+    run('catalogue ingest', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'ingest'], { ELASTICSEARCH_URL });
+  }
+  const documents = await count(client);
+  const records = await sample(client);
+  await client.close();
+
+  const cataloguePort = await freePort();
+  const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
+  startService('catalogue', { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS }, 'search');
+  await waitForHealth(catalogueUrl, 60_000);
+
+  let gatewayUrl = process.env.BENCH_GATEWAY_URL;
+  let apiKey = process.env.BENCH_API_KEY;
+  let redis: { name: string; port: number } | undefined;
+  try {
+    if (process.env.BENCH_SKIP_GATEWAY !== '1' && !(gatewayUrl && apiKey)) {
+      // The gateway on its own Redis, with a key whose quota never binds.
+      const port = await freePort();
+      redis = { name: `bench-${port}`, port };
+      run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', redis.name, '--port', String(port)]);
+      const redisUrl = `redis://127.0.0.1:${port}`;
+      const gatewayPort = await freePort();
+      gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+      startService('gateway', { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL }, 'search');
+      await waitForHealth(gatewayUrl, 60_000);
+      const created = run('creating the bench key', process.execPath, [
+        'packages/ops/src/cli.ts', 'keys', 'create', '--owner', 'bench', '--quota', '1000000000', '--burst', '1000000', '--refill', '1000000', '--json',
+      ], { REDIS_URL: redisUrl });
+      apiKey = (JSON.parse(created) as { api_key: string }).api_key;
+    }
+
+    const mix = await buildMix(records, catalogueUrl);
+    const kinds: Record<string, number> = {};
+    for (const p of mix) kinds[p.kind] = (kinds[p.kind] ?? 0) + 1;
+    say(`${documents} documents; mix of ${mix.length} requests ${JSON.stringify(kinds)}; concurrency ${CONCURRENCY}, ${DURATION_S} s each`);
+    const options = { concurrency: CONCURRENCY, durationMs: DURATION_S * 1_000, warmupMs: WARMUP_S * 1_000, seed: 11 };
+    const at = (sequence: number) => mix[sequence % mix.length] as Pair;
+
+    say('(a) Elasticsearch directly…');
+    const a = await runLoad({ ...options, url: ELASTICSEARCH_URL, next: (_r, i) => at(i).elasticsearch });
+    say(`(a) ${a.rps} req/s, p50 ${a.p50_ms} ms, p99 ${a.p99_ms} ms, errors ${a.errors}`);
+    say('(b) catalogue service…');
+    const b = await runLoad({ ...options, url: catalogueUrl, next: (_r, i) => at(i).service });
+    say(`(b) ${b.rps} req/s, p50 ${b.p50_ms} ms, p99 ${b.p99_ms} ms, errors ${b.errors}`);
+    let c: LoadResult | undefined;
+    if (gatewayUrl && apiKey) {
+      say('(c) through the gateway…');
+      c = await runLoad({ ...options, url: gatewayUrl, headers: { authorization: `Bearer ${apiKey}` }, next: (_r, i) => at(i).service });
+      say(`(c) ${c.rps} req/s, p50 ${c.p50_ms} ms, p99 ${c.p99_ms} ms, errors ${c.errors}`);
+    }
+    const result = {
+      bench: 'search',
+      documents,
+      concurrency: CONCURRENCY,
+      duration_s: DURATION_S,
+      log_level: LOG_LEVEL,
+      mix: kinds,
+      elasticsearch: summary(a),
+      catalogue: summary(b),
+      gateway: c ? summary(c) : null,
+      ratio_b_a: ratio(b.rps, a.rps),
+      ratio_c_a: c ? ratio(c.rps, a.rps) : null,
+      p50_overhead_b_ms: ms(b.p50_ms - a.p50_ms),
+      p50_overhead_c_ms: c ? ms(c.p50_ms - a.p50_ms) : null,
+      targets: { ratio_c_a: 0.75, p50_overhead_c_ms: 3 },
+      meets_targets: c ? c.rps / a.rps >= 0.75 && c.p50_ms - a.p50_ms <= 3 : null,
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await stopChildren();
+    if (redis) spawnSync('bash', ['infra/redis.sh', 'stop', '--name', redis.name, '--port', String(redis.port)], { cwd: ROOT });
+  }
+}
+
+process.on('SIGINT', () => void stopChildren().then(() => process.exit(130)));
+try {
+  await main();
+} catch (error) {
+  say(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  await stopChildren();
+  process.exitCode = 1;
+}

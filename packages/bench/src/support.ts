@@ -1,0 +1,77 @@
+// Process plumbing shared by the catalogue benches: free ports, child services, health waits.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+export const DEFAULT_ES = 'http://127.0.0.1:9200';
+
+export const say = (bench: string, message: string) => void process.stderr.write(`[bench:${bench}] ${message}\n`);
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export function run(description: string, command: string, args: string[], env: Record<string, string> = {}): string {
+  const result = spawnSync(command, args, { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
+  if (result.status !== 0) throw new Error(`${description} failed (exit ${result.status}):\n${result.stderr}`);
+  return result.stdout;
+}
+
+/** The dev cluster is started (or reused) when the bench targets it; other URLs must be up. */
+export function ensureElasticsearch(url: string): void {
+  if (url === DEFAULT_ES) run('starting the dev Elasticsearch', 'bash', ['infra/elasticsearch.sh', 'start', '--heap', '1g']);
+}
+
+const children: ChildProcess[] = [];
+let stopping = false;
+
+/** A service as its own process (as in production); output kept only for error reports. */
+export function startService(name: string, env: Record<string, string>, bench: string): ChildProcess {
+  const child = spawn(process.execPath, [`services/${name}/src/main.ts`], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let tail = '';
+  const keep = (chunk: Buffer) => void (tail = (tail + chunk.toString()).slice(-4_000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  child.on('exit', (code, signal) => {
+    if (!stopping) say(bench, `${name} exited early (${code ?? signal}); last output:\n${tail}`);
+  });
+  children.push(child);
+  return child;
+}
+
+export async function stopChildren(): Promise<void> {
+  stopping = true;
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGTERM');
+          setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+        }),
+    ),
+  );
+}
+
+export async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
+      last = `${res.status} ${await res.text()}`;
+      if (res.status === 200) return;
+    } catch (error) {
+      last = String(error);
+    }
+    await sleep(250);
+  }
+  throw new Error(`${url}/health did not turn healthy: ${last}`);
+}
