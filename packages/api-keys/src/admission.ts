@@ -17,6 +17,8 @@ export interface BucketSettings {
 /** What the daily-quota headers and GET /v1/me need, for an authenticated key. */
 export interface QuotaState {
   keyId: string;
+  /** The quota day (YYYY-MM-DD in the quota zone) the request was counted on. */
+  day: string;
   owner: string;
   limit: number;
   used: number;
@@ -87,6 +89,7 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock 
     const resetInSeconds = secondsUntil(window.resetsAt, now);
     const quota: QuotaState = {
       keyId: id,
+      day: window.day,
       owner,
       limit,
       used,
@@ -104,5 +107,21 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock 
       default:
         throw new Error(`unexpected admission status ${status}`);
     }
+  };
+}
+
+const REFUND_LUA = `
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+if used > 0 then return redis.call('DECR', KEYS[1]) end
+return 0`;
+
+/**
+ * Gives back an admitted request that then failed on our side (upstream 5xx), so customers are
+ * neither billed nor throttled for it. The token spent in the bucket is not returned.
+ */
+export function createRefunder({ redis, prefix }: { redis: Redis; prefix: string }): (quota: QuotaState) => Promise<void> {
+  const keys = redisKeys(prefix);
+  return async (quota) => {
+    await redis.eval(REFUND_LUA, 1, keys.usage(quota.keyId, quota.day));
   };
 }

@@ -66,12 +66,17 @@ describe('gateway app', () => {
     expect((await res.json()) as object).toMatchObject({ code: 'upstream_timeout', status: 504 });
   });
 
-  it('turns an unreachable upstream into 503 problem+json', async () => {
+  it('turns an unreachable upstream into 503 problem+json, and does not charge for it', async () => {
     const other = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl: 'http://127.0.0.1:1' });
     try {
-      const res = await fetch(`${other.url}/v1/fragrances`, { headers: bearer(apiKey) });
+      const { apiKey: fresh } = await createKeyStore({ redis: redis.redis, prefix: redis.prefix }).create({ owner: 'refund', quota: 10 });
+      const res = await fetch(`${other.url}/v1/fragrances`, { headers: bearer(fresh) });
       expect(res.status).toBe(503);
+      expect(res.headers.get('ratelimit-remaining')).toBe('9');
       expect((await res.json()) as object).toMatchObject({ code: 'service_unavailable' });
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the refund follows the response
+      const me = (await (await fetch(`${other.url}/v1/me`, { headers: bearer(fresh) })).json()) as { used_today: number };
+      expect(me.used_today).toBe(0);
     } finally {
       await other.close();
     }

@@ -1,9 +1,9 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Agent } from 'undici';
-import { createAdmitter, redactApiKeys, type Clock } from '@fragrance/api-keys';
+import { createAdmitter, createRefunder, redactApiKeys, type Clock } from '@fragrance/api-keys';
 import { AppError, notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
-import { apiKeyAuth } from './api-key-auth.ts';
+import { apiKeyAuth, quotaOf } from './api-key-auth.ts';
 import type { GatewayConfig } from './config.ts';
 import { redisCheck, upstreamCheck, type HealthCheck } from './health.ts';
 import { proxyTo } from './proxy.ts';
@@ -76,9 +76,19 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
   // Only reads of data are charged; a wrong method is authenticated, then refused for free.
   const chargeReads: RequestHandler = (req, res, next) => (isRead(req.method) ? charge : peek)(req, res, next);
 
+  // A request that fails on our side (5xx) is given back: customers pay for answers, not outages.
+  const refund = createRefunder({ redis, prefix: config.REDIS_PREFIX });
+  const refundServerErrors: RequestHandler = (req, res, next) => {
+    res.once('finish', () => {
+      const quota = quotaOf(res);
+      if (quota && res.statusCode >= 500) refund(quota).catch((error: unknown) => req.log?.warn({ err: error }, 'could not refund a failed request'));
+    });
+    next();
+  };
+
   // {base_url} = /v1. The OpenAPI document is public; everything else needs a key.
   app.get('/v1/openapi.json', toCatalogue);
-  app.use('/v1/fragrances', chargeReads, readOnly, toCatalogue);
+  app.use('/v1/fragrances', chargeReads, readOnly, refundServerErrors, toCatalogue);
   // GET /v1/me does not count against the quota.
   app.use('/v1/me', peek, readOnly, meRoutes());
   // Any other /v1 path needs a key too, then gets a free 404.
