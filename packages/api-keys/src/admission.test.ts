@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { createAdmitter, type Admission } from './admission.ts';
+import { createAdmitter, createRefunder, type Admission } from './admission.ts';
 import { generateApiKey } from './key-format.ts';
 import { createKeyStore, type KeyStore } from './key-store.ts';
 
@@ -118,5 +118,19 @@ describe('admission script against real Redis', () => {
     expect(await admit(apiKey, 'peek')).toMatchObject({ outcome: 'authenticated', quota: { used: 1, remaining: 0 } });
     expect(await admit(generateApiKey(), 'admit')).toEqual({ outcome: 'invalid_key', reason: 'unknown' });
     expect(await admit('not-a-key', 'admit')).toEqual({ outcome: 'invalid_key', reason: 'malformed' });
+  });
+
+  it('gives back a refunded request, never below zero', async () => {
+    const { apiKey, record } = await store.create({ owner: 'refunded', quota: 1 });
+    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: roomyBucket });
+    const refund = createRefunder({ redis: redis.redis, prefix: redis.prefix });
+    const first = await admit(apiKey, 'admit');
+    if (first.outcome !== 'admitted') throw new Error(first.outcome);
+    expect((await admit(apiKey, 'admit')).outcome).toBe('daily_quota_exceeded');
+    await refund(first.quota);
+    expect(await store.usedToday(record.id, 'UTC')).toBe(0);
+    await refund(first.quota);
+    expect(await store.usedToday(record.id, 'UTC')).toBe(0);
+    expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
   });
 });
