@@ -51,7 +51,7 @@ export function loginPage(view: LoginView): string {
     `<h1>Sign in</h1>
 <p class="lead">to continue to <strong>${esc(view.clientName)}</strong></p>
 ${error}
-<form method="post" action="${esc(view.action)}" novalidate>
+<form class="login" method="post" action="${esc(view.action)}" novalidate>
 <input type="hidden" name="csrf" value="${esc(view.csrf)}">
 <label for="email">Email</label>
 <input id="email" name="email" type="email" autocomplete="username" required autofocus value="${esc(view.email)}"${described}>

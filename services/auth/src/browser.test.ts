@@ -1,0 +1,107 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, testRedis, type TestRedis } from '@fragrance/testkit';
+import { authorizeUrl, exchange, pkcePair, registerClient } from './testing/flow.ts';
+import { startAuth, type Harness } from './testing/harness.ts';
+
+// A real browser (Debian's chromium, driven by playwright-core; no downloaded browser) signs in
+// and consents through the pages, the way a person would, and keeps screenshots of them.
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(REPO_ROOT, '.local', 'screenshots');
+
+let t: TestRedis;
+let auth: Harness;
+let app: Server;
+let callbackBase: string;
+let context: BrowserContext;
+let profile: string;
+const person = { email: 'browser.user@example.com', password: 'a browser-typed password' };
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`);
+  t = await testRedis('auth-browser');
+  auth = await startAuth(t.redis, t.prefix);
+  await auth.users.create(person.email, person.password);
+  // The client application's redirect target.
+  app = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('client app received the response'));
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  callbackBase = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  mkdirSync(SHOTS, { recursive: true });
+}, 60_000);
+afterAll(async () => {
+  await context?.close();
+  await new Promise((r) => app?.close(r));
+  await auth?.close();
+  await t?.cleanup();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+describe('sign-in and consent in a real browser', () => {
+  it('signs in, sees the consent page, allows, and lands on the client with code, state and iss', async () => {
+    const redirect = `${callbackBase}/callback`;
+    const clientId = await registerClient(auth.issuer, [redirect], 'Browser Test Client');
+    const { verifier, challenge } = pkcePair();
+    const page = await context.newPage();
+
+    await page.goto(authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: redirect, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'browser-state' }));
+    await expect.poll(() => page.title()).toContain('Sign in');
+    expect(await page.getAttribute('html', 'lang')).toBe('en');
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Sign in');
+    // The stylesheet applied (the card has its max width), i.e. CSP and the asset route work.
+    expect(await page.locator('main.card').evaluate((el) => getComputedStyle(el).maxWidth)).toBe('416px');
+
+    // Wrong password first: an accessible alert, still on the sign-in page.
+    await page.getByLabel('Email').fill(person.email);
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('do not match');
+    await page.screenshot({ path: join(SHOTS, 'auth-sign-in-error.png'), fullPage: true });
+
+    await page.getByLabel('Password').fill(person.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Allow' }).waitFor();
+    expect(await page.locator('h1').textContent()).toContain('Browser Test Client');
+    const text = (await page.locator('main').textContent()) ?? '';
+    expect(text).toContain(new URL(callbackBase).host);
+    expect(text).toContain('Search and read the fragrance catalogue');
+    expect(await page.getByRole('button', { name: 'Deny' }).isVisible()).toBe(true);
+    await page.screenshot({ path: join(SHOTS, 'auth-consent.png'), fullPage: true });
+
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL((url) => url.href.startsWith(redirect));
+    const landed = new URL(page.url());
+    expect(landed.searchParams.get('state')).toBe('browser-state');
+    expect(landed.searchParams.get('iss')).toBe(auth.issuer);
+    const code = landed.searchParams.get('code')!;
+    expect(code).toBeTruthy();
+
+    const tokens = await exchange(auth.issuer, clientId, redirect, { code, verifier, callback: landed });
+    expect(tokens.status).toBe(200);
+    expect(tokens.body.token_type).toBe('Bearer');
+    await page.close();
+  }, 60_000);
+
+  it('Deny sends the browser back with access_denied', async () => {
+    const redirect = `${callbackBase}/callback`;
+    const clientId = await registerClient(auth.issuer, [redirect], 'Denied Client');
+    const { challenge } = pkcePair();
+    const page = await context.newPage();
+    // Same browser profile: the session from the first test is reused, so consent comes first.
+    await page.goto(authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: redirect, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'no' }));
+    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.waitForURL((url) => url.href.startsWith(redirect));
+    expect(new URL(page.url()).searchParams.get('error')).toBe('access_denied');
+    await page.close();
+  }, 60_000);
+});
