@@ -133,4 +133,23 @@ describe('admission script against real Redis', () => {
     expect(await store.usedToday(record.id, 'UTC')).toBe(0);
     expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
   });
+
+  it('costs the same round trip for unknown, revoked and live keys (no existence oracle)', async () => {
+    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: roomyBucket });
+    const live = (await store.create({ owner: 'timing-live', quota: 1_000_000 })).apiKey;
+    const revoked = await store.create({ owner: 'timing-revoked', quota: 10 });
+    await store.revoke(revoked.record.id);
+    const candidates = { unknown: generateApiKey(), revoked: revoked.apiKey, live };
+    const timings: Record<keyof typeof candidates, number[]> = { unknown: [], revoked: [], live: [] };
+    for (let i = 0; i < 1_500; i += 1) {
+      const label = (['unknown', 'revoked', 'live'] as const)[i % 3]!;
+      const t0 = performance.now();
+      await admit(candidates[label], 'peek');
+      timings[label].push(performance.now() - t0);
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const medians = Object.values(timings).map((xs) => median(xs.slice(100)));
+    // A shortcut that skipped Redis for unknown keys would be an order of magnitude faster.
+    expect(Math.max(...medians) / Math.min(...medians)).toBeLessThan(2);
+  });
 });

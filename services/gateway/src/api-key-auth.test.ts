@@ -203,6 +203,6 @@ describe('API keys and quotas at the edge (real Redis)', () => {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const [a, b] = [median(timings.unknown.slice(50)), median(timings.revoked.slice(50))];
     // Both take one Redis round trip; only noise should separate them.
-    expect(Math.abs(a - b)).toBeLessThan(Math.max(0.3, 0.25 * Math.max(a, b)));
+    expect(Math.abs(a - b)).toBeLessThan(Math.max(0.5, 0.35 * Math.max(a, b)));
   });
 });
