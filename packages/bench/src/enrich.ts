@@ -39,6 +39,8 @@ const ALIAS = `bench-enrich-${tag}`;
 const PREFIX = `bench:enrich:${tag}`;
 const children: ChildProcess[] = [];
 let stopping = false;
+/** Ctrl-C: stop waiting, then clean up as after a normal run. */
+let interrupted = false;
 const say = (message: string) => void process.stderr.write(`[bench:enrich] ${message}\n`);
 
 async function reachable(check: () => Promise<unknown>): Promise<boolean> {
@@ -152,6 +154,7 @@ async function main(): Promise<void> {
       workers.forEach((w, i) => (peakRss[i] = Math.max(peakRss[i] ?? 0, rssMiB(w.pid))));
       summary = await runs.get(runId);
       if (summary?.status === 'completed' || summary?.status === 'completed_with_failures') break;
+      if (interrupted) throw new Error('interrupted');
       if (performance.now() - started > 15 * 60_000) throw new Error(`run ${runId} did not finish in 15 minutes: ${JSON.stringify(summary)}`);
       if (summary && performance.now() - lastReport > 10_000) {
         lastReport = performance.now();
@@ -211,7 +214,7 @@ async function main(): Promise<void> {
   }
 }
 
-process.on('SIGINT', () => void stopWorkers().then(() => process.exit(130)));
+process.on('SIGINT', () => void (interrupted = true));
 try {
   await main();
 } catch (error) {

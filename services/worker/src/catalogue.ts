@@ -1,5 +1,5 @@
 import type { Client } from '@elastic/elasticsearch';
-import { FragranceDetail } from '@fragrance/contracts';
+import type { FragranceDetail } from '@fragrance/contracts';
 import { SEARCH_OBJECT } from '@fragrance/search';
 
 /** A record as read, with what optimistic concurrency needs to write it back safely. */
@@ -23,6 +23,28 @@ export interface ReadResult {
   invalid: string[];
 }
 
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The stored document as a record, if it has the shape enrichment relies on. Ingest validated
+ * every record against the full schema already; re-running that zod parse per row was most of a
+ * batch's CPU, so this checks structure only.
+ */
+export function asRecord(source: unknown): FragranceDetail | undefined {
+  if (!isObject(source)) return undefined;
+  const { id, name, brand, concentration, notes, description, au_availability: au } = source;
+  if (typeof id !== 'string' || typeof name !== 'string' || typeof brand !== 'string' || typeof concentration !== 'string') return undefined;
+  if (!isObject(notes) || !isStringArray(notes.top) || !isStringArray(notes.heart) || !isStringArray(notes.base)) return undefined;
+  for (const field of ['accords', 'main_accords', 'perfumers', 'seasons', 'occasions', 'provenance_tags'] as const) {
+    if (!isStringArray(source[field])) return undefined;
+  }
+  if (!(description === null || typeof description === 'string')) return undefined;
+  if (!Array.isArray(source.provenance) || !source.provenance.every((p) => isObject(p) && typeof p.source === 'string' && isStringArray(p.fields) && typeof p.recorded_at === 'string')) return undefined;
+  if (!Array.isArray(source.au_offers) || !isObject(au) || typeof source.updated_at !== 'string') return undefined;
+  return source as unknown as FragranceDetail;
+}
+
 /** Realtime multi-get through the alias, with each document's seq_no and primary_term. */
 export async function readRows(client: Client, alias: string, ids: readonly string[]): Promise<ReadResult> {
   const out: ReadResult = { rows: [], missing: [], invalid: [] };
@@ -33,12 +55,12 @@ export async function readRows(client: Client, alias: string, ids: readonly stri
       out.missing.push(doc._id);
       continue;
     }
-    const record = FragranceDetail.safeParse(doc._source);
-    if (!record.success) {
+    const record = asRecord(doc._source);
+    if (!record) {
       out.invalid.push(doc._id);
       continue;
     }
-    out.rows.push({ id: doc._id, index: doc._index, seqNo: doc._seq_no, primaryTerm: doc._primary_term, record: record.data });
+    out.rows.push({ id: doc._id, index: doc._index, seqNo: doc._seq_no, primaryTerm: doc._primary_term, record });
   }
   return out;
 }

@@ -1,13 +1,22 @@
 import { PROVENANCE_SOURCES, type FragranceDetail, type ProvenanceEntry, type ProvenanceSource } from '@fragrance/contracts';
 import type { Supplied } from '../enrichers/types.ts';
 
-/** JSON with sorted object keys: equal values compare equal whatever order Elasticsearch kept. */
-export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
+/** Structural equality of JSON values; object key order does not matter (Elasticsearch keeps whatever order it got). */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const key of ka) {
+    if (!Object.hasOwn(b, key) || !sameValue((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false;
+  }
+  return true;
 }
 
 export function fieldsOf(record: Pick<FragranceDetail, 'provenance'>, source: ProvenanceSource): Set<string> {
@@ -36,7 +45,7 @@ export function applySupplied(record: FragranceDetail, source: ProvenanceSource,
   const changed: string[] = [];
   for (const [field, value] of Object.entries(supplied.values)) {
     if (value === undefined || curated.has(field)) continue;
-    if (stableJson(current[field]) === stableJson(value)) continue;
+    if (sameValue(current[field], value)) continue;
     target[field] = value;
     changed.push(field);
   }

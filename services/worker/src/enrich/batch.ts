@@ -5,7 +5,7 @@ import type { Logger } from '@fragrance/http';
 import { currentIndex } from '@fragrance/search';
 import { readRows, writeRows, type DocumentBuilder, type RowWrite, type StoredRow } from '../catalogue.ts';
 import type { Enricher, EnrichContext } from '../enrichers/types.ts';
-import { applySupplied, stableJson } from './apply.ts';
+import { applySupplied, sameValue } from './apply.ts';
 
 export interface BatchDeps {
   elasticsearch: Client;
@@ -24,18 +24,29 @@ export interface ComputedRow {
   doc: Record<string, unknown> | undefined;
 }
 
-/** Only the stored fields that differ, helper fields included (derived by the search package's builder). */
-export function partialDocument(toDocument: DocumentBuilder, before: FragranceDetail, after: FragranceDetail): Record<string, unknown> {
+/** Fields every modification rewrites. */
+const BOOKKEEPING = ['provenance', 'provenance_tags', 'updated_at'] as const;
+
+/**
+ * Only the stored fields that change: the changed record fields, the provenance bookkeeping,
+ * and whichever helper fields the search package derives (`toDocument`) that now differ.
+ */
+export function partialDocument(toDocument: DocumentBuilder, before: FragranceDetail, after: FragranceDetail, changed: Iterable<string>): Record<string, unknown> {
+  const next = after as unknown as Record<string, unknown>;
+  const doc: Record<string, unknown> = {};
+  for (const field of [...changed, ...BOOKKEEPING]) doc[field] = next[field];
   const a = toDocument(before);
   const b = toDocument(after);
-  const doc: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(b)) if (stableJson(a[key]) !== stableJson(value)) doc[key] = value;
+  for (const [key, value] of Object.entries(b)) {
+    if (Object.hasOwn(next, key)) continue; // a record field: handled above
+    if (!sameValue(a[key], value)) doc[key] = value;
+  }
   return doc;
 }
 
 /** Runs every enricher over the rows, in order, each seeing what the previous ones supplied. */
 export async function computeUpdates(rows: readonly StoredRow[], deps: Pick<BatchDeps, 'enrichers' | 'toDocument'>, ctx: EnrichContext): Promise<ComputedRow[]> {
-  const state = rows.map((row) => ({ row, next: row.record, changedBy: new Set<ProvenanceSource>() }));
+  const state = rows.map((row) => ({ row, next: row.record, changedBy: new Set<ProvenanceSource>(), fields: new Set<string>() }));
   for (const enricher of deps.enrichers) {
     ctx.signal?.throwIfAborted();
     const supplied = await enricher.enrich(
@@ -49,11 +60,14 @@ export async function computeUpdates(rows: readonly StoredRow[], deps: Pick<Batc
       if (!applied.modified) continue;
       s.next = applied.record;
       s.changedBy.add(enricher.source);
+      for (const field of applied.changed) s.fields.add(field);
     }
   }
   return state.map((s) => ({
-    ...s,
-    doc: s.changedBy.size > 0 ? partialDocument(deps.toDocument, s.row.record, s.next) : undefined,
+    row: s.row,
+    next: s.next,
+    changedBy: s.changedBy,
+    doc: s.changedBy.size > 0 ? partialDocument(deps.toDocument, s.row.record, s.next, s.fields) : undefined,
   }));
 }
 
