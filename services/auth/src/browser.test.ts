@@ -12,6 +12,8 @@ import { startAuth, type Harness } from './testing/harness.ts';
 // A real browser (Debian's chromium, driven by playwright-core; no downloaded browser) signs in
 // and consents through the pages, the way a person would, and keeps screenshots of them.
 const CHROMIUM = '/usr/bin/chromium';
+/** The one DOM API used inside the page (the project compiles without the DOM lib). */
+type BrowserGlobals = { getComputedStyle(element: unknown): { maxWidth: string } };
 const SHOTS = join(REPO_ROOT, '.local', 'screenshots');
 
 let t: TestRedis;
@@ -59,7 +61,7 @@ describe('sign-in and consent in a real browser', () => {
     expect(await page.getAttribute('html', 'lang')).toBe('en');
     await expect.poll(() => page.locator('h1').textContent()).toBe('Sign in');
     // The stylesheet applied (the card has its max width), i.e. CSP and the asset route work.
-    expect(await page.locator('main.card').evaluate((el) => getComputedStyle(el).maxWidth)).toBe('416px');
+    expect(await page.locator('main.card').evaluate((el) => (globalThis as unknown as BrowserGlobals).getComputedStyle(el).maxWidth)).toBe('416px');
 
     // Wrong password first: an accessible alert, still on the sign-in page.
     await page.getByLabel('Email').fill(person.email);
