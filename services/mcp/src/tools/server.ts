@@ -1,5 +1,6 @@
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ListToolsRequestSchema, type CallToolResult, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { SearchQuery } from '@fragrance/contracts';
 import type { Logger } from '@fragrance/http';
@@ -41,7 +42,45 @@ const INSTRUCTIONS =
 
 type Structured<S extends z.ZodRawShape> = z.infer<z.ZodObject<S>>;
 
+/**
+ * The server for one request. The tool list never changes, but the SDK converts every schema to
+ * JSON Schema on each tools/list (several ms of CPU for the detail schema): it is computed once
+ * per process, from a server built the same way, and served from memory.
+ */
 export function createCatalogueMcpServer(ctx: ToolContext): McpServer {
+  const server = buildServer(ctx);
+  server.server.setRequestHandler(ListToolsRequestSchema, () => {
+    toolList ??= listTools(ctx).catch((error: unknown) => {
+      toolList = undefined;
+      throw error;
+    });
+    return toolList;
+  });
+  return server;
+}
+
+let toolList: Promise<ListToolsResult> | undefined;
+
+/** Asks a throw-away server for its tools/list over an in-memory pair (no network, no client). */
+async function listTools(ctx: ToolContext): Promise<ListToolsResult> {
+  const template = buildServer(ctx);
+  const [ours, theirs] = InMemoryTransport.createLinkedPair();
+  const answer = new Promise<ListToolsResult>((resolve, reject) => {
+    ours.onmessage = (message) => {
+      if ('result' in message) resolve(message.result as ListToolsResult);
+      else if ('error' in message) reject(new Error(message.error.message));
+    };
+  });
+  await template.connect(theirs);
+  await ours.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+  try {
+    return await answer;
+  } finally {
+    await template.close();
+  }
+}
+
+function buildServer(ctx: ToolContext): McpServer {
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'Fragrance Catalogue' },
     { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } } },
