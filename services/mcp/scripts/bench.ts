@@ -22,6 +22,7 @@ const { values } = parseArgs({
 const total = Number(values.requests);
 const concurrency = Number(values.concurrency);
 
+// eslint-disable-next-line no-restricted-properties -- a command-line entry point reads its own environment
 const redis = new Redis(process.env.REDIS_URL ?? (await startLocalRedis()));
 const prefix = `bench-${process.pid}:`;
 const key = await signingKey('bench');

@@ -9,7 +9,7 @@
 // CATALOGUE_SERVICE_URL, when set, lets the tools reach a real catalogue (no scenario needs it).
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -209,7 +209,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const jsonAt = args.indexOf('--json');
   const jsonPath = jsonAt >= 0 ? args[jsonAt + 1] : undefined;
   const only = args.flatMap((a, i) => (args[i - 1] === '--scenario' ? [a] : []));
+  // eslint-disable-next-line no-restricted-properties -- a command-line entry point reads its own environment
   const redisUrl = process.env.REDIS_URL ?? (await startLocalRedis());
+  // eslint-disable-next-line no-restricted-properties -- a command-line entry point reads its own environment
   const target = await startBehindTokenProxy(redisUrl, process.env.CATALOGUE_SERVICE_URL);
   try {
     const results = await runConformance(target.url, only.length ? only : undefined);

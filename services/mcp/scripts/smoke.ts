@@ -34,7 +34,9 @@ const edge = values.edge.replace(/\/+$/, '');
 const say = (message: string) => process.stdout.write(`${message}\n`);
 
 if (values['create-user']) {
+  // eslint-disable-next-line no-restricted-properties -- a command-line entry point reads its own environment
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  // eslint-disable-next-line no-restricted-properties -- a command-line entry point reads its own environment
   const users = new UserStore(redis, { prefix: process.env.REDIS_PREFIX ?? 'fcs:' });
   if (!(await users.findByEmail(credentials.email))) {
     await users.create(credentials.email, credentials.password);
