@@ -9,7 +9,7 @@ import { createProvider } from './provider.ts';
 import { createCsrf } from './routes/csrf.ts';
 import { healthRoutes } from './routes/health.ts';
 import { interactionRoutes } from './routes/interaction.ts';
-import { defaultScope, jwtRevocation, registrationGuard } from './routes/oauth-edges.ts';
+import { defaultScope, tokenRevocation, registrationGuard } from './routes/oauth-edges.ts';
 import { ASSETS_PATH } from './views/pages.ts';
 
 export interface AuthDeps {
@@ -101,7 +101,7 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
   );
   app.use(defaultScope());
   app.use(registrationGuard(redis, prefix, deps.registrationLimitPerHour));
-  app.use(jwtRevocation({ provider, issuer: deps.issuer, jwks: publicJwks, logger }));
+  app.use(tokenRevocation({ provider, issuer: deps.issuer, jwks: publicJwks, logger }));
   // Everything else under /oauth and the metadata documents belong to oidc-provider.
   const oidc = provider.callback();
   // Not mounted with a path: oidc-provider would take the mount path as its own prefix.

@@ -108,6 +108,19 @@ describe('revocation of JWT access tokens (RFC 7009)', () => {
     const unknown = await revoke({ token: at, client_id: 'nobody' });
     expect(unknown.status).toBe(401);
     expect(((await unknown.json()) as { error: string }).error).toBe('invalid_client');
+    // A refresh token presented by another client is ignored too.
+    expect((await revoke({ token: tokens.body.refresh_token as string, client_id: other })).status).toBe(200);
+    const refresh = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string, client_id: clientId });
+    expect(refresh.status).toBe(200);
+    expect((await revoke({ token: at })).status).toBe(401);
+    const repeated = await fetch(`${auth.issuer}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `token=a&token=b&client_id=${clientId}`,
+    });
+    expect(((await repeated.json()) as { error: string }).error).toBe('invalid_request');
+    const json = await fetch(`${auth.issuer}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: at, client_id: clientId }) });
+    expect(json.status).toBe(400);
     const missing = await revoke({ client_id: clientId });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as { error: string }).error).toBe('invalid_request');

@@ -63,10 +63,10 @@ export function createProvider(options: ProviderOptions): Provider {
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false },
+      // Enabled for the metadata (revocation_endpoint); requests are answered by
+      // routes/oauth-edges.ts tokenRevocation, which also handles our JWT access tokens.
       revocation: {
         enabled: true,
-        // RFC 7009 §2.1: only the client a token was issued to may revoke it. For a public
-        // client someone else's token is ignored (200, nothing revoked) rather than reported.
         allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
       },
       userinfo: { enabled: false },
@@ -103,6 +103,12 @@ export function createProvider(options: ProviderOptions): Provider {
           throw new errors.InvalidClientMetadata(`${key} must be a string`);
         }
         if (key !== 'software_id') return;
+        // oidc-provider decides whether to mint a secret from the raw registration body, before
+        // clientDefaults make the client public; a public client must not receive one.
+        if (metadata.token_endpoint_auth_method === 'none') {
+          delete metadata.client_secret;
+          delete metadata.client_secret_expires_at;
+        }
         const uris = metadata.redirect_uris;
         if (uris === undefined) return; // oidc-provider reports the missing member itself
         if (!Array.isArray(uris) || uris.length === 0) throw new errors.InvalidRedirectUri('redirect_uris must be a non-empty array');

@@ -1,4 +1,4 @@
-import express, { Router } from 'express';
+import express, { Router, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import type Provider from 'oidc-provider';
@@ -23,11 +23,7 @@ export function defaultScope(): Router {
   return router;
 }
 
-/**
- * Dynamic registration is open to anyone, so each source address gets a budget per hour.
- * A body without token_endpoint_auth_method means a public client: oidc-provider would
- * otherwise mint a client secret (it decides from the raw body, before clientDefaults apply).
- */
+/** Dynamic registration is open to anyone, so each source address gets a budget per hour. */
 export function registrationGuard(redis: Redis, prefix: string, perHour: number): Router {
   const router = Router();
   router.post('/oauth/register', (req, res, next) => {
@@ -49,18 +45,6 @@ export function registrationGuard(redis: Redis, prefix: string, perHour: number)
       })
       .catch(next);
   });
-  router.post('/oauth/register', express.text({ type: 'application/json', limit: '56kb' }), (req, _res, next) => {
-    if (typeof req.body !== 'string') return next();
-    try {
-      const metadata: unknown = JSON.parse(req.body);
-      if (metadata && typeof metadata === 'object' && !Array.isArray(metadata) && !('token_endpoint_auth_method' in metadata)) {
-        req.body = JSON.stringify({ ...metadata, token_endpoint_auth_method: 'none' });
-      }
-    } catch {
-      // Left as is: oidc-provider answers invalid_request for a body that is not JSON.
-    }
-    next();
-  });
   return router;
 }
 
@@ -75,47 +59,62 @@ interface RevokeDeps {
 type ModelWithAdapter = { adapter: { destroy(id: string): Promise<unknown>; revokeByGrantId(id: string): Promise<unknown> } };
 
 /**
- * RFC 7009 for our JWT access tokens, which oidc-provider cannot revoke (it answers
- * unsupported_token_type): a valid JWT presented by the client it was issued to revokes its
- * whole grant (refresh tokens included, §2.1 allows that), and the Grant adapter writes the
- * revocation record the MCP server checks. Anything else goes on to oidc-provider untouched.
+ * RFC 7009 token revocation, served here rather than by oidc-provider: it cannot revoke our
+ * JWT access tokens (it answers unsupported_token_type). Clients are public, identified by
+ * client_id alone. A valid access token (JWT) or refresh token presented by the client it was
+ * issued to revokes its whole grant (§2.1 allows that): refresh tokens, codes, the grant, and
+ * the revocation record the MCP server checks (written by the Grant adapter). An unknown,
+ * invalid or foreign token is answered 200 and changes nothing (§2.2).
  */
-export function jwtRevocation(deps: RevokeDeps): Router {
+export function tokenRevocation(deps: RevokeDeps): Router {
   const { provider, issuer, logger } = deps;
   const keys = createLocalJWKSet(deps.jwks);
-  const router = Router();
-  router.post('/oauth/revoke', express.text({ type: 'application/x-www-form-urlencoded', limit: '56kb' }), (req, res, next) => {
-    void (async () => {
-      if (typeof req.body !== 'string') return next();
-      const params = new URLSearchParams(req.body);
-      const token = params.get('token') ?? '';
-      if (token.split('.').length !== 3 || req.headers.authorization) return next();
-      res.setHeader('Cache-Control', 'no-store');
-      const clientId = params.get('client_id');
-      const client = clientId ? await provider.Client.find(clientId).catch(() => undefined) : undefined;
-      if (!client || params.getAll('client_id').length !== 1) {
-        res.status(401).json({ error: 'invalid_client', error_description: 'client authentication failed' });
-        return;
-      }
-      let payload: Record<string, unknown>;
+  const models = provider as unknown as Record<'RefreshToken' | 'AuthorizationCode' | 'AccessToken' | 'Grant', ModelWithAdapter>;
+  const oauthError = (res: Response, status: number, error: string, description: string) =>
+    void res.status(status).json({ error, error_description: description });
+
+  const revokeGrant = async (grantId: string) => {
+    await Promise.all([
+      models.RefreshToken.adapter.revokeByGrantId(grantId),
+      models.AuthorizationCode.adapter.revokeByGrantId(grantId),
+      models.AccessToken.adapter.revokeByGrantId(grantId),
+    ]);
+    await models.Grant.adapter.destroy(grantId);
+    logger.info({ grantId }, 'grant revoked at the revocation endpoint');
+  };
+
+  /** The grant a token belongs to, when it is valid and was issued to clientId. */
+  const grantOf = async (token: string, clientId: string): Promise<string | undefined> => {
+    if (token.split('.').length === 3) {
       try {
-        ({ payload } = await jwtVerify<Record<string, unknown>>(token, keys, { issuer, typ: 'at+jwt' }));
+        const { payload } = await jwtVerify<Record<string, unknown>>(token, keys, { issuer, typ: 'at+jwt' });
+        return payload.client_id === clientId && typeof payload.gid === 'string' ? payload.gid : undefined;
       } catch {
-        // RFC 7009 §2.2: an invalid or expired token is not an error for the client.
-        res.status(200).end();
-        return;
+        return undefined;
       }
-      if (payload.client_id === clientId && typeof payload.gid === 'string') {
-        const gid = payload.gid;
-        const models = provider as unknown as Record<'RefreshToken' | 'AuthorizationCode' | 'AccessToken' | 'Grant', ModelWithAdapter>;
-        await Promise.all([
-          models.RefreshToken.adapter.revokeByGrantId(gid),
-          models.AuthorizationCode.adapter.revokeByGrantId(gid),
-          models.AccessToken.adapter.revokeByGrantId(gid),
-        ]);
-        await models.Grant.adapter.destroy(gid);
-        logger.info({ grantId: gid }, 'grant revoked through its access token');
+    }
+    const refreshToken = await provider.RefreshToken.find(token).catch(() => undefined);
+    return refreshToken && refreshToken.clientId === clientId ? refreshToken.grantId : undefined;
+  };
+
+  const router = Router();
+  router.post('/oauth/revoke', express.text({ type: () => true, limit: '56kb' }), (req, res, next) => {
+    void (async () => {
+      res.setHeader('Cache-Control', 'no-store');
+      if (!req.is('application/x-www-form-urlencoded')) {
+        return oauthError(res, 400, 'invalid_request', 'only application/x-www-form-urlencoded bodies are supported');
       }
+      const params = new URLSearchParams(typeof req.body === 'string' ? req.body : '');
+      for (const name of ['token', 'token_type_hint', 'client_id']) {
+        if (params.getAll(name).length > 1) return oauthError(res, 400, 'invalid_request', `${name} must not be repeated`);
+      }
+      const clientId = params.get('client_id');
+      const client = clientId && !req.headers.authorization ? await provider.Client.find(clientId).catch(() => undefined) : undefined;
+      if (!clientId || !client) return oauthError(res, 401, 'invalid_client', 'client authentication failed');
+      const token = params.get('token');
+      if (!token) return oauthError(res, 400, 'invalid_request', 'missing required parameter token');
+      const grantId = await grantOf(token, clientId);
+      if (grantId) await revokeGrant(grantId);
       res.status(200).end();
     })().catch(next);
   });
