@@ -131,11 +131,17 @@ function buildServer(ctx: ToolContext): McpServer {
         ctx.logger.error({ err: error, request_id: ctx.requestId, tool }, 'catalogue unavailable');
         log('unavailable');
         return {
-          content: [{ type: 'text', text: 'The catalogue is temporarily unavailable; please retry in a moment.' }],
+          content: [{ type: 'text', text: `The catalogue is temporarily unavailable; please retry in a moment (request id ${ctx.requestId}).` }],
           isError: true,
         };
       }
-      throw error;
+      // A bug of ours: logged in full, shown without internals.
+      ctx.logger.error({ err: error, request_id: ctx.requestId, tool }, 'tool failed');
+      log('failed');
+      return {
+        content: [{ type: 'text', text: `Something went wrong on our side (request id ${ctx.requestId}).` }],
+        isError: true,
+      };
     }
   }
 
