@@ -194,7 +194,7 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
     progress();
 
     if (indexed === 0) throw new IngestError('no valid record to index; the current catalogue stays live');
-    await client.indices.putSettings({ index, settings: { refresh_interval: '1s', number_of_replicas: replicas } });
+    await client.indices.putSettings({ index, settings: { refresh_interval: '1s', number_of_replicas: replicas, translog: { durability: 'request' } } });
     await client.indices.refresh({ index });
     const { count } = await client.count({ index });
     if (count !== indexed) throw new IngestError(`count check failed: ${count} documents in ${index}, ${indexed} indexed`);

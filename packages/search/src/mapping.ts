@@ -119,12 +119,16 @@ export interface IndexSettingsOptions {
   replicas?: number;
 }
 
-/** Settings of a new version while it loads: no refresh, no replicas. */
+/**
+ * Settings of a new version while it loads: no refresh, no replicas, translog fsync in the
+ * background rather than per bulk request (a failed load is thrown away anyway).
+ */
 export function loadingSettings({ shards = 1 }: IndexSettingsOptions = {}): estypes.IndicesIndexSettings {
   return {
     number_of_shards: shards,
     number_of_replicas: 0,
     refresh_interval: '-1',
+    translog: { durability: 'async' },
     max_result_window: 10_000,
   };
 }
