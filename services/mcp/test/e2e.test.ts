@@ -9,7 +9,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCatalogue } from '@fragrance/dataset';
 import { createLogger } from '@fragrance/http';
-import { RevocationStore, UserStore } from '@fragrance/identity';
+import { disableUser, RevocationStore, UserStore } from '@fragrance/identity';
 import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
 import { testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
@@ -27,6 +27,8 @@ import { FormUser, freePort, MemoryOAuthProvider, startService, type RunningServ
 const ACCESS_TOKEN_TTL = 4;
 const REDIRECT = 'http://127.0.0.1:53682/callback';
 const credentials = { email: 'mcp.e2e@example.com', password: 'correct horse battery staple' };
+const leaver = { email: 'mcp.leaver@example.com', password: 'another long passphrase' };
+const TEST_SCRYPT = { N: 1024, r: 8, p: 1 };
 const KNOWN = makeRecord({
   id: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
   name: 'Zygomatic Vetiver Nocturne',
@@ -54,7 +56,9 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     [redis, es] = await Promise.all([testRedis('mcp-e2e'), testElasticsearch('mcp-e2e')]);
     const alias = es.index('fragrances');
     await ingestCatalogue({ client: es.client, alias, records: [KNOWN, ...generateCatalogue({ count: 300, seed: 7 })], replicas: 0 });
-    await new UserStore(redis.redis, { prefix: redis.prefix, scrypt: { N: 1024, r: 8, p: 1 } }).create(credentials.email, credentials.password);
+    const users = new UserStore(redis.redis, { prefix: redis.prefix, scrypt: TEST_SCRYPT });
+    await users.create(credentials.email, credentials.password);
+    await users.create(leaver.email, leaver.password);
 
     const [gatewayPort, authPort, cataloguePort] = await Promise.all([freePort(), freePort(), freePort()]);
     edge = `http://127.0.0.1:${gatewayPort}`;
@@ -276,5 +280,26 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('refuses the tokens of a user the operator disables, at once', async () => {
+    const other = new MemoryOAuthProvider(REDIRECT);
+    const transport = new StreamableHTTPClientTransport(new URL(`${edge}/mcp`), { authProvider: other });
+    await expect(new Client({ name: 'e2e', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    const final = await new FormUser(edge).authorize(other.authorizationUrl!.href, leaver);
+    await transport.finishAuth(new URL(final.location!).searchParams.get('code')!);
+    const { access_token } = other.tokens()!;
+    const listTools = () =>
+      fetch(`${edge}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${access_token}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'tools/list' }),
+      });
+    expect((await listTools()).status).toBe(200);
+    const users = new UserStore(redis.redis, { prefix: redis.prefix, scrypt: TEST_SCRYPT });
+    await disableUser(users, new RevocationStore(redis.redis, { prefix: redis.prefix }), leaver.email);
+    const refused = await listTools();
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
 });
