@@ -153,7 +153,7 @@ async function main(): Promise<void> {
     for (;;) {
       workers.forEach((w, i) => (peakRss[i] = Math.max(peakRss[i] ?? 0, rssMiB(w.pid))));
       summary = await runs.get(runId);
-      if (summary?.status === 'completed' || summary?.status === 'completed_with_failures') break;
+      if (summary?.status === 'completed' || summary?.status === 'completed_with_failures' || summary?.status === 'failed') break;
       if (interrupted) throw new Error('interrupted');
       if (performance.now() - started > 15 * 60_000) throw new Error(`run ${runId} did not finish in 15 minutes: ${JSON.stringify(summary)}`);
       if (summary && performance.now() - lastReport > 10_000) {

@@ -71,5 +71,12 @@ describe('run store (real Redis)', () => {
     await other.recordBatch('bad', 0, 'done', result(1, 1));
     await other.recordBatch('bad', 1, 'failed', { ...result(0, 0), failed: 1 });
     expect(await other.get('bad')).toMatchObject({ status: 'completed_with_failures', failed: 1, batches_failed: 1 });
+
+    // A run whose planning gave up is failed and no longer blocks the next one.
+    await other.begin({ id: 'doomed', trigger: 'schedule', full: false, as_of: asOf });
+    await other.fail('doomed', 'search_phase_execution_exception');
+    expect(await other.get('doomed')).toMatchObject({ status: 'failed', error: 'search_phase_execution_exception' });
+    expect(await other.current()).toBeUndefined();
+    expect((await other.begin({ id: 'next', trigger: 'schedule', full: false, as_of: asOf })).started).toBe(true);
   });
 });

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { BatchResult, RunTrigger } from './payloads.ts';
 
-export const RunStatus = z.enum(['planning', 'running', 'completed', 'completed_with_failures']);
+export const RunStatus = z.enum(['planning', 'running', 'completed', 'completed_with_failures', 'failed']);
 export type RunStatus = z.infer<typeof RunStatus>;
 
 const Counts = z.object({ changed: z.number(), unchanged: z.number(), failed: z.number() });
@@ -28,6 +28,8 @@ export const RunSummary = z.object({
   per_enricher: z.record(z.string(), Counts),
   au_unmatched_offers: z.number(),
   au_unmatched_sample: z.array(z.string()),
+  /** Why a run failed as a whole (its planning failed for good). */
+  error: z.string().nullable(),
 });
 export type RunSummary = z.infer<typeof RunSummary>;
 
@@ -98,6 +100,16 @@ redis.call('HSET', KEYS[1], 'status', 'running', 'planned', '1')
 return maybe_finish(KEYS[1], KEYS[3], KEYS[2], KEYS[4], ARGV[1], ARGV[2], tonumber(ARGV[3]))
 `;
 
+// KEYS: hash, current. ARGV: run id, now, error. Only an unfinished run can fail.
+const FAIL = `
+local status = redis.call('HGET', KEYS[1], 'status')
+if status == 'planning' or status == 'running' then
+  redis.call('HSET', KEYS[1], 'status', 'failed', 'finished_at', ARGV[2], 'error', ARGV[3])
+end
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+return 1
+`;
+
 const num = (value: string | undefined): number => (value === undefined ? 0 : Number(value));
 
 function parseSummary(id: string, hash: Record<string, string>): RunSummary {
@@ -128,6 +140,7 @@ function parseSummary(id: string, hash: Record<string, string>): RunSummary {
     per_enricher: per,
     au_unmatched_offers: num(hash.au_unmatched_offers),
     au_unmatched_sample: hash.au_unmatched_sample ? (JSON.parse(hash.au_unmatched_sample) as string[]) : [],
+    error: hash.error ?? null,
   });
 }
 
@@ -144,6 +157,8 @@ export interface RunStore {
    * finishes the run when it was the last one. Returns true when this call finished the run.
    */
   recordBatch(id: string, batchNo: number, outcome: 'done' | 'failed', result: BatchResult): Promise<boolean>;
+  /** Marks a run failed as a whole (planning gave up) and frees the one-run-at-a-time slot. */
+  fail(id: string, error: string): Promise<void>;
   get(id: string): Promise<RunSummary | undefined>;
   /** The run in progress, if any. */
   current(): Promise<RunSummary | undefined>;
@@ -246,6 +261,10 @@ export function createRunStore(options: { redis: Redis; prefix: string }): RunSt
         ...increments,
       )) as number;
       return outcomeCode === 1;
+    },
+
+    async fail(id, error) {
+      await redis.eval(FAIL, 2, keys.hash(id), keys.current, id, new Date().toISOString(), error.slice(0, 500));
     },
 
     get,

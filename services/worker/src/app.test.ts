@@ -237,6 +237,18 @@ describe('failing batches and the nightly schedule', () => {
     expect([...docs.values()].every((d) => d.record.provenance_tags.includes('ai_enriched') === false)).toBe(true);
   });
 
+  it('a run whose planning keeps failing ends failed and frees the slot for the next run', async () => {
+    const prefix = `${redis.prefix}noalias`;
+    const config = testConfig(workerEnv(es, redis, fixture, { JOBS_PREFIX: prefix, CATALOGUE_ALIAS: es.index('missing') }));
+    const worker = await startWorker({ config, logger, redis: redis.connect({ maxRetriesPerRequest: null }), elasticsearch: es.client });
+    workers.push(worker);
+    const { runId } = await requestEnrichmentRun(worker.queues.enrichment, { full: false });
+    const summary = await waitForRun(worker.runs, runId, 30_000); // three attempts, 2 s then 4 s apart
+    expect(summary.status).toBe('failed');
+    expect(summary.error).toMatch(/index_not_found/);
+    expect(await worker.runs.current()).toBeUndefined();
+  });
+
   it('registers exactly one nightly entry however many workers start', async () => {
     const prefix = `${redis.prefix}sched`;
     const env = workerEnv(es, redis, fixture, { ENRICH_SCHEDULE_ENABLED: 'true', JOBS_PREFIX: prefix, ENRICH_CRON: '0 2 * * *', ENRICH_TIMEZONE: 'Australia/Sydney' });

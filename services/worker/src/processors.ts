@@ -7,6 +7,7 @@ import {
   IngestJobData,
   JOB_NAMES,
   requestEnrichmentRun,
+  runIdForJob,
   type BatchResult,
   type RunStore,
 } from '@fragrance/jobs';
@@ -71,7 +72,11 @@ export function enrichmentProcessor(deps: { plan: PlanDeps; batch: BatchDeps; ru
         await job.moveToWait(token);
         throw new WaitingError();
       }
-      if (job.name === JOB_NAMES.enrichBatch && isLastAttempt(job, error)) {
+      if (job.name === JOB_NAMES.enrichRun && isLastAttempt(job, error)) {
+        // Planning gave up: the run is failed as a whole, and the next one may start.
+        await deps.runs.fail(runIdForJob(job.id ?? ''), error instanceof Error ? error.message : String(error));
+        deps.logger.error({ job: job.id, err: error }, 'enrichment run failed while planning');
+      } else if (job.name === JOB_NAMES.enrichBatch && isLastAttempt(job, error)) {
         job.failedReason = error instanceof Error ? error.message : String(error);
         await recordFailedBatch(deps.runs, job, deps.logger);
       } else {

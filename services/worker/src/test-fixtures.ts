@@ -56,7 +56,7 @@ export async function waitForRun(runs: RunStore, runId: string, timeoutMs = 60_0
   let last: RunSummary | undefined;
   while (Date.now() < deadline) {
     last = await runs.get(runId);
-    if (last && (last.status === 'completed' || last.status === 'completed_with_failures')) return last;
+    if (last && (last.status === 'completed' || last.status === 'completed_with_failures' || last.status === 'failed')) return last;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`run ${runId} did not finish in ${timeoutMs} ms: ${JSON.stringify(last)}`);

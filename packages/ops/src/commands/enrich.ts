@@ -61,6 +61,7 @@ export function formatRun(run: RunSummary): string {
       (run.conflicts > 0 ? `, ${run.conflicts} conflicts re-applied` : ''),
     `  batches: ${run.batches_done}/${run.batches_total} done, ${run.batches_failed} failed`,
   ];
+  if (run.error) lines.push(`  error: ${run.error}`);
   const enrichers = Object.entries(run.per_enricher);
   if (enrichers.length > 0) {
     lines.push('  per enricher:');
@@ -73,7 +74,7 @@ export function formatRun(run: RunSummary): string {
   return lines.join('\n');
 }
 
-const finished = (run: RunSummary | undefined) => run?.status === 'completed' || run?.status === 'completed_with_failures';
+const finished = (run: RunSummary | undefined) => run?.status === 'completed' || run?.status === 'completed_with_failures' || run?.status === 'failed';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A progress bar on a terminal, a line every 10% elsewhere (CI logs stay short). */
@@ -164,6 +165,7 @@ const run: Command = {
       }
       if (summary) ctx.stdout.write(formatRun(summary) + '\n');
       if (summary?.status === 'completed_with_failures') ctx.stdout.write('failed batches: npm run ops -- enrich status\n');
+      if (summary?.status === 'failed') throw new Error(`run ${summary.id} failed: ${summary.error ?? 'unknown error'}`);
     });
   },
 };
