@@ -87,6 +87,23 @@ describe('authorization codes', () => {
     expect(refresh.body.error).toBe('invalid_grant');
   });
 
+  it('racing redemptions of one code: exactly one succeeds', async () => {
+    const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
+    const responses = await Promise.all(Array.from({ length: 6 }, () => exchange(auth.issuer, clientId, REDIRECT, result)));
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(responses.filter((r) => r.status !== 200).every((r) => r.body.error === 'invalid_grant')).toBe(true);
+  });
+
+  it('racing uses of one refresh token: exactly one succeeds', async () => {
+    const first = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, alice));
+    const rt = first.body.refresh_token as string;
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => token(auth.issuer, { grant_type: 'refresh_token', refresh_token: rt, client_id: clientId })),
+    );
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(responses.filter((r) => r.status !== 200).every((r) => r.body.error === 'invalid_grant')).toBe(true);
+  });
+
   it('expired code → invalid_grant (codes live 60 s by default; 1 s here)', async () => {
     const prefix = `${t.prefix}short:`;
     const short = await startAuth(t.redis, prefix, { ttl: { accessToken: 86_400, authorizationCode: 1, refreshToken: 86_400, session: 3600 } });
