@@ -116,7 +116,7 @@ async function buildMix(records: Sampled[], catalogueUrl: string): Promise<Pair[
   const cursorSets: [Record<string, string>, string[]][] = [];
   const walks: Record<string, string>[] = [{}, { concentration: 'edp' }, { query: 'rose' }];
   for (const params of walks) {
-    cursorSets.push([params, await cursorsFor(catalogueUrl, params, 150)]);
+    cursorSets.push([params, await cursorsFor(catalogueUrl, params, 120)]);
   }
   const pairs: Pair[] = [];
   const add = (kind: string, params: Record<string, string>) => pairs.push({ kind, service: { path: servicePath(params) }, elasticsearch: esSearch(params) });
@@ -144,6 +144,7 @@ async function buildMix(records: Sampled[], catalogueUrl: string): Promise<Pair[
     } else if (roll < 0.8) {
       add('filters', { concentration: r.concentration, country: r.country.toLowerCase(), year_from: '1990', facets: random() < 0.5 ? 'brand,decade' : 'concentration' });
     } else if (roll < 0.86) {
+      if (r.notes.length === 0 || r.accords.length === 0) continue;
       add('notes', { note: pick(random, r.notes), ...(random() < 0.5 ? { accord: pick(random, r.accords) } : { exclude_accord: 'sweet' }), limit: '20' });
     } else if (roll < 0.93) {
       add('deep_offset', { offset: String(1000 + Math.floor(random() * 8900)), limit: pick(random, ['20', '50', '100']), ...(random() < 0.5 ? { available_in_au: 'false' } : {}) });
