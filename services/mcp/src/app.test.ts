@@ -195,6 +195,23 @@ describe('MCP resource server', () => {
     expect((await post(base, { authorization: `Bearer ${good}`, origin: MCP_URL })).status).toBe(200);
   });
 
+  it('refuses a foreign Host header (DNS rebinding) with 403 on a loopback-bound server', async () => {
+    const { request } = await import('node:http');
+    const url = new URL(`${base}/mcp`);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { ...MCP_HEADERS, host: 'evil.example.com' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end(JSON.stringify(INITIALIZE));
+    });
+    expect(status).toBe(403);
+  });
+
   it('rate-limits per user with 429 and Retry-After, without touching other users', async () => {
     const limited = await start({}, { burst: 3 });
     const alice = await token({ sub: 'user-alice' });

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
 import { requireBearer } from './auth/bearer.ts';
 import { resourceMetadataRoutes } from './auth/metadata.ts';
-import { requireAllowedOrigin } from './auth/origin.ts';
+import { requireAllowedHost, requireAllowedOrigin } from './auth/origin.ts';
 import type { TokenVerifier } from './auth/verify-token.ts';
 import type { CatalogueClient } from './catalogue/client.ts';
 import { REQUIRED_SCOPE, resourceMetadataUrlOf, resourceOf, type McpConfig } from './config.ts';
@@ -43,7 +43,8 @@ export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue
 
   app.use(
     '/mcp',
-    // Origin first: a rebinding page learns nothing, not even that a token is needed.
+    // Host and Origin first: a rebinding page learns nothing, not even that a token is needed.
+    requireAllowedHost(config.MCP_ALLOWED_HOSTS),
     requireAllowedOrigin(config.MCP_ALLOWED_ORIGINS),
     requireBearer({ verify, resourceMetadataUrl: resourceMetadataUrlOf(config), requiredScope: REQUIRED_SCOPE }),
     rateLimitPerUser(rateLimiter),

@@ -6,6 +6,8 @@ const commaList = z
   .string()
   .transform((value) => value.split(',').map((item) => item.trim().replace(/\/+$/, '')).filter(Boolean));
 
+const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]', '::1'];
+
 /** Every variable the MCP server reads; documented in docs/configuration.md. */
 const McpConfigShape = z.object({
   HOST: host(),
@@ -25,6 +27,8 @@ const McpConfigShape = z.object({
   ACCESS_TOKEN_ALG: z.enum(['RS256', 'PS256', 'ES256', 'EdDSA']).default('RS256'),
   /** Browser origins allowed to call /mcp (DNS-rebinding protection); defaults to MCP_URL's origin. */
   MCP_ALLOWED_ORIGINS: commaList.optional(),
+  /** Host names accepted in the Host header of /mcp; default: loopback names and MCP_URL's host when HOST is loopback, else no check. */
+  MCP_ALLOWED_HOSTS: commaList.optional(),
   /** Per-user token bucket: sustained MCP requests per minute, and the burst on top. */
   MCP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   MCP_RATE_LIMIT_BURST: z.coerce.number().int().positive().default(60),
@@ -35,6 +39,8 @@ export const McpConfig = McpConfigShape.transform((c) => ({
   OAUTH_ISSUER: c.OAUTH_ISSUER ?? c.MCP_URL,
   JWKS_URL: c.JWKS_URL ?? `${c.AUTH_SERVICE_URL}/oauth/jwks`,
   MCP_ALLOWED_ORIGINS: c.MCP_ALLOWED_ORIGINS ?? [new URL(c.MCP_URL).origin],
+  // A proxy that keeps the public Host is fine too: MCP_URL's host name is always allowed.
+  MCP_ALLOWED_HOSTS: c.MCP_ALLOWED_HOSTS ?? (LOOPBACK.includes(c.HOST) ? [...LOOPBACK, new URL(c.MCP_URL).hostname] : []),
 }));
 export type McpConfig = z.infer<typeof McpConfig>;
 

@@ -16,3 +16,26 @@ export function requireAllowedOrigin(allowedOrigins: readonly string[]): Request
     next();
   };
 }
+
+/**
+ * Host-header check, the other half of DNS-rebinding protection: a page on evil.example that
+ * resolves to this machine reaches us with `Host: evil.example`. Compares host names (ports
+ * aside); an empty allow-list disables the check (a server bound to a public interface sits
+ * behind the edge, which rewrites Host).
+ */
+export function requireAllowedHost(allowedHostnames: readonly string[]): RequestHandler {
+  const allowed = new Set(allowedHostnames.map((host) => host.toLowerCase()));
+  return (req, _res, next) => {
+    if (allowed.size === 0) return next();
+    let hostname: string | undefined;
+    try {
+      hostname = req.headers.host ? new URL(`http://${req.headers.host}`).hostname : undefined;
+    } catch {
+      hostname = undefined;
+    }
+    if (!hostname || !allowed.has(hostname)) {
+      throw new ForbiddenError(`Host ${JSON.stringify(req.headers.host ?? '').slice(0, 200)} is not served here.`);
+    }
+    next();
+  };
+}
