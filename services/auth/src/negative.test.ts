@@ -366,6 +366,31 @@ describe('sign-in page', () => {
     expect(blocked.body).toContain('Too many failed sign-ins');
   });
 
+  it('throttles failed sign-ins per source address (the gateway\'s X-Forwarded-For, trusted from loopback)', async () => {
+    const limited = await startAuth(t.redis, `${t.prefix}addr:`, { login: { perAccount: 100, perAddress: 3, windowSeconds: 60 } });
+    try {
+      const id = await registerClient(limited.issuer, [REDIRECT]);
+      const attempt = async (address: string, email: string) => {
+        const user = new HeadlessUser(limited.issuer);
+        const headers = { 'x-forwarded-for': address };
+        const { challenge } = pkcePair();
+        let page = await user.request(
+          authorizeUrl(limited.issuer, { client_id: id, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }),
+          { headers },
+        );
+        page = await user.request(page.location!, { headers });
+        const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
+        const action = new URL(/action="([^"]+\/login)"/.exec(page.body)![1]!, limited.issuer).href;
+        return (await user.request(action, { form: { csrf, email, password: 'some wrong password' }, headers })).status;
+      };
+      for (let i = 0; i < 3; i++) expect(await attempt('203.0.113.7', `guess${i}@example.com`)).toBe(401);
+      expect(await attempt('203.0.113.7', 'guess9@example.com')).toBe(429);
+      expect(await attempt('203.0.113.8', 'guess9@example.com')).toBe(401);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('an unknown interaction id → error page (400), no redirect', async () => {
     const page = await new HeadlessUser(auth.issuer).request(`${auth.issuer}/oauth/interaction/not-a-real-uid`);
     noRedirect(page);

@@ -50,6 +50,36 @@ describe('defaults for clients that send less', () => {
   });
 });
 
+describe('returning users', () => {
+  const again = async (user: HeadlessUser, id: string, redirect: string) => {
+    const { challenge } = pkcePair();
+    let page = await user.request(
+      authorizeUrl(auth.issuer, { client_id: id, redirect_uri: redirect, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'again' }),
+    );
+    while (page.location && new URL(page.location).origin === auth.url) page = await user.request(page.location);
+    return page;
+  };
+
+  it('a signed-in user who already consented to a web client gets a code straight away', async () => {
+    const web = 'https://web-client.example/cb';
+    const id = await registerClient(auth.issuer, [web], 'Web Client');
+    const user = new HeadlessUser(auth.issuer);
+    await obtainCode(auth.issuer, id, web, dana, {}, user);
+    const page = await again(user, id, web);
+    expect(page.status).toBe(303);
+    expect(new URL(page.location!).searchParams.get('code')).toBeTruthy();
+  });
+
+  it('native clients (loopback or private-use redirects) are asked for consent every time (RFC 8252 §8.6)', async () => {
+    const user = new HeadlessUser(auth.issuer);
+    await obtainCode(auth.issuer, clientId, REDIRECT, dana, {}, user);
+    const page = await again(user, clientId, REDIRECT);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('>Allow</button>');
+    expect(page.body).not.toContain('type="password"');
+  });
+});
+
 describe('consent page', () => {
   it('names the client (escaped), its redirect host and the access, with Allow and Deny', async () => {
     const user = new HeadlessUser(auth.issuer);
