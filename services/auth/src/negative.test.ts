@@ -397,3 +397,37 @@ describe('sign-in page', () => {
     expect(page.body).toContain('expired');
   });
 });
+
+describe('garbage never causes a 5xx', () => {
+  it.each([
+    ['token without a body', '/oauth/token', { method: 'POST' }],
+    ['token with JSON', '/oauth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":"authorization_code"}' }],
+    ['token without grant_type', '/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=x' }],
+    ['token with repeated parameters', '/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&grant_type=refresh_token' }],
+    ['token with a body too large', '/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `code=${'x'.repeat(200_000)}` }],
+    ['register with an array', '/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[1,2]' }],
+    ['register with form data', '/oauth/register', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'redirect_uris=x' }],
+    ['register with a huge name', '/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'n'.repeat(60_000) }) }],
+    ['revoke without a body', '/oauth/revoke', { method: 'POST' }],
+    ['authorize with repeated parameters', '/oauth/authorize?client_id=a&client_id=b&response_type=code', {}],
+    ['authorize with a request object', '/oauth/authorize?client_id=a&request=eyJ.eyJ.sig&response_type=code', {}],
+    ['authorize with an unknown prompt', '/oauth/authorize?prompt=%00&client_id=a', {}],
+    ['interaction post without cookies', '/oauth/interaction/abc/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=a&password=b&csrf=c' }],
+    ['interaction post with a huge body', '/oauth/interaction/abc/confirm', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `csrf=${'c'.repeat(20_000)}` }],
+    ['an unknown oauth path', '/oauth/nope', {}],
+    ['an asset path traversal', '/oauth/assets/..%2F..%2Fpackage.json', {}],
+  ] as const)('%s → 4xx', async (_label, path, init) => {
+    const response = await fetch(`${auth.issuer}${path}`, { ...(init as RequestInit), redirect: 'manual' });
+    const body = await response.text();
+    expect(response.status, body.slice(0, 200)).toBeGreaterThanOrEqual(400);
+    expect(response.status, body.slice(0, 200)).toBeLessThan(500);
+    expect(body).not.toContain('"name":');
+  });
+
+  it('a PKCE challenge of the wrong shape → invalid_request at the redirect URI', async () => {
+    const page = await new HeadlessUser(auth.issuer).request(
+      authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: 'short', code_challenge_method: 'S256' }),
+    );
+    expect(new URL(page.location!).searchParams.get('error')).toBe('invalid_request');
+  });
+});
