@@ -3,7 +3,7 @@
 // the real catalogue in Elasticsearch. Prints both throughputs, p50/p99, the ratio and the
 // gateway's RSS; the last line is one JSON object. Target: throughput ratio ≥ 0.85.
 //
-// Options (env): BENCH_DURATION_S (20 per side), BENCH_CONCURRENCY (32), BENCH_WARMUP_S (10),
+// Options (env): BENCH_DURATION_S (20 per side), BENCH_SEGMENTS (4 per side), BENCH_CONCURRENCY (32), BENCH_WARMUP_S (10),
 // ELASTICSEARCH_URL (dev cluster, http://127.0.0.1:9200, started if it is the default and down),
 // BENCH_LOG_LEVEL (info: both services log every request, as in production).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -18,6 +18,8 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 10);
+/** Segments per side; each side runs DURATION_S in total. */
+const SEGMENTS = Number(process.env.BENCH_SEGMENTS ?? 4);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const DEFAULT_ES = 'http://127.0.0.1:9200';
 const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
@@ -89,6 +91,13 @@ function rssMb(pid: number): number {
   return Math.round(kb / 102.4) / 10;
 }
 
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 interface Sample {
   ids: string[];
   brands: string[];
@@ -152,12 +161,14 @@ async function stopChildren(): Promise<void> {
   );
 }
 
-/** Both halves of one side: throughput over their total time; latency percentiles averaged. */
-function combine(halves: LoadResult[]) {
-  const sum = (f: (r: LoadResult) => number) => halves.reduce((acc, r) => acc + f(r), 0);
-  const mean = (f: (r: LoadResult) => number) => Math.round((sum(f) / halves.length) * 1000) / 1000;
+const perRequest = (seconds: number, requests: number) => Math.round((seconds * 1_000_000) / Math.max(1, requests)) / 1000;
+
+/** The segments of one side: throughput over their total time; latency percentiles averaged. */
+function combine(segments: LoadResult[]) {
+  const sum = (f: (r: LoadResult) => number) => segments.reduce((acc, r) => acc + f(r), 0);
+  const mean = (f: (r: LoadResult) => number) => Math.round((sum(f) / segments.length) * 1000) / 1000;
   const statuses: Record<string, number> = {};
-  for (const r of halves) for (const [status, n] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+  for (const r of segments) for (const [status, n] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
   return {
     rps: Math.round((sum((r) => r.requests) / sum((r) => r.duration_s)) * 10) / 10,
     p50_ms: mean((r) => r.p50_ms),
@@ -165,7 +176,7 @@ function combine(halves: LoadResult[]) {
     requests: sum((r) => r.requests),
     errors: sum((r) => r.errors),
     statuses,
-    halves: halves.map((r) => ({ rps: r.rps, p50_ms: r.p50_ms, p99_ms: r.p99_ms })),
+    segments: segments.map((r) => ({ rps: r.rps, p50_ms: r.p50_ms, p99_ms: r.p99_ms })),
   };
 }
 
@@ -188,7 +199,7 @@ async function main(): Promise<void> {
     const [cataloguePort, gatewayPort] = [await freePort(), await freePort()];
     const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    startService('catalogue', { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL });
+    const catalogue = startService('catalogue', { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL });
     const gateway = startService('gateway', { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL });
     await waitForHealth(catalogueUrl, 60_000);
     await waitForHealth(gatewayUrl, 60_000);
@@ -203,20 +214,29 @@ async function main(): Promise<void> {
     say(`${documents} documents; sampled ${sample.ids.length} ids and ${sample.brands.length} brands; concurrency ${CONCURRENCY}, ${DURATION_S} s each`);
     const mix = requestMix(sample);
     const segment = (url: string, headers: Record<string, string> = {}) =>
-      runLoad({ url, headers, concurrency: CONCURRENCY, durationMs: (DURATION_S * 1_000) / 2, warmupMs: 2_000, seed: 7, next: mix });
+      runLoad({ url, headers, concurrency: CONCURRENCY, durationMs: (DURATION_S * 1_000) / SEGMENTS, warmupMs: 1_000, seed: 7, next: mix });
     const keyHeader = { authorization: `Bearer ${apiKey}` };
 
     // Elasticsearch's caches and the JIT warm up first, unmeasured, so neither side gets them.
     say(`warming up for ${WARMUP_S} s…`);
     await runLoad({ url: gatewayUrl, headers: keyHeader, concurrency: CONCURRENCY, durationMs: WARMUP_S * 1_000, seed: 3, next: mix });
 
-    // ABBA: direct, gateway, gateway, direct (each half the duration), so drift in a shared
-    // machine's load falls on both sides alike.
+    // Short segments in ABBA order (direct, gateway, gateway, direct, …), so drift and bursts in a
+    // shared machine's load fall on both sides alike.
     const rss: number[] = [];
     const sampler = setInterval(() => gateway.pid && rss.push(rssMb(gateway.pid)), 500);
     const results: { direct: LoadResult[]; gateway: LoadResult[] } = { direct: [], gateway: [] };
-    for (const side of ['direct', 'gateway', 'gateway', 'direct'] as const) {
+    const order = Array.from({ length: SEGMENTS }, (_, i) => (i % 2 === 0 ? (['direct', 'gateway'] as const) : (['gateway', 'direct'] as const))).flat();
+    const cpu = { gateway: 0, catalogueDirect: 0, catalogueViaGateway: 0 };
+    for (const side of order) {
+      const before = { gateway: cpuSeconds(gateway.pid!), catalogue: cpuSeconds(catalogue.pid!) };
       const result = side === 'direct' ? await segment(catalogueUrl) : await segment(gatewayUrl, keyHeader);
+      if (side === 'gateway') {
+        cpu.gateway += cpuSeconds(gateway.pid!) - before.gateway;
+        cpu.catalogueViaGateway += cpuSeconds(catalogue.pid!) - before.catalogue;
+      } else {
+        cpu.catalogueDirect += cpuSeconds(catalogue.pid!) - before.catalogue;
+      }
       say(`${side.padEnd(7)}: ${result.rps} req/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, errors ${result.errors}`);
       results[side].push(result);
     }
@@ -238,6 +258,13 @@ async function main(): Promise<void> {
       target_ratio: 0.85,
       meets_target: ratio >= 0.85,
       p50_overhead_ms: Math.round((viaGateway.p50_ms - direct.p50_ms) * 1000) / 1000,
+      // CPU per request (includes each segment's 1 s warm-up, so slightly high): robust to the
+      // machine's other load, unlike throughput.
+      cpu_ms_per_request: {
+        gateway: perRequest(cpu.gateway, viaGateway.requests),
+        catalogue_direct: perRequest(cpu.catalogueDirect, direct.requests),
+        catalogue_via_gateway: perRequest(cpu.catalogueViaGateway, viaGateway.requests),
+      },
       gateway_rss_mb: { max: Math.max(...rss), end: gateway.pid ? rssMb(gateway.pid) : null },
       // Every admitted request was counted once: warm-up plus the measured ones.
       metered_requests: me.used_today,

@@ -1,2 +1,2 @@
-export { runLoad, type LoadOptions, type LoadRequest, type LoadResult } from './load.ts';
+export { newLatencyHistogram, runLoad, type LoadOptions, type LoadRequest, type LoadResult } from './load.ts';
 export { pick, seededRandom } from './random.ts';

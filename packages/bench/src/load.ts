@@ -1,4 +1,4 @@
-import { build } from 'hdr-histogram-js';
+import { build, type Histogram } from 'hdr-histogram-js';
 import { Pool } from 'undici';
 import { seededRandom } from './random.ts';
 
@@ -24,6 +24,11 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** Which statuses count as success; default 2xx and 304. */
   ok?: (status: number) => boolean;
+  /**
+   * Record into this histogram (microseconds) instead of a fresh one, so several runs (e.g.
+   * interleaved rounds) add up; percentiles are then over everything it holds.
+   */
+  histogram?: Histogram;
 }
 
 export interface LoadResult {
@@ -48,8 +53,9 @@ const defaultOk = (status: number) => (status >= 200 && status < 300) || status 
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const { url, concurrency, durationMs, next, seed = 42, warmupMs = 0, headers = {}, ok = defaultOk } = options;
+  const owned = options.histogram === undefined;
   const pool = new Pool(url, { connections: concurrency, pipelining: 1, keepAliveTimeout: 30_000 });
-  const histogram = build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 });
+  const histogram = options.histogram ?? newLatencyHistogram();
   const random = seededRandom(seed);
   const statuses: Record<string, number> = {};
   let sequence = 0;
@@ -107,6 +113,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     mean_ms: ms(histogram.mean),
     statuses,
   };
-  histogram.destroy();
+  if (owned) histogram.destroy();
   return result;
+}
+
+/** A latency histogram in microseconds, 1 µs to 120 s, 3 significant digits. */
+export function newLatencyHistogram(): Histogram {
+  return build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 });
 }

@@ -8,19 +8,21 @@
 // Options (env): ELASTICSEARCH_URL (dev cluster, started if default; the `fragrances` alias is
 // generated and ingested when missing), BENCH_DURATION_S (20), BENCH_CONCURRENCY (32),
 // BENCH_WARMUP_S (3), BENCH_LOG_LEVEL (info), BENCH_GATEWAY_URL + BENCH_API_KEY (use a running
-// gateway instead of starting one), BENCH_SKIP_GATEWAY=1.
+// gateway instead of starting one), BENCH_SKIP_GATEWAY=1, BENCH_ROUNDS (4: each target's 20 s
+// are split into interleaved rounds, so load drifting on a shared machine hits all alike).
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Client } from '@elastic/elasticsearch';
 import { SearchQuery } from '@fragrance/contracts';
 import { buildSearchQuery, SEARCH_FILTER_PATH, SEARCH_OBJECT } from '@fragrance/search';
-import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
+import { newLatencyHistogram, runLoad, type LoadRequest } from './load.ts';
 import { pick, seededRandom } from './random.ts';
 import { DEFAULT_ES, ensureElasticsearch, freePort, ROOT, run, say as sayAs, startService, stopChildren, waitForHealth } from './support.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
 const ALIAS = 'fragrances';
@@ -157,7 +159,22 @@ async function buildMix(records: Sampled[], catalogueUrl: string): Promise<Pair[
   return pairs;
 }
 
-const summary = (r: LoadResult) => ({ rps: r.rps, p50_ms: r.p50_ms, p99_ms: r.p99_ms, requests: r.requests, errors: r.errors, statuses: r.statuses });
+interface Summary {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  requests: number;
+  errors: number;
+  statuses: Record<string, number>;
+}
+
+interface Target {
+  name: string;
+  label: string;
+  url: string;
+  headers?: Record<string, string>;
+  pick: (pair: Pair) => LoadRequest;
+}
 const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
 const ms = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -202,21 +219,55 @@ async function main(): Promise<void> {
     const kinds: Record<string, number> = {};
     for (const p of mix) kinds[p.kind] = (kinds[p.kind] ?? 0) + 1;
     say(`${documents} documents; mix of ${mix.length} requests ${JSON.stringify(kinds)}; concurrency ${CONCURRENCY}, ${DURATION_S} s each`);
-    const options = { concurrency: CONCURRENCY, durationMs: DURATION_S * 1_000, warmupMs: WARMUP_S * 1_000, seed: 11 };
     const at = (sequence: number) => mix[sequence % mix.length] as Pair;
-
-    say('(a) Elasticsearch directly…');
-    const a = await runLoad({ ...options, url: ELASTICSEARCH_URL, next: (_r, i) => at(i).elasticsearch });
-    say(`(a) ${a.rps} req/s, p50 ${a.p50_ms} ms, p99 ${a.p99_ms} ms, errors ${a.errors}`);
-    say('(b) catalogue service…');
-    const b = await runLoad({ ...options, url: catalogueUrl, next: (_r, i) => at(i).service });
-    say(`(b) ${b.rps} req/s, p50 ${b.p50_ms} ms, p99 ${b.p99_ms} ms, errors ${b.errors}`);
-    let c: LoadResult | undefined;
-    if (gatewayUrl && apiKey) {
-      say('(c) through the gateway…');
-      c = await runLoad({ ...options, url: gatewayUrl, headers: { authorization: `Bearer ${apiKey}` }, next: (_r, i) => at(i).service });
-      say(`(c) ${c.rps} req/s, p50 ${c.p50_ms} ms, p99 ${c.p99_ms} ms, errors ${c.errors}`);
+    // Interleaved rounds (order rotating) so that load drifting on a shared machine hits every
+    // target alike; each round continues further into the mix.
+    const targets: Target[] = [
+      { name: 'a', label: '(a) Elasticsearch directly', url: ELASTICSEARCH_URL, pick: (p) => p.elasticsearch },
+      { name: 'b', label: '(b) catalogue service', url: catalogueUrl, pick: (p) => p.service },
+      ...(gatewayUrl && apiKey ? [{ name: 'c', label: '(c) through the gateway', url: gatewayUrl, headers: { authorization: `Bearer ${apiKey}` }, pick: (p: Pair) => p.service }] : []),
+    ];
+    const totals = new Map(targets.map((t) => [t.name, { histogram: newLatencyHistogram(), requests: 0, errors: 0, seconds: 0, statuses: {} as Record<string, number> }]));
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (let k = 0; k < targets.length; k += 1) {
+        const target = targets[(round + k) % targets.length] as Target;
+        const total = totals.get(target.name);
+        if (!total) continue;
+        const res = await runLoad({
+          url: target.url,
+          concurrency: CONCURRENCY,
+          durationMs: (DURATION_S * 1_000) / ROUNDS,
+          warmupMs: round === 0 ? WARMUP_S * 1_000 : 0,
+          seed: 11,
+          ...(target.headers ? { headers: target.headers } : {}),
+          histogram: total.histogram,
+          next: (_r, i) => target.pick(at(i + round * 997)),
+        });
+        total.requests += res.requests;
+        total.errors += res.errors;
+        total.seconds += res.duration_s;
+        for (const [status, n] of Object.entries(res.statuses)) total.statuses[status] = (total.statuses[status] ?? 0) + n;
+      }
+      say(`round ${round + 1}/${ROUNDS} done`);
     }
+    const results = new Map<string, Summary>();
+    for (const target of targets) {
+      const t = totals.get(target.name);
+      if (!t) continue;
+      const summary: Summary = {
+        rps: Math.round((t.requests / t.seconds) * 10) / 10,
+        p50_ms: ms(t.histogram.getValueAtPercentile(50) / 1000),
+        p99_ms: ms(t.histogram.getValueAtPercentile(99) / 1000),
+        requests: t.requests,
+        errors: t.errors,
+        statuses: t.statuses,
+      };
+      results.set(target.name, summary);
+      say(`${target.label}: ${summary.rps} req/s, p50 ${summary.p50_ms} ms, p99 ${summary.p99_ms} ms, errors ${summary.errors}`);
+    }
+    const a = results.get('a') as Summary;
+    const b = results.get('b') as Summary;
+    const c = results.get('c');
     const result = {
       bench: 'search',
       documents,
@@ -224,9 +275,10 @@ async function main(): Promise<void> {
       duration_s: DURATION_S,
       log_level: LOG_LEVEL,
       mix: kinds,
-      elasticsearch: summary(a),
-      catalogue: summary(b),
-      gateway: c ? summary(c) : null,
+      rounds: ROUNDS,
+      elasticsearch: a,
+      catalogue: b,
+      gateway: c ?? null,
       ratio_b_a: ratio(b.rps, a.rps),
       ratio_c_a: c ? ratio(c.rps, a.rps) : null,
       p50_overhead_b_ms: ms(b.p50_ms - a.p50_ms),
