@@ -19,9 +19,10 @@ const hand = {
 describe('relevance', () => {
   let es: TestElasticsearch;
   let repo: CatalogueRepository;
+  let alias: string;
   beforeAll(async () => {
     es = await testElasticsearch('relevance');
-    const alias = es.index('fragrances');
+    alias = es.index('fragrances');
     await ingestCatalogue({ client: es.client, alias, records: [...generateCatalogue({ count: 1500, seed: 5 }), ...Object.values(hand)] });
     repo = createCatalogueRepository({ client: es.client, alias });
   });
@@ -74,5 +75,24 @@ describe('relevance', () => {
       cursor = res.next_cursor ?? undefined;
     }
     expect(byCursor).toEqual(byOffset);
+  });
+
+  it('pages past the result window with the cursor', async () => {
+    // A window of 100 stands in for production's 10,000: offset paging stops there, cursors do not.
+    await es.client.indices.putSettings({ index: alias, settings: { max_result_window: 100 } });
+    try {
+      await expect(repo.search(SearchQuery.parse({ offset: '100', limit: '20' }))).rejects.toThrowError(/result window/i);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 6; page += 1) {
+        const res = await repo.search(SearchQuery.parse({ limit: '50', ...(cursor ? { cursor } : {}) }));
+        seen.push(...res.data.map((d) => d.id));
+        cursor = res.next_cursor ?? undefined;
+      }
+      expect(seen).toHaveLength(300);
+      expect(new Set(seen).size).toBe(300);
+    } finally {
+      await es.client.indices.putSettings({ index: alias, settings: { max_result_window: 10_000 } });
+    }
   });
 });
