@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { runLoad, type LoadRequest, type LoadResult } from './load.ts';
+import { newLatencyHistogram, runLoad, type LoadRequest, type LoadResult } from './load.ts';
 import { pick } from './random.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -163,20 +163,23 @@ async function stopChildren(): Promise<void> {
 
 const perRequest = (seconds: number, requests: number) => Math.round((seconds * 1_000_000) / Math.max(1, requests)) / 1000;
 
-/** The segments of one side: throughput over their total time; latency percentiles averaged. */
+/**
+ * The segments of one side: throughput over their total time; latency percentiles over every
+ * measured request (one histogram per side, so the last segment's percentiles are the merged ones).
+ */
 function combine(segments: LoadResult[]) {
   const sum = (f: (r: LoadResult) => number) => segments.reduce((acc, r) => acc + f(r), 0);
-  const mean = (f: (r: LoadResult) => number) => Math.round((sum(f) / segments.length) * 1000) / 1000;
+  const merged = segments.at(-1)!;
   const statuses: Record<string, number> = {};
   for (const r of segments) for (const [status, n] of Object.entries(r.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
   return {
     rps: Math.round((sum((r) => r.requests) / sum((r) => r.duration_s)) * 10) / 10,
-    p50_ms: mean((r) => r.p50_ms),
-    p99_ms: mean((r) => r.p99_ms),
+    p50_ms: merged.p50_ms,
+    p99_ms: merged.p99_ms,
     requests: sum((r) => r.requests),
     errors: sum((r) => r.errors),
     statuses,
-    segments: segments.map((r) => ({ rps: r.rps, p50_ms: r.p50_ms, p99_ms: r.p99_ms })),
+    segments_rps: segments.map((r) => r.rps),
   };
 }
 
@@ -213,8 +216,9 @@ async function main(): Promise<void> {
     const sample = await sampleCatalogue(catalogueUrl);
     say(`${documents} documents; sampled ${sample.ids.length} ids and ${sample.brands.length} brands; concurrency ${CONCURRENCY}, ${DURATION_S} s each`);
     const mix = requestMix(sample);
-    const segment = (url: string, headers: Record<string, string> = {}) =>
-      runLoad({ url, headers, concurrency: CONCURRENCY, durationMs: (DURATION_S * 1_000) / SEGMENTS, warmupMs: 1_000, seed: 7, next: mix });
+    const histograms = { direct: newLatencyHistogram(), gateway: newLatencyHistogram() };
+    const segment = (side: 'direct' | 'gateway', url: string, headers: Record<string, string> = {}) =>
+      runLoad({ url, headers, concurrency: CONCURRENCY, durationMs: (DURATION_S * 1_000) / SEGMENTS, warmupMs: 1_000, seed: 7, next: mix, histogram: histograms[side] });
     const keyHeader = { authorization: `Bearer ${apiKey}` };
 
     // Elasticsearch's caches and the JIT warm up first, unmeasured, so neither side gets them.
@@ -230,14 +234,14 @@ async function main(): Promise<void> {
     const cpu = { gateway: 0, catalogueDirect: 0, catalogueViaGateway: 0 };
     for (const side of order) {
       const before = { gateway: cpuSeconds(gateway.pid!), catalogue: cpuSeconds(catalogue.pid!) };
-      const result = side === 'direct' ? await segment(catalogueUrl) : await segment(gatewayUrl, keyHeader);
+      const result = side === 'direct' ? await segment(side, catalogueUrl) : await segment(side, gatewayUrl, keyHeader);
       if (side === 'gateway') {
         cpu.gateway += cpuSeconds(gateway.pid!) - before.gateway;
         cpu.catalogueViaGateway += cpuSeconds(catalogue.pid!) - before.catalogue;
       } else {
         cpu.catalogueDirect += cpuSeconds(catalogue.pid!) - before.catalogue;
       }
-      say(`${side.padEnd(7)}: ${result.rps} req/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms, errors ${result.errors}`);
+      say(`${side.padEnd(7)}: ${result.rps} req/s, errors ${result.errors}`);
       results[side].push(result);
     }
     clearInterval(sampler);
