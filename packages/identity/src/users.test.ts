@@ -48,10 +48,16 @@ describe('UserStore', () => {
 
   it('refuses duplicates, bad emails and short passwords with a code', async () => {
     await users.create('dup@example.com', 'a long enough password');
-    await expect(users.create('DUP@example.com', 'another long password')).rejects.toMatchObject({ code: 'user_exists' });
-    await expect(users.create('not-an-email', 'a long enough password')).rejects.toMatchObject({ code: 'invalid_email' });
+    await expect(users.create('DUP@example.com', 'another long password')).rejects.toMatchObject({
+      code: 'user_exists',
+    });
+    await expect(users.create('not-an-email', 'a long enough password')).rejects.toMatchObject({
+      code: 'invalid_email',
+    });
     await expect(users.create('short@example.com', 'short')).rejects.toBeInstanceOf(IdentityError);
-    await expect(users.create('short@example.com', 'short')).rejects.toMatchObject({ code: 'weak_password' });
+    await expect(users.create('short@example.com', 'short')).rejects.toMatchObject({
+      code: 'weak_password',
+    });
   });
 
   it('authenticates the right password, not a wrong one, an unknown email or a disabled user', async () => {
@@ -65,7 +71,9 @@ describe('UserStore', () => {
     expect((await users.findById(user.id))?.disabled).toBe(true);
     await users.setDisabled('login@example.com', false);
     expect(await users.authenticate('login@example.com', 'the right password')).toBeDefined();
-    await expect(users.setDisabled('ghost@example.com', true)).rejects.toMatchObject({ code: 'user_not_found' });
+    await expect(users.setDisabled('ghost@example.com', true)).rejects.toMatchObject({
+      code: 'user_not_found',
+    });
   });
 
   it('lists users sorted by email', async () => {
@@ -77,7 +85,12 @@ describe('UserStore', () => {
 
 describe('LoginThrottle', () => {
   it('blocks an account after its failures, and an address after its own', async () => {
-    const throttle = new LoginThrottle(t.redis, { prefix: t.prefix, perAccount: 3, perAddress: 5, windowSeconds: 60 });
+    const throttle = new LoginThrottle(t.redis, {
+      prefix: t.prefix,
+      perAccount: 3,
+      perAddress: 5,
+      windowSeconds: 60,
+    });
     for (let i = 0; i < 3; i++) {
       expect(await throttle.check('victim@example.com', '10.0.0.1')).toEqual({ allowed: true });
       await throttle.recordFailure('Victim@example.com', '10.0.0.1');
@@ -94,7 +107,11 @@ describe('LoginThrottle', () => {
   });
 
   it('clears the account counter after a success', async () => {
-    const throttle = new LoginThrottle(t.redis, { prefix: t.prefix, perAccount: 2, perAddress: 100 });
+    const throttle = new LoginThrottle(t.redis, {
+      prefix: t.prefix,
+      perAccount: 2,
+      perAddress: 100,
+    });
     await throttle.recordFailure('reset@example.com', '10.1.0.1');
     await throttle.recordFailure('reset@example.com', '10.1.0.1');
     expect((await throttle.check('reset@example.com', '10.1.0.1')).allowed).toBe(false);
@@ -114,6 +131,8 @@ describe('disableUser', () => {
     const disabled = await disableUser(users, revocations, 'Leaver@example.com');
     expect(disabled.disabled).toBe(true);
     expect(await revocations.isRevoked({ sub: user.id, iat: issuedBefore })).toBe(true);
-    expect(await users.authenticate('leaver@example.com', 'a long enough password')).toBeUndefined();
+    expect(
+      await users.authenticate('leaver@example.com', 'a long enough password'),
+    ).toBeUndefined();
   });
 });

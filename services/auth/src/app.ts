@@ -2,7 +2,13 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type Provider from 'oidc-provider';
-import { KeyStore, LoginThrottle, RevocationStore, UserStore, type ScryptParams } from '@fragrance/identity';
+import {
+  KeyStore,
+  LoginThrottle,
+  RevocationStore,
+  UserStore,
+  type ScryptParams,
+} from '@fragrance/identity';
 import { notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
 import type { CimdFetchOptions } from './cimd.ts';
 import { createProvider } from './provider.ts';
@@ -42,7 +48,8 @@ const OIDC_PATHS = /^\/(oauth\/|\.well-known\/(oauth-authorization-server|openid
 const ASSETS_DIR = fileURLToPath(new URL('../assets/', import.meta.url));
 
 const SECURITY_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
@@ -76,7 +83,14 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
     ...(deps.cimd ? { cimd: deps.cimd } : {}),
   });
   const publicJwks = {
-    keys: signingKeys.map(({ kty, n, e, kid, alg, use }) => ({ kty: kty!, n: n!, e: e!, kid, alg, use })),
+    keys: signingKeys.map(({ kty, n, e, kid, alg, use }) => ({
+      kty: kty!,
+      n: n!,
+      e: e!,
+      kid,
+      alg,
+      use,
+    })),
   };
 
   const app = express();
@@ -88,7 +102,10 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
     next();
   });
   app.use(healthRoutes(redis));
-  app.use(ASSETS_PATH, express.static(ASSETS_DIR, { maxAge: '1h', index: false, fallthrough: false }));
+  app.use(
+    ASSETS_PATH,
+    express.static(ASSETS_DIR, { maxAge: '1h', index: false, fallthrough: false }),
+  );
   app.use(
     interactionRoutes({
       provider,

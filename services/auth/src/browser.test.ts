@@ -25,19 +25,30 @@ let profile: string;
 const person = { email: 'browser.user@example.com', password: 'a browser-typed password' };
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`,
+    );
   t = await testRedis('auth-browser');
   auth = await startAuth(t.redis, t.prefix);
   await auth.users.create(person.email, person.password);
   // The client application's redirect target.
-  app = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('client app received the response'));
+  app = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'text/plain' }).end('client app received the response'),
+  );
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   callbackBase = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
   profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   mkdirSync(SHOTS, { recursive: true });
 }, 60_000);
@@ -56,12 +67,25 @@ describe('sign-in and consent in a real browser', () => {
     const { verifier, challenge } = pkcePair();
     const page = await context.newPage();
 
-    await page.goto(authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: redirect, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'browser-state' }));
+    await page.goto(
+      authorizeUrl(auth.issuer, {
+        client_id: clientId,
+        redirect_uri: redirect,
+        response_type: 'code',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'browser-state',
+      }),
+    );
     await expect.poll(() => page.title()).toContain('Sign in');
     expect(await page.getAttribute('html', 'lang')).toBe('en');
     await expect.poll(() => page.locator('h1').textContent()).toBe('Sign in');
     // The stylesheet applied (the card has its max width), i.e. CSP and the asset route work.
-    expect(await page.locator('main.card').evaluate((el) => (globalThis as unknown as BrowserGlobals).getComputedStyle(el).maxWidth)).toBe('416px');
+    expect(
+      await page
+        .locator('main.card')
+        .evaluate((el) => (globalThis as unknown as BrowserGlobals).getComputedStyle(el).maxWidth),
+    ).toBe('416px');
 
     // Wrong password first: an accessible alert, still on the sign-in page.
     await page.getByLabel('Email').fill(person.email);
@@ -88,7 +112,11 @@ describe('sign-in and consent in a real browser', () => {
     const code = landed.searchParams.get('code')!;
     expect(code).toBeTruthy();
 
-    const tokens = await exchange(auth.issuer, clientId, redirect, { code, verifier, callback: landed });
+    const tokens = await exchange(auth.issuer, clientId, redirect, {
+      code,
+      verifier,
+      callback: landed,
+    });
     expect(tokens.status).toBe(200);
     expect(tokens.body.token_type).toBe('Bearer');
     await page.close();
@@ -100,7 +128,16 @@ describe('sign-in and consent in a real browser', () => {
     const { challenge } = pkcePair();
     const page = await context.newPage();
     // Same browser profile: the session from the first test is reused, so consent comes first.
-    await page.goto(authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: redirect, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'no' }));
+    await page.goto(
+      authorizeUrl(auth.issuer, {
+        client_id: clientId,
+        redirect_uri: redirect,
+        response_type: 'code',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'no',
+      }),
+    );
     await page.getByRole('button', { name: 'Deny' }).click();
     await page.waitForURL((url) => url.href.startsWith(redirect));
     expect(new URL(page.url()).searchParams.get('error')).toBe('access_denied');

@@ -21,23 +21,45 @@ let base: string;
 let dir: string;
 let cert: string;
 const hits = new Map<string, number>();
-const documents = new Map<string, { status?: number; body: string; headers?: Record<string, string> }>();
+const documents = new Map<
+  string,
+  { status?: number; body: string; headers?: Record<string, string> }
+>();
 const REDIRECT = 'http://127.0.0.1:43000/cb';
 const erin = { email: 'erin@example.com', password: 'erin has a long password' };
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cimd-'));
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=DNS:localhost', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
   tls = createServer({ key: readFileSync(join(dir, 'key.pem')), cert }, (req, res) => {
     const path = req.url ?? '/';
     hits.set(path, (hits.get(path) ?? 0) + 1);
     const doc = documents.get(path);
     if (!doc) return void res.writeHead(404).end();
-    res.writeHead(doc.status ?? 200, { 'content-type': 'application/json', ...doc.headers }).end(doc.body);
+    res
+      .writeHead(doc.status ?? 200, { 'content-type': 'application/json', ...doc.headers })
+      .end(doc.body);
   });
   await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
   base = `https://localhost:${(tls.address() as AddressInfo).port}`;
@@ -52,21 +74,37 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const publish = (path: string, metadata: Record<string, unknown> | string, extra: { status?: number; headers?: Record<string, string> } = {}) => {
-  documents.set(path, { body: typeof metadata === 'string' ? metadata : JSON.stringify(metadata), ...extra });
+const publish = (
+  path: string,
+  metadata: Record<string, unknown> | string,
+  extra: { status?: number; headers?: Record<string, string> } = {},
+) => {
+  documents.set(path, {
+    body: typeof metadata === 'string' ? metadata : JSON.stringify(metadata),
+    ...extra,
+  });
   return `${base}${path}`;
 };
 
 const startAt = (instance: Harness, clientId: string, user = new HeadlessUser(instance.issuer)) => {
   const { challenge } = pkcePair();
   return user.request(
-    authorizeUrl(instance.issuer, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 's' }),
+    authorizeUrl(instance.issuer, {
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's',
+    }),
   );
 };
 
 describe('Client ID Metadata Documents', () => {
   it('is advertised in the metadata', async () => {
-    const metadata = (await (await fetch(`${auth.issuer}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+    const metadata = (await (
+      await fetch(`${auth.issuer}/.well-known/oauth-authorization-server`)
+    ).json()) as Record<string, unknown>;
     expect(metadata.client_id_metadata_document_supported).toBe(true);
   });
 
@@ -82,27 +120,52 @@ describe('Client ID Metadata Documents', () => {
     const result = await obtainCode(auth.issuer, clientId, REDIRECT, erin);
     const tokens = await exchange(auth.issuer, clientId, REDIRECT, result);
     expect(tokens.status).toBe(200);
-    expect(decodeJwt(tokens.body.access_token as string)).toMatchObject({ client_id: clientId, aud: auth.resource });
+    expect(decodeJwt(tokens.body.access_token as string)).toMatchObject({
+      client_id: clientId,
+      aud: auth.resource,
+    });
     expect(tokens.body.refresh_token).toBeTypeOf('string');
     await obtainCode(auth.issuer, clientId, REDIRECT, erin);
     expect(hits.get('/good.json')).toBe(1);
   });
 
   it('shows on the consent page which host vouches for the client', async () => {
-    const clientId = publish('/consent.json', { client_id: `${base}/consent.json`, client_name: 'Vouched', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' });
+    const clientId = publish('/consent.json', {
+      client_id: `${base}/consent.json`,
+      client_name: 'Vouched',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+    });
     const user = new HeadlessUser(auth.issuer);
     let page = await startAt(auth, clientId, user);
     page = await user.request(page.location!);
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
-    page = await user.request(new URL(/action="([^"]+)"/.exec(page.body)![1]!, auth.issuer).href, { form: { csrf, ...erin } });
-    while (page.location && new URL(page.location).origin === auth.issuer) page = await user.request(page.location);
+    page = await user.request(new URL(/action="([^"]+)"/.exec(page.body)![1]!, auth.issuer).href, {
+      form: { csrf, ...erin },
+    });
+    while (page.location && new URL(page.location).origin === auth.issuer)
+      page = await user.request(page.location);
     expect(page.body).toContain(`published at <strong>${new URL(base).host}</strong>`);
   });
 
   it.each([
-    ['a client_id that does not match the URL', (url: string) => ({ client_id: `${url}x`, redirect_uris: [REDIRECT] })],
-    ['a forbidden redirect URI', (url: string) => ({ client_id: url, redirect_uris: ['http://evil.example/cb'] })],
-    ['a client secret', (url: string) => ({ client_id: url, redirect_uris: [REDIRECT], client_secret: 'x', token_endpoint_auth_method: 'client_secret_post' })],
+    [
+      'a client_id that does not match the URL',
+      (url: string) => ({ client_id: `${url}x`, redirect_uris: [REDIRECT] }),
+    ],
+    [
+      'a forbidden redirect URI',
+      (url: string) => ({ client_id: url, redirect_uris: ['http://evil.example/cb'] }),
+    ],
+    [
+      'a client secret',
+      (url: string) => ({
+        client_id: url,
+        redirect_uris: [REDIRECT],
+        client_secret: 'x',
+        token_endpoint_auth_method: 'client_secret_post',
+      }),
+    ],
   ])('refuses a document with %s (error page, no redirect)', async (_label, make) => {
     const path = `/bad-${hits.size}-${Math.random().toString(36).slice(2)}.json`;
     const clientId = publish(path, make(`${base}${path}`));
@@ -113,7 +176,11 @@ describe('Client ID Metadata Documents', () => {
   });
 
   it('refuses a document that is too large, not JSON, or missing', async () => {
-    const big = publish('/big.json', { client_id: `${base}/big.json`, redirect_uris: [REDIRECT], client_name: 'x'.repeat(10_000) });
+    const big = publish('/big.json', {
+      client_id: `${base}/big.json`,
+      redirect_uris: [REDIRECT],
+      client_name: 'x'.repeat(10_000),
+    });
     const notJson = publish('/not-json.json', '<html>');
     for (const clientId of [big, notJson, `${base}/missing.json`]) {
       const page = await startAt(auth, clientId);
@@ -123,7 +190,10 @@ describe('Client ID Metadata Documents', () => {
   });
 
   it('does not follow redirects', async () => {
-    const clientId = publish('/moved.json', '', { status: 302, headers: { location: `${base}/good.json` } });
+    const clientId = publish('/moved.json', '', {
+      status: 302,
+      headers: { location: `${base}/good.json` },
+    });
     const page = await startAt(auth, clientId);
     expect(page.location).toBeUndefined();
     expect(page.body).toContain('invalid_client');
@@ -140,7 +210,19 @@ describe('Client ID Metadata Documents', () => {
     } finally {
       await strict.close();
     }
-    expect(['127.0.0.1', '10.1.2.3', '192.168.0.1', '172.20.0.1', '169.254.169.254', '::1', 'fd00::1', '::ffff:127.0.0.1', '0.0.0.0'].every(isSpecialUseAddress)).toBe(true);
+    expect(
+      [
+        '127.0.0.1',
+        '10.1.2.3',
+        '192.168.0.1',
+        '172.20.0.1',
+        '169.254.169.254',
+        '::1',
+        'fd00::1',
+        '::ffff:127.0.0.1',
+        '0.0.0.0',
+      ].every(isSpecialUseAddress),
+    ).toBe(true);
     expect(['93.184.216.34', '2606:4700::1111'].some(isSpecialUseAddress)).toBe(false);
   });
 });

@@ -20,13 +20,32 @@ export interface CimdFetchOptions {
 
 const blocked = new BlockList();
 for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, prefix, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  blocked.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['64:ff9b::', 96], ['2001:db8::', 32], ['ff00::', 8],
-] as const) blocked.addSubnet(net, prefix, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['64:ff9b::', 96],
+  ['2001:db8::', 32],
+  ['ff00::', 8],
+] as const)
+  blocked.addSubnet(net, prefix, 'ipv6');
 
 export function isSpecialUseAddress(address: string): boolean {
   const family = isIP(address);
@@ -42,20 +61,34 @@ function guardedLookup(allow: ReadonlySet<string>): LookupFunction {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
       if (!allow.has(hostname) && addresses.some((a) => isSpecialUseAddress(a.address))) {
-        return callback(Object.assign(new Error(`${hostname} resolves to a special-use address`), { code: 'EBLOCKED' }), '', 0);
+        return callback(
+          Object.assign(new Error(`${hostname} resolves to a special-use address`), {
+            code: 'EBLOCKED',
+          }),
+          '',
+          0,
+        );
       }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0];
-      return first ? callback(null, first.address, first.family) : callback(new Error(`${hostname} has no address`), '', 0);
+      return first
+        ? callback(null, first.address, first.family)
+        : callback(new Error(`${hostname} has no address`), '', 0);
     });
   };
 }
 
 /** A `fetch` for oidc-provider's `fetch` option built on node:https (so a CA can be trusted). */
-export function createCimdFetch(options: CimdFetchOptions = {}): (url: string | URL, init: RequestInit) => Promise<Response> {
+export function createCimdFetch(
+  options: CimdFetchOptions = {},
+): (url: string | URL, init: RequestInit) => Promise<Response> {
   const allow = new Set(options.allowHosts ?? []);
   const lookup = guardedLookup(allow);
-  const ca = options.ca === undefined ? undefined : [...(typeof options.ca === 'string' ? [options.ca] : options.ca)];
+  const ca =
+    options.ca === undefined
+      ? undefined
+      : [...(typeof options.ca === 'string' ? [options.ca] : options.ca)];
   return (input, init) =>
     new Promise<Response>((resolve, reject) => {
       const url = new URL(input);

@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disableUser } from '@fragrance/identity';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
 import { HeadlessUser } from './testing/browser.ts';
-import { authorizeUrl, exchange, obtainCode, pkcePair, register, registerClient, token } from './testing/flow.ts';
+import {
+  authorizeUrl,
+  exchange,
+  obtainCode,
+  pkcePair,
+  register,
+  registerClient,
+  token,
+} from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
 
 // Every way a request can be wrong, each with the exact error the RFCs name.
@@ -31,7 +39,12 @@ const noRedirect = (page: { status: number; location?: string }) => {
 };
 
 describe('PKCE (OAuth 2.1 §4.1.1, RFC 7636)', () => {
-  const base = () => ({ client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', state: 'xyz' });
+  const base = () => ({
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    state: 'xyz',
+  });
 
   it('missing code_challenge → invalid_request at the redirect URI, with state and iss', async () => {
     const page = await new HeadlessUser(auth.issuer).request(authorizeUrl(auth.issuer, base()));
@@ -46,7 +59,11 @@ describe('PKCE (OAuth 2.1 §4.1.1, RFC 7636)', () => {
 
   it('code_challenge_method=plain → invalid_request at the redirect URI', async () => {
     const page = await new HeadlessUser(auth.issuer).request(
-      authorizeUrl(auth.issuer, { ...base(), code_challenge: pkcePair().verifier, code_challenge_method: 'plain' }),
+      authorizeUrl(auth.issuer, {
+        ...base(),
+        code_challenge: pkcePair().verifier,
+        code_challenge_method: 'plain',
+      }),
     );
     const to = new URL(page.location!);
     expect(to.searchParams.get('error')).toBe('invalid_request');
@@ -54,20 +71,30 @@ describe('PKCE (OAuth 2.1 §4.1.1, RFC 7636)', () => {
   });
 
   it('a challenge without a method is refused too (plain is the RFC 7636 default)', async () => {
-    const page = await new HeadlessUser(auth.issuer).request(authorizeUrl(auth.issuer, { ...base(), code_challenge: pkcePair().challenge }));
+    const page = await new HeadlessUser(auth.issuer).request(
+      authorizeUrl(auth.issuer, { ...base(), code_challenge: pkcePair().challenge }),
+    );
     expect(new URL(page.location!).searchParams.get('error')).toBe('invalid_request');
   });
 
   it('wrong code_verifier → invalid_grant', async () => {
     const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
-    const response = await exchange(auth.issuer, clientId, REDIRECT, { ...result, verifier: pkcePair().verifier });
+    const response = await exchange(auth.issuer, clientId, REDIRECT, {
+      ...result,
+      verifier: pkcePair().verifier,
+    });
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('invalid_grant');
   });
 
   it('missing code_verifier → invalid_grant', async () => {
     const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
-    const response = await token(auth.issuer, { grant_type: 'authorization_code', code: result.code, redirect_uri: REDIRECT, client_id: clientId });
+    const response = await token(auth.issuer, {
+      grant_type: 'authorization_code',
+      code: result.code,
+      redirect_uri: REDIRECT,
+      client_id: clientId,
+    });
     expect(response.status).toBe(400);
     expect(response.body.error).toMatch(/^invalid_(grant|request)$/);
   });
@@ -83,30 +110,49 @@ describe('authorization codes', () => {
     expect(replay.status).toBe(400);
     expect(replay.body.error).toBe('invalid_grant');
     expect(await auth.revocations.isRevoked({ gid })).toBe(true);
-    const refresh = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string, client_id: clientId });
+    const refresh = await token(auth.issuer, {
+      grant_type: 'refresh_token',
+      refresh_token: first.body.refresh_token as string,
+      client_id: clientId,
+    });
     expect(refresh.body.error).toBe('invalid_grant');
   });
 
   it('racing redemptions of one code: exactly one succeeds', async () => {
     const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
-    const responses = await Promise.all(Array.from({ length: 6 }, () => exchange(auth.issuer, clientId, REDIRECT, result)));
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => exchange(auth.issuer, clientId, REDIRECT, result)),
+    );
     expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(responses.filter((r) => r.status !== 200).every((r) => r.body.error === 'invalid_grant')).toBe(true);
+    expect(
+      responses.filter((r) => r.status !== 200).every((r) => r.body.error === 'invalid_grant'),
+    ).toBe(true);
   });
 
   it('racing uses of one refresh token: exactly one succeeds', async () => {
-    const first = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, alice));
+    const first = await exchange(
+      auth.issuer,
+      clientId,
+      REDIRECT,
+      await obtainCode(auth.issuer, clientId, REDIRECT, alice),
+    );
     const rt = first.body.refresh_token as string;
     const responses = await Promise.all(
-      Array.from({ length: 6 }, () => token(auth.issuer, { grant_type: 'refresh_token', refresh_token: rt, client_id: clientId })),
+      Array.from({ length: 6 }, () =>
+        token(auth.issuer, { grant_type: 'refresh_token', refresh_token: rt, client_id: clientId }),
+      ),
     );
     expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(responses.filter((r) => r.status !== 200).every((r) => r.body.error === 'invalid_grant')).toBe(true);
+    expect(
+      responses.filter((r) => r.status !== 200).every((r) => r.body.error === 'invalid_grant'),
+    ).toBe(true);
   });
 
   it('expired code → invalid_grant (codes live 60 s by default; 1 s here)', async () => {
     const prefix = `${t.prefix}short:`;
-    const short = await startAuth(t.redis, prefix, { ttl: { accessToken: 86_400, authorizationCode: 1, refreshToken: 86_400, session: 3600 } });
+    const short = await startAuth(t.redis, prefix, {
+      ttl: { accessToken: 86_400, authorizationCode: 1, refreshToken: 86_400, session: 3600 },
+    });
     try {
       await short.users.create(alice.email, alice.password);
       const id = await registerClient(short.issuer, [REDIRECT]);
@@ -114,7 +160,10 @@ describe('authorization codes', () => {
       await new Promise((r) => setTimeout(r, 2_100));
       const response = await exchange(short.issuer, id, REDIRECT, result);
       expect(response.status).toBe(400);
-      expect(response.body).toMatchObject({ error: 'invalid_grant', error_description: expect.stringMatching(/invalid|expired/) });
+      expect(response.body).toMatchObject({
+        error: 'invalid_grant',
+        error_description: expect.stringMatching(/invalid|expired/),
+      });
     } finally {
       await short.close();
     }
@@ -147,7 +196,14 @@ describe('clients and redirect URIs (no open redirects)', () => {
   it('unregistered redirect_uri → error page, never a redirect', async () => {
     const { challenge } = pkcePair();
     const page = await new HeadlessUser(auth.issuer).request(
-      authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: 'https://evil.example/steal', response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 's' }),
+      authorizeUrl(auth.issuer, {
+        client_id: clientId,
+        redirect_uri: 'https://evil.example/steal',
+        response_type: 'code',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 's',
+      }),
     );
     noRedirect(page);
     expect(page.body).toContain('redirect_uri');
@@ -164,7 +220,13 @@ describe('clients and redirect URIs (no open redirects)', () => {
     const web = await registerClient(auth.issuer, ['https://app.example/cb', REDIRECT]);
     const { challenge } = pkcePair();
     const page = await new HeadlessUser(auth.issuer).request(
-      authorizeUrl(auth.issuer, { client_id: web, redirect_uri: redirect, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }),
+      authorizeUrl(auth.issuer, {
+        client_id: web,
+        redirect_uri: redirect,
+        response_type: 'code',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      }),
     );
     noRedirect(page);
   });
@@ -177,24 +239,45 @@ describe('clients and redirect URIs (no open redirects)', () => {
   it('unknown client_id → error page at authorize (even with a redirect_uri), invalid_client at token', async () => {
     const { challenge } = pkcePair();
     const page = await new HeadlessUser(auth.issuer).request(
-      authorizeUrl(auth.issuer, { client_id: 'no-such-client', redirect_uri: 'https://evil.example/cb', response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }),
+      authorizeUrl(auth.issuer, {
+        client_id: 'no-such-client',
+        redirect_uri: 'https://evil.example/cb',
+        response_type: 'code',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      }),
     );
     noRedirect(page);
     expect(page.body).toContain('invalid_client');
-    const response = await token(auth.issuer, { grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT, client_id: 'no-such-client', code_verifier: pkcePair().verifier });
+    const response = await token(auth.issuer, {
+      grant_type: 'authorization_code',
+      code: 'x',
+      redirect_uri: REDIRECT,
+      client_id: 'no-such-client',
+      code_verifier: pkcePair().verifier,
+    });
     expect(response.status).toBe(401);
     expect(response.body.error).toBe('invalid_client');
   });
 
   it('missing client_id → error page, no redirect', async () => {
-    const page = await new HeadlessUser(auth.issuer).request(authorizeUrl(auth.issuer, { redirect_uri: REDIRECT, response_type: 'code' }));
+    const page = await new HeadlessUser(auth.issuer).request(
+      authorizeUrl(auth.issuer, { redirect_uri: REDIRECT, response_type: 'code' }),
+    );
     noRedirect(page);
   });
 
   it('unsupported response_type with a valid redirect → unsupported_response_type at the redirect URI', async () => {
     const { challenge } = pkcePair();
     const page = await new HeadlessUser(auth.issuer).request(
-      authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'token', code_challenge: challenge, code_challenge_method: 'S256', state: 'q' }),
+      authorizeUrl(auth.issuer, {
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        response_type: 'token',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'q',
+      }),
     );
     if (!page.location) throw new Error(`${page.status} ${page.body}`);
     // response_type=token defaults to the fragment response mode, so the error travels there.
@@ -207,7 +290,14 @@ describe('clients and redirect URIs (no open redirects)', () => {
   it('a resource other than the MCP server → invalid_target', async () => {
     const { challenge } = pkcePair();
     const page = await new HeadlessUser(auth.issuer).request(
-      authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', resource: 'https://other.example/api' }),
+      authorizeUrl(auth.issuer, {
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        resource: 'https://other.example/api',
+      }),
     );
     expect(new URL(page.location!).searchParams.get('error')).toBe('invalid_target');
   });
@@ -215,7 +305,14 @@ describe('clients and redirect URIs (no open redirects)', () => {
   it('Deny on the consent page → access_denied at the redirect URI', async () => {
     const { challenge } = pkcePair();
     const final = await new HeadlessUser(auth.issuer).authorize(
-      authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'd' }),
+      authorizeUrl(auth.issuer, {
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'd',
+      }),
       alice,
       'deny',
     );
@@ -229,31 +326,62 @@ describe('clients and redirect URIs (no open redirects)', () => {
 
 describe('refresh tokens', () => {
   it('reusing a rotated refresh token → invalid_grant and the whole grant is revoked', async () => {
-    const first = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, alice));
+    const first = await exchange(
+      auth.issuer,
+      clientId,
+      REDIRECT,
+      await obtainCode(auth.issuer, clientId, REDIRECT, alice),
+    );
     const rt1 = first.body.refresh_token as string;
     const gid = decodeJwt(first.body.access_token as string).gid as string;
-    const second = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: rt1, client_id: clientId });
+    const second = await token(auth.issuer, {
+      grant_type: 'refresh_token',
+      refresh_token: rt1,
+      client_id: clientId,
+    });
     expect(second.status).toBe(200);
     const rt2 = second.body.refresh_token as string;
     expect(rt2).not.toBe(rt1);
-    const reuse = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: rt1, client_id: clientId });
+    const reuse = await token(auth.issuer, {
+      grant_type: 'refresh_token',
+      refresh_token: rt1,
+      client_id: clientId,
+    });
     expect(reuse.status).toBe(400);
     expect(reuse.body.error).toBe('invalid_grant');
     expect(await auth.revocations.isRevoked({ gid })).toBe(true);
     // The legitimate holder's newer token died with the grant.
-    const third = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: rt2, client_id: clientId });
+    const third = await token(auth.issuer, {
+      grant_type: 'refresh_token',
+      refresh_token: rt2,
+      client_id: clientId,
+    });
     expect(third.body.error).toBe('invalid_grant');
   });
 
   it('a refresh token of another client → invalid_grant', async () => {
-    const first = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, alice));
+    const first = await exchange(
+      auth.issuer,
+      clientId,
+      REDIRECT,
+      await obtainCode(auth.issuer, clientId, REDIRECT, alice),
+    );
     const other = await registerClient(auth.issuer, [REDIRECT]);
-    const response = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string, client_id: other });
+    const response = await token(auth.issuer, {
+      grant_type: 'refresh_token',
+      refresh_token: first.body.refresh_token as string,
+      client_id: other,
+    });
     expect(response.body.error).toBe('invalid_grant');
   });
 
   it('an unknown grant_type → unsupported_grant_type', async () => {
-    const response = await token(auth.issuer, { grant_type: 'password', username: 'a', password: 'b', client_id: clientId });
+    const response = await token(auth.issuer, {
+      grant_type: 'password',
+      username: 'a',
+      password: 'b',
+      client_id: clientId,
+    });
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('unsupported_grant_type');
   });
@@ -263,16 +391,39 @@ describe('disabled users', () => {
   it('cannot refresh, cannot sign in, and their issued tokens are recorded as revoked', async () => {
     const bob = { email: 'bob@example.com', password: 'bob has a long password' };
     await auth.users.create(bob.email, bob.password);
-    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, bob));
+    const tokens = await exchange(
+      auth.issuer,
+      clientId,
+      REDIRECT,
+      await obtainCode(auth.issuer, clientId, REDIRECT, bob),
+    );
     const claims = decodeJwt(tokens.body.access_token as string);
-    expect(await auth.revocations.isRevoked({ gid: claims.gid as string, sub: claims.sub!, iat: claims.iat! })).toBe(false);
+    expect(
+      await auth.revocations.isRevoked({
+        gid: claims.gid as string,
+        sub: claims.sub!,
+        iat: claims.iat!,
+      }),
+    ).toBe(false);
 
     await disableUser(auth.users, auth.revocations, bob.email);
-    expect(await auth.revocations.isRevoked({ gid: claims.gid as string, sub: claims.sub!, iat: claims.iat! })).toBe(true);
-    const refresh = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string, client_id: clientId });
+    expect(
+      await auth.revocations.isRevoked({
+        gid: claims.gid as string,
+        sub: claims.sub!,
+        iat: claims.iat!,
+      }),
+    ).toBe(true);
+    const refresh = await token(auth.issuer, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token as string,
+      client_id: clientId,
+    });
     expect(refresh.status).toBe(400);
     expect(refresh.body.error).toBe('invalid_grant');
-    await expect(obtainCode(auth.issuer, clientId, REDIRECT, bob)).rejects.toThrow(/no redirect: 401/);
+    await expect(obtainCode(auth.issuer, clientId, REDIRECT, bob)).rejects.toThrow(
+      /no redirect: 401/,
+    );
   });
 });
 
@@ -287,11 +438,31 @@ describe('registration (RFC 7591) refuses bad metadata', () => {
     ['an empty list', { redirect_uris: [] }, 'invalid_redirect_uri'],
     ['a non-string entry', { redirect_uris: [42] }, 'invalid_redirect_uri'],
     ['no redirect_uris', { client_name: 'x' }, 'invalid_redirect_uri'],
-    ['a secret-based auth method', { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' }, 'invalid_client_metadata'],
-    ['the implicit grant', { redirect_uris: [REDIRECT], grant_types: ['implicit'] }, 'invalid_client_metadata'],
-    ['response_type token', { redirect_uris: [REDIRECT], response_types: ['token'] }, 'invalid_client_metadata'],
-    ['an unknown scope', { redirect_uris: [REDIRECT], scope: 'admin:write' }, 'invalid_client_metadata'],
-    ['client_name not a string', { redirect_uris: [REDIRECT], client_name: { a: 1 } }, 'invalid_client_metadata'],
+    [
+      'a secret-based auth method',
+      { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' },
+      'invalid_client_metadata',
+    ],
+    [
+      'the implicit grant',
+      { redirect_uris: [REDIRECT], grant_types: ['implicit'] },
+      'invalid_client_metadata',
+    ],
+    [
+      'response_type token',
+      { redirect_uris: [REDIRECT], response_types: ['token'] },
+      'invalid_client_metadata',
+    ],
+    [
+      'an unknown scope',
+      { redirect_uris: [REDIRECT], scope: 'admin:write' },
+      'invalid_client_metadata',
+    ],
+    [
+      'client_name not a string',
+      { redirect_uris: [REDIRECT], client_name: { a: 1 } },
+      'invalid_client_metadata',
+    ],
   ])('%s → %s', async (_label, metadata, error) => {
     const response = await register(auth.issuer, metadata);
     expect(response.status).toBe(400);
@@ -321,7 +492,8 @@ describe('registration (RFC 7591) refuses bad metadata', () => {
     const prefix = `${t.prefix}reg:`;
     const limited = await startAuth(t.redis, prefix, { registrationLimitPerHour: 2 });
     try {
-      for (let i = 0; i < 2; i++) expect((await register(limited.issuer, { redirect_uris: [REDIRECT] })).status).toBe(201);
+      for (let i = 0; i < 2; i++)
+        expect((await register(limited.issuer, { redirect_uris: [REDIRECT] })).status).toBe(201);
       const refused = await register(limited.issuer, { redirect_uris: [REDIRECT] });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -336,7 +508,13 @@ describe('sign-in page', () => {
   const startInteraction = async (user: HeadlessUser) => {
     const { challenge } = pkcePair();
     let page = await user.request(
-      authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }),
+      authorizeUrl(auth.issuer, {
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      }),
     );
     page = await user.request(page.location!);
     const action = /action="([^"]+\/login)"/.exec(page.body)![1]!;
@@ -357,7 +535,9 @@ describe('sign-in page', () => {
     const user = new HeadlessUser(auth.issuer);
     const { action, csrf } = await startInteraction(user);
     for (let i = 0; i < 5; i++) {
-      const page = await user.request(action, { form: { csrf, email: carol.email, password: 'wrong password!!' } });
+      const page = await user.request(action, {
+        form: { csrf, email: carol.email, password: 'wrong password!!' },
+      });
       expect(page.status).toBe(401);
       expect(page.body).toContain('do not match');
     }
@@ -366,8 +546,10 @@ describe('sign-in page', () => {
     expect(blocked.body).toContain('Too many failed sign-ins');
   });
 
-  it('throttles failed sign-ins per source address (the gateway\'s X-Forwarded-For, trusted from loopback)', async () => {
-    const limited = await startAuth(t.redis, `${t.prefix}addr:`, { login: { perAccount: 100, perAddress: 3, windowSeconds: 60 } });
+  it("throttles failed sign-ins per source address (the gateway's X-Forwarded-For, trusted from loopback)", async () => {
+    const limited = await startAuth(t.redis, `${t.prefix}addr:`, {
+      login: { perAccount: 100, perAddress: 3, windowSeconds: 60 },
+    });
     try {
       const id = await registerClient(limited.issuer, [REDIRECT]);
       const attempt = async (address: string, email: string) => {
@@ -375,15 +557,27 @@ describe('sign-in page', () => {
         const headers = { 'x-forwarded-for': address };
         const { challenge } = pkcePair();
         let page = await user.request(
-          authorizeUrl(limited.issuer, { client_id: id, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }),
+          authorizeUrl(limited.issuer, {
+            client_id: id,
+            redirect_uri: REDIRECT,
+            response_type: 'code',
+            code_challenge: challenge,
+            code_challenge_method: 'S256',
+          }),
           { headers },
         );
         page = await user.request(page.location!, { headers });
         const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
         const action = new URL(/action="([^"]+\/login)"/.exec(page.body)![1]!, limited.issuer).href;
-        return (await user.request(action, { form: { csrf, email, password: 'some wrong password' }, headers })).status;
+        return (
+          await user.request(action, {
+            form: { csrf, email, password: 'some wrong password' },
+            headers,
+          })
+        ).status;
       };
-      for (let i = 0; i < 3; i++) expect(await attempt('203.0.113.7', `guess${i}@example.com`)).toBe(401);
+      for (let i = 0; i < 3; i++)
+        expect(await attempt('203.0.113.7', `guess${i}@example.com`)).toBe(401);
       expect(await attempt('203.0.113.7', 'guess9@example.com')).toBe(429);
       expect(await attempt('203.0.113.8', 'guess9@example.com')).toBe(401);
     } finally {
@@ -392,7 +586,9 @@ describe('sign-in page', () => {
   });
 
   it('an unknown interaction id → error page (400), no redirect', async () => {
-    const page = await new HeadlessUser(auth.issuer).request(`${auth.issuer}/oauth/interaction/not-a-real-uid`);
+    const page = await new HeadlessUser(auth.issuer).request(
+      `${auth.issuer}/oauth/interaction/not-a-real-uid`,
+    );
     noRedirect(page);
     expect(page.body).toContain('expired');
   });
@@ -401,23 +597,102 @@ describe('sign-in page', () => {
 describe('garbage never causes a 5xx', () => {
   it.each([
     ['token without a body', '/oauth/token', { method: 'POST' }],
-    ['token with JSON', '/oauth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"grant_type":"authorization_code"}' }],
-    ['token without grant_type', '/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=x' }],
-    ['token with repeated parameters', '/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&grant_type=refresh_token' }],
-    ['token with a body too large', '/oauth/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `code=${'x'.repeat(200_000)}` }],
-    ['register with an array', '/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[1,2]' }],
-    ['register with form data', '/oauth/register', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'redirect_uris=x' }],
-    ['register with a huge name', '/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'n'.repeat(60_000) }) }],
+    [
+      'token with JSON',
+      '/oauth/token',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"grant_type":"authorization_code"}',
+      },
+    ],
+    [
+      'token without grant_type',
+      '/oauth/token',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'client_id=x',
+      },
+    ],
+    [
+      'token with repeated parameters',
+      '/oauth/token',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=refresh_token&grant_type=refresh_token',
+      },
+    ],
+    [
+      'token with a body too large',
+      '/oauth/token',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `code=${'x'.repeat(200_000)}`,
+      },
+    ],
+    [
+      'register with an array',
+      '/oauth/register',
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[1,2]' },
+    ],
+    [
+      'register with form data',
+      '/oauth/register',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'redirect_uris=x',
+      },
+    ],
+    [
+      'register with a huge name',
+      '/oauth/register',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'n'.repeat(60_000) }),
+      },
+    ],
     ['revoke without a body', '/oauth/revoke', { method: 'POST' }],
-    ['authorize with repeated parameters', '/oauth/authorize?client_id=a&client_id=b&response_type=code', {}],
-    ['authorize with a request object', '/oauth/authorize?client_id=a&request=eyJ.eyJ.sig&response_type=code', {}],
+    [
+      'authorize with repeated parameters',
+      '/oauth/authorize?client_id=a&client_id=b&response_type=code',
+      {},
+    ],
+    [
+      'authorize with a request object',
+      '/oauth/authorize?client_id=a&request=eyJ.eyJ.sig&response_type=code',
+      {},
+    ],
     ['authorize with an unknown prompt', '/oauth/authorize?prompt=%00&client_id=a', {}],
-    ['interaction post without cookies', '/oauth/interaction/abc/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=a&password=b&csrf=c' }],
-    ['interaction post with a huge body', '/oauth/interaction/abc/confirm', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `csrf=${'c'.repeat(20_000)}` }],
+    [
+      'interaction post without cookies',
+      '/oauth/interaction/abc/login',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'email=a&password=b&csrf=c',
+      },
+    ],
+    [
+      'interaction post with a huge body',
+      '/oauth/interaction/abc/confirm',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: `csrf=${'c'.repeat(20_000)}`,
+      },
+    ],
     ['an unknown oauth path', '/oauth/nope', {}],
     ['an asset path traversal', '/oauth/assets/..%2F..%2Fpackage.json', {}],
   ] as const)('%s → 4xx', async (_label, path, init) => {
-    const response = await fetch(`${auth.issuer}${path}`, { ...(init as RequestInit), redirect: 'manual' });
+    const response = await fetch(`${auth.issuer}${path}`, {
+      ...(init as RequestInit),
+      redirect: 'manual',
+    });
     const body = await response.text();
     expect(response.status, body.slice(0, 200)).toBeGreaterThanOrEqual(400);
     expect(response.status, body.slice(0, 200)).toBeLessThan(500);
@@ -426,7 +701,13 @@ describe('garbage never causes a 5xx', () => {
 
   it('a PKCE challenge of the wrong shape → invalid_request at the redirect URI', async () => {
     const page = await new HeadlessUser(auth.issuer).request(
-      authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: 'short', code_challenge_method: 'S256' }),
+      authorizeUrl(auth.issuer, {
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        code_challenge: 'short',
+        code_challenge_method: 'S256',
+      }),
     );
     expect(new URL(page.location!).searchParams.get('error')).toBe('invalid_request');
   });

@@ -1,8 +1,21 @@
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
+import {
+  createLocalJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  jwtVerify,
+  type JSONWebKeySet,
+} from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
 import { HeadlessUser, parseForms } from './testing/browser.ts';
-import { authorizeUrl, exchange, obtainCode, pkcePair, registerClient, token } from './testing/flow.ts';
+import {
+  authorizeUrl,
+  exchange,
+  obtainCode,
+  pkcePair,
+  registerClient,
+  token,
+} from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
 
 let t: TestRedis;
@@ -22,17 +35,31 @@ afterAll(async () => {
   await t.cleanup();
 });
 
-const jwksOf = async (url: string) => (await (await fetch(`${url}/oauth/jwks`)).json()) as JSONWebKeySet;
+const jwksOf = async (url: string) =>
+  (await (await fetch(`${url}/oauth/jwks`)).json()) as JSONWebKeySet;
 
 describe('defaults for clients that send less', () => {
   it('no scope and no resource still yield a catalogue:read JWT for the MCP server', async () => {
-    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, dana));
+    const tokens = await exchange(
+      auth.issuer,
+      clientId,
+      REDIRECT,
+      await obtainCode(auth.issuer, clientId, REDIRECT, dana),
+    );
     expect(tokens.status).toBe(200);
-    expect(tokens.body).toMatchObject({ token_type: 'Bearer', expires_in: 86_400, scope: 'catalogue:read' });
+    expect(tokens.body).toMatchObject({
+      token_type: 'Bearer',
+      expires_in: 86_400,
+      scope: 'catalogue:read',
+    });
     const claims = decodeJwt(tokens.body.access_token as string);
     expect(claims.aud).toBe(auth.resource);
     expect(claims.scope).toBe('catalogue:read');
-    const refreshed = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string, client_id: clientId });
+    const refreshed = await token(auth.issuer, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token as string,
+      client_id: clientId,
+    });
     expect(decodeJwt(refreshed.body.access_token as string).aud).toBe(auth.resource);
   });
 
@@ -41,10 +68,17 @@ describe('defaults for clients that send less', () => {
       auth.issuer,
       clientId,
       REDIRECT,
-      await obtainCode(auth.issuer, clientId, REDIRECT, dana, { scope: 'openid offline_access catalogue:read', resource: auth.resource, prompt: 'consent' }),
+      await obtainCode(auth.issuer, clientId, REDIRECT, dana, {
+        scope: 'openid offline_access catalogue:read',
+        resource: auth.resource,
+        prompt: 'consent',
+      }),
     );
     expect(tokens.status).toBe(200);
-    expect(decodeJwt(tokens.body.access_token as string)).toMatchObject({ aud: auth.resource, scope: 'catalogue:read' });
+    expect(decodeJwt(tokens.body.access_token as string)).toMatchObject({
+      aud: auth.resource,
+      scope: 'catalogue:read',
+    });
     expect(tokens.body.refresh_token).toBeTypeOf('string');
     expect(tokens.body.id_token).toBeTypeOf('string');
   });
@@ -54,9 +88,17 @@ describe('returning users', () => {
   const again = async (user: HeadlessUser, id: string, redirect: string) => {
     const { challenge } = pkcePair();
     let page = await user.request(
-      authorizeUrl(auth.issuer, { client_id: id, redirect_uri: redirect, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', state: 'again' }),
+      authorizeUrl(auth.issuer, {
+        client_id: id,
+        redirect_uri: redirect,
+        response_type: 'code',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'again',
+      }),
     );
-    while (page.location && new URL(page.location).origin === auth.url) page = await user.request(page.location);
+    while (page.location && new URL(page.location).origin === auth.url)
+      page = await user.request(page.location);
     return page;
   };
 
@@ -85,12 +127,20 @@ describe('consent page', () => {
     const user = new HeadlessUser(auth.issuer);
     const { challenge } = pkcePair();
     let page = await user.request(
-      authorizeUrl(auth.issuer, { client_id: clientId, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256', prompt: 'consent' }),
+      authorizeUrl(auth.issuer, {
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        prompt: 'consent',
+      }),
     );
     page = await user.request(page.location!);
     const login = parseForms(page.body, page.url)[0]!;
     page = await user.request(login.action, { form: { csrf: login.fields.get('csrf')!, ...dana } });
-    while (page.location && new URL(page.location).origin === auth.url) page = await user.request(page.location);
+    while (page.location && new URL(page.location).origin === auth.url)
+      page = await user.request(page.location);
     expect(page.status).toBe(200);
     expect(page.body).toContain('Policy &lt;Client&gt;');
     expect(page.body).not.toContain('Policy <Client>');
@@ -114,21 +164,43 @@ describe('consent page', () => {
 
 describe('revocation of JWT access tokens (RFC 7009)', () => {
   const revoke = (form: Record<string, string>) =>
-    fetch(`${auth.issuer}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+    fetch(`${auth.issuer}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form),
+    });
 
   it('revoking an access token revokes its grant: recorded for the MCP server, refresh fails', async () => {
-    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, dana));
+    const tokens = await exchange(
+      auth.issuer,
+      clientId,
+      REDIRECT,
+      await obtainCode(auth.issuer, clientId, REDIRECT, dana),
+    );
     const at = tokens.body.access_token as string;
     const gid = decodeJwt(at).gid as string;
-    const response = await revoke({ token: at, token_type_hint: 'access_token', client_id: clientId });
+    const response = await revoke({
+      token: at,
+      token_type_hint: 'access_token',
+      client_id: clientId,
+    });
     expect(response.status).toBe(200);
     expect(await auth.revocations.isRevoked({ gid })).toBe(true);
-    const refresh = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string, client_id: clientId });
+    const refresh = await token(auth.issuer, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token as string,
+      client_id: clientId,
+    });
     expect(refresh.body.error).toBe('invalid_grant');
   });
 
   it('another client cannot revoke it (200, nothing revoked); garbage tokens get 200; unknown clients 401', async () => {
-    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, dana));
+    const tokens = await exchange(
+      auth.issuer,
+      clientId,
+      REDIRECT,
+      await obtainCode(auth.issuer, clientId, REDIRECT, dana),
+    );
     const at = tokens.body.access_token as string;
     const other = await registerClient(auth.issuer, [REDIRECT]);
     expect((await revoke({ token: at, client_id: other })).status).toBe(200);
@@ -139,8 +211,14 @@ describe('revocation of JWT access tokens (RFC 7009)', () => {
     expect(unknown.status).toBe(401);
     expect(((await unknown.json()) as { error: string }).error).toBe('invalid_client');
     // A refresh token presented by another client is ignored too.
-    expect((await revoke({ token: tokens.body.refresh_token as string, client_id: other })).status).toBe(200);
-    const refresh = await token(auth.issuer, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string, client_id: clientId });
+    expect(
+      (await revoke({ token: tokens.body.refresh_token as string, client_id: other })).status,
+    ).toBe(200);
+    const refresh = await token(auth.issuer, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token as string,
+      client_id: clientId,
+    });
     expect(refresh.status).toBe(200);
     expect((await revoke({ token: at })).status).toBe(401);
     const repeated = await fetch(`${auth.issuer}/oauth/revoke`, {
@@ -149,7 +227,11 @@ describe('revocation of JWT access tokens (RFC 7009)', () => {
       body: `token=a&token=b&client_id=${clientId}`,
     });
     expect(((await repeated.json()) as { error: string }).error).toBe('invalid_request');
-    const json = await fetch(`${auth.issuer}/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: at, client_id: clientId }) });
+    const json = await fetch(`${auth.issuer}/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: at, client_id: clientId }),
+    });
     expect(json.status).toBe(400);
     const missing = await revoke({ client_id: clientId });
     expect(missing.status).toBe(400);
@@ -165,7 +247,11 @@ describe('keys and instances', () => {
       const result = await obtainCode(auth.issuer, clientId, REDIRECT, dana);
       const tokens = await exchange(twin.url, clientId, REDIRECT, result);
       expect(tokens.status).toBe(200);
-      await jwtVerify(tokens.body.access_token as string, createLocalJWKSet(await jwksOf(auth.url)), { issuer: auth.issuer, audience: auth.resource });
+      await jwtVerify(
+        tokens.body.access_token as string,
+        createLocalJWKSet(await jwksOf(auth.url)),
+        { issuer: auth.issuer, audience: auth.resource },
+      );
     } finally {
       await twin.close();
     }
@@ -176,7 +262,12 @@ describe('keys and instances', () => {
     const first = await startAuth(t.redis, prefix);
     await first.users.create(dana.email, dana.password);
     const id = await registerClient(first.issuer, [REDIRECT]);
-    const before = await exchange(first.issuer, id, REDIRECT, await obtainCode(first.issuer, id, REDIRECT, dana));
+    const before = await exchange(
+      first.issuer,
+      id,
+      REDIRECT,
+      await obtainCode(first.issuer, id, REDIRECT, dana),
+    );
     const oldKid = decodeProtectedHeader(before.body.access_token as string).kid;
     await first.close();
 
@@ -190,7 +281,9 @@ describe('keys and instances', () => {
       const jwks = await jwksOf(rotated.url);
       expect(jwks.keys.map((k) => k.kid)).toEqual([newKid, oldKid]);
       expect(jwks.keys.every((k) => !('d' in k))).toBe(true);
-      await jwtVerify(before.body.access_token as string, createLocalJWKSet(jwks), { issuer: first.issuer });
+      await jwtVerify(before.body.access_token as string, createLocalJWKSet(jwks), {
+        issuer: first.issuer,
+      });
       const fresh = await exchange(rotated.url, id, REDIRECT, await obtainCodeAt(rotated, id));
       expect(decodeProtectedHeader(fresh.body.access_token as string).kid).toBe(newKid);
     } finally {
@@ -220,7 +313,13 @@ async function obtainCodeAt(instance: Harness, id: string) {
   const user = new HeadlessUser(instance.url);
   const { verifier, challenge } = pkcePair();
   const final = await user.authorize(
-    authorizeUrl(instance.url, { client_id: id, redirect_uri: REDIRECT, response_type: 'code', code_challenge: challenge, code_challenge_method: 'S256' }),
+    authorizeUrl(instance.url, {
+      client_id: id,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    }),
     dana,
   );
   const code = new URL(final.location!).searchParams.get('code')!;

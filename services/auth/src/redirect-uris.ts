@@ -6,14 +6,27 @@
  * and never a fragment, user info, or a scheme that runs code or reads files.
  */
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
-const FORBIDDEN_SCHEMES = new Set(['javascript:', 'vbscript:', 'data:', 'blob:', 'file:', 'about:', 'ftp:', 'ws:', 'wss:', 'mailto:', 'tel:']);
+const FORBIDDEN_SCHEMES = new Set([
+  'javascript:',
+  'vbscript:',
+  'data:',
+  'blob:',
+  'file:',
+  'about:',
+  'ftp:',
+  'ws:',
+  'wss:',
+  'mailto:',
+  'tel:',
+]);
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 
 export type RedirectUriKind = 'https' | 'loopback' | 'private-use';
 
 /** Classifies a redirect URI or returns the reason it is refused. */
 export function classifyRedirectUri(value: unknown): { kind: RedirectUriKind } | { error: string } {
-  if (typeof value !== 'string' || value.length === 0) return { error: 'must be a non-empty string' };
+  if (typeof value !== 'string' || value.length === 0)
+    return { error: 'must be a non-empty string' };
   if (value.length > 2000) return { error: 'is longer than 2000 characters' };
   if (!SCHEME.test(value)) return { error: `${value} is not an absolute URI` };
   const url = URL.parse(value);
@@ -27,9 +40,12 @@ export function classifyRedirectUri(value: unknown): { kind: RedirectUriKind } |
   if (url.protocol === 'http:') {
     return LOOPBACK_HOSTS.has(url.hostname)
       ? { kind: 'loopback' }
-      : { error: `${value}: http is only allowed for loopback hosts (127.0.0.1, [::1], localhost)` };
+      : {
+          error: `${value}: http is only allowed for loopback hosts (127.0.0.1, [::1], localhost)`,
+        };
   }
-  if (FORBIDDEN_SCHEMES.has(url.protocol)) return { error: `${value} uses the forbidden scheme ${url.protocol.slice(0, -1)}` };
+  if (FORBIDDEN_SCHEMES.has(url.protocol))
+    return { error: `${value} uses the forbidden scheme ${url.protocol.slice(0, -1)}` };
   return { kind: 'private-use' };
 }
 
@@ -39,7 +55,10 @@ export function classifyRedirectUri(value: unknown): { kind: RedirectUriKind } |
  * reached on loopback or a private-use scheme is a native app (which also lets loopback
  * redirects use any port, RFC 8252 §7.3).
  */
-export function checkRedirectUris(uris: readonly unknown[]): { errors: string[]; impliedApplicationType: 'web' | 'native' } {
+export function checkRedirectUris(uris: readonly unknown[]): {
+  errors: string[];
+  impliedApplicationType: 'web' | 'native';
+} {
   const errors: string[] = [];
   const kinds = new Set<RedirectUriKind>();
   for (const uri of uris) {

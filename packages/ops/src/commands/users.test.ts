@@ -12,19 +12,35 @@ describe('ops users / auth (real Redis)', () => {
   });
   afterAll(() => redis.cleanup());
 
-  async function run(group: CommandGroup, command: string, argv: string[], input = ''): Promise<string> {
+  async function run(
+    group: CommandGroup,
+    command: string,
+    argv: string[],
+    input = '',
+  ): Promise<string> {
     const stdout = new PassThrough();
     const chunks: Buffer[] = [];
     stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     const stdin = new PassThrough();
     stdin.end(input);
-    const ctx: CommandContext = { argv, env: { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix }, stdout, stderr: new PassThrough(), stdin };
+    const ctx: CommandContext = {
+      argv,
+      env: { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix },
+      stdout,
+      stderr: new PassThrough(),
+      stdin,
+    };
     await group.commands[command]!.run(ctx);
     return Buffer.concat(chunks).toString();
   }
 
   it('creates a user with the password from stdin, hashed, never printed', async () => {
-    const out = await run(usersGroup, 'create', ['--email', 'Ops.User@Example.com'], 'a very long password\n');
+    const out = await run(
+      usersGroup,
+      'create',
+      ['--email', 'Ops.User@Example.com'],
+      'a very long password\n',
+    );
     expect(out).toMatch(/created user ops\.user@example\.com/);
     expect(out).not.toContain('a very long password');
     const users = new UserStore(redis.redis, { prefix: redis.prefix });
@@ -32,13 +48,23 @@ describe('ops users / auth (real Redis)', () => {
   });
 
   it('refuses short passwords, duplicates and missing emails as usage errors', async () => {
-    await expect(run(usersGroup, 'create', ['--email', 'short@example.com'], 'short\n')).rejects.toBeInstanceOf(UsageError);
-    await expect(run(usersGroup, 'create', ['--email', 'ops.user@example.com'], 'another long password\n')).rejects.toThrow(/already exists/);
-    await expect(run(usersGroup, 'create', [], 'a very long password\n')).rejects.toBeInstanceOf(UsageError);
+    await expect(
+      run(usersGroup, 'create', ['--email', 'short@example.com'], 'short\n'),
+    ).rejects.toBeInstanceOf(UsageError);
+    await expect(
+      run(usersGroup, 'create', ['--email', 'ops.user@example.com'], 'another long password\n'),
+    ).rejects.toThrow(/already exists/);
+    await expect(run(usersGroup, 'create', [], 'a very long password\n')).rejects.toBeInstanceOf(
+      UsageError,
+    );
   });
 
   it('lists users and disables one, writing the revocation record', async () => {
-    const listed = JSON.parse(await run(usersGroup, 'list', ['--json'])) as { id: string; email: string; disabled: boolean }[];
+    const listed = JSON.parse(await run(usersGroup, 'list', ['--json'])) as {
+      id: string;
+      email: string;
+      disabled: boolean;
+    }[];
     const user = listed.find((u) => u.email === 'ops.user@example.com')!;
     expect(user.disabled).toBe(false);
     const iat = Math.floor(Date.now() / 1000) - 1;

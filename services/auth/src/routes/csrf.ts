@@ -17,14 +17,20 @@ export function readCookie(req: Request, name: string): string | undefined {
  * forged without our secret nor carried over to another interaction.
  */
 export function createCsrf(secret: string, secure: boolean) {
-  const sign = (uid: string, nonce: string) => createHmac('sha256', secret).update(`${uid}.${nonce}`).digest('base64url');
+  const sign = (uid: string, nonce: string) =>
+    createHmac('sha256', secret).update(`${uid}.${nonce}`).digest('base64url');
   return {
     /** The token for a form, setting the cookie when the browser has none yet. */
     issue(req: Request, res: Response, uid: string): string {
       let nonce = readCookie(req, COOKIE);
       if (!nonce || !/^[\w-]{20,100}$/.test(nonce)) {
         nonce = randomBytes(24).toString('base64url');
-        res.cookie(COOKIE, nonce, { httpOnly: true, sameSite: 'lax', secure, path: '/oauth/interaction' });
+        res.cookie(COOKIE, nonce, {
+          httpOnly: true,
+          sameSite: 'lax',
+          secure,
+          path: '/oauth/interaction',
+        });
       }
       return sign(uid, nonce);
     },

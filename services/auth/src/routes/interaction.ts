@@ -43,11 +43,15 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       if (details.uid !== req.params.uid) throw new Error('interaction mismatch');
       return details;
     } catch {
-      sendPage(res, 400, errorPage({
-        title: 'This sign-in has expired',
-        message: 'The sign-in session was not found or has expired.',
-        code: 'invalid_request',
-      }));
+      sendPage(
+        res,
+        400,
+        errorPage({
+          title: 'This sign-in has expired',
+          message: 'The sign-in session was not found or has expired.',
+          code: 'invalid_request',
+        }),
+      );
       return undefined;
     }
   };
@@ -59,112 +63,198 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     return { name: client?.clientName ?? cimdHost ?? clientId, cimdHost };
   };
 
-  const renderLogin = async (req: Request, res: Response, details: Details, status = 200, error?: string, email?: string) => {
+  const renderLogin = async (
+    req: Request,
+    res: Response,
+    details: Details,
+    status = 200,
+    error?: string,
+    email?: string,
+  ) => {
     const client = await clientOf(details);
-    sendPage(res, status, loginPage({
-      action: `/oauth/interaction/${details.uid}/login`,
-      csrf: csrf.issue(req, res, details.uid),
-      clientName: client.name,
-      ...(email === undefined ? {} : { email }),
-      ...(error === undefined ? {} : { error }),
-    }));
+    sendPage(
+      res,
+      status,
+      loginPage({
+        action: `/oauth/interaction/${details.uid}/login`,
+        csrf: csrf.issue(req, res, details.uid),
+        clientName: client.name,
+        ...(email === undefined ? {} : { email }),
+        ...(error === undefined ? {} : { error }),
+      }),
+    );
   };
 
   const renderConsent = async (req: Request, res: Response, details: Details) => {
     const client = await clientOf(details);
-    const user = details.session?.accountId ? await users.findById(details.session.accountId) : undefined;
-    const requested = new Set(String(details.params.scope ?? CATALOGUE_SCOPE).split(' ').filter(Boolean));
+    const user = details.session?.accountId
+      ? await users.findById(details.session.accountId)
+      : undefined;
+    const requested = new Set(
+      String(details.params.scope ?? CATALOGUE_SCOPE)
+        .split(' ')
+        .filter(Boolean),
+    );
     requested.add(CATALOGUE_SCOPE);
-    sendPage(res, 200, consentPage({
-      confirmAction: `/oauth/interaction/${details.uid}/confirm`,
-      abortAction: `/oauth/interaction/${details.uid}/abort`,
-      csrf: csrf.issue(req, res, details.uid),
-      clientName: client.name,
-      redirectHost: redirectTarget(details.params.redirect_uri),
-      ...(client.cimdHost ? { clientIdHost: client.cimdHost } : {}),
-      email: user?.email ?? 'unknown user',
-      scopes: [...requested].filter((s) => SCOPE_DESCRIPTIONS[s]).map((s) => ({ name: s, description: SCOPE_DESCRIPTIONS[s]! })),
-      resource,
-    }));
+    sendPage(
+      res,
+      200,
+      consentPage({
+        confirmAction: `/oauth/interaction/${details.uid}/confirm`,
+        abortAction: `/oauth/interaction/${details.uid}/abort`,
+        csrf: csrf.issue(req, res, details.uid),
+        clientName: client.name,
+        redirectHost: redirectTarget(details.params.redirect_uri),
+        ...(client.cimdHost ? { clientIdHost: client.cimdHost } : {}),
+        email: user?.email ?? 'unknown user',
+        scopes: [...requested]
+          .filter((s) => SCOPE_DESCRIPTIONS[s])
+          .map((s) => ({ name: s, description: SCOPE_DESCRIPTIONS[s]! })),
+        resource,
+      }),
+    );
   };
 
-  const wrap = (handler: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {
-    handler(req, res).catch(next);
-  };
+  const wrap =
+    (handler: (req: Request, res: Response) => Promise<void>) =>
+    (req: Request, res: Response, next: NextFunction) => {
+      handler(req, res).catch(next);
+    };
 
   const refuseCsrf = (res: Response) =>
-    sendPage(res, 403, errorPage({
-      title: 'Please try again',
-      message: 'The form was too old or did not come from this site. Go back, reload the page and try again.',
-      code: 'csrf_failed',
-    }));
-
-  router.get('/oauth/interaction/:uid', wrap(async (req, res) => {
-    const details = await load(req, res);
-    if (!details) return;
-    if (details.prompt.name === 'login') return renderLogin(req, res, details);
-    if (details.prompt.name === 'consent') return renderConsent(req, res, details);
-    sendPage(res, 400, errorPage({ title: 'Unsupported request', message: `Unsupported prompt ${details.prompt.name}.` }));
-  }));
-
-  router.post('/oauth/interaction/:uid/login', form, wrap(async (req, res) => {
-    const details = await load(req, res);
-    if (!details) return;
-    if (!csrf.verify(req, details.uid)) return refuseCsrf(res);
-    if (details.prompt.name !== 'login') return renderConsent(req, res, details);
-    const body = req.body as Record<string, unknown>;
-    const email = typeof body.email === 'string' ? body.email.slice(0, 320) : '';
-    const password = typeof body.password === 'string' ? body.password : '';
-    if (!email || !password) return renderLogin(req, res, details, 400, 'Enter your email and password.', email);
-    const address = req.ip ?? 'unknown';
-    const decision = await throttle.check(email, address);
-    if (!decision.allowed) {
-      res.setHeader('Retry-After', String(decision.retryAfterSeconds));
-      const minutes = Math.ceil(decision.retryAfterSeconds / 60);
-      return renderLogin(req, res, details, 429, `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, email);
-    }
-    const user = await users.authenticate(email, password);
-    if (!user) {
-      await throttle.recordFailure(email, address);
-      logger.info({ address }, 'sign-in failed');
-      return renderLogin(req, res, details, 401, 'That email and password do not match an active account.', email);
-    }
-    await throttle.recordSuccess(email);
-    await provider.interactionFinished(req, res, { login: { accountId: user.id } }, { mergeWithLastSubmission: false });
-  }));
-
-  router.post('/oauth/interaction/:uid/confirm', form, wrap(async (req, res) => {
-    const details = await load(req, res);
-    if (!details) return;
-    if (!csrf.verify(req, details.uid)) return refuseCsrf(res);
-    if (details.prompt.name !== 'consent' || !details.session?.accountId) {
-      return void sendPage(res, 400, errorPage({ title: 'Sign in first', message: 'Consent needs a signed-in user.' }));
-    }
-    const clientId = String(details.params.client_id);
-    const grant = details.grantId
-      ? ((await provider.Grant.find(details.grantId)) ?? new provider.Grant({ accountId: details.session.accountId, clientId }))
-      : new provider.Grant({ accountId: details.session.accountId, clientId });
-    const missing = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
-    if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
-    if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
-    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
-      grant.addResourceScope(indicator, scopes.join(' '));
-    }
-    const grantId = await grant.save();
-    await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
-  }));
-
-  router.post('/oauth/interaction/:uid/abort', form, wrap(async (req, res) => {
-    const details = await load(req, res);
-    if (!details) return;
-    if (!csrf.verify(req, details.uid)) return refuseCsrf(res);
-    await provider.interactionFinished(
-      req,
+    sendPage(
       res,
-      { error: 'access_denied', error_description: 'The user denied the request.' },
-      { mergeWithLastSubmission: false },
+      403,
+      errorPage({
+        title: 'Please try again',
+        message:
+          'The form was too old or did not come from this site. Go back, reload the page and try again.',
+        code: 'csrf_failed',
+      }),
     );
-  }));
+
+  router.get(
+    '/oauth/interaction/:uid',
+    wrap(async (req, res) => {
+      const details = await load(req, res);
+      if (!details) return;
+      if (details.prompt.name === 'login') return renderLogin(req, res, details);
+      if (details.prompt.name === 'consent') return renderConsent(req, res, details);
+      sendPage(
+        res,
+        400,
+        errorPage({
+          title: 'Unsupported request',
+          message: `Unsupported prompt ${details.prompt.name}.`,
+        }),
+      );
+    }),
+  );
+
+  router.post(
+    '/oauth/interaction/:uid/login',
+    form,
+    wrap(async (req, res) => {
+      const details = await load(req, res);
+      if (!details) return;
+      if (!csrf.verify(req, details.uid)) return refuseCsrf(res);
+      if (details.prompt.name !== 'login') return renderConsent(req, res, details);
+      const body = req.body as Record<string, unknown>;
+      const email = typeof body.email === 'string' ? body.email.slice(0, 320) : '';
+      const password = typeof body.password === 'string' ? body.password : '';
+      if (!email || !password)
+        return renderLogin(req, res, details, 400, 'Enter your email and password.', email);
+      const address = req.ip ?? 'unknown';
+      const decision = await throttle.check(email, address);
+      if (!decision.allowed) {
+        res.setHeader('Retry-After', String(decision.retryAfterSeconds));
+        const minutes = Math.ceil(decision.retryAfterSeconds / 60);
+        return renderLogin(
+          req,
+          res,
+          details,
+          429,
+          `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+          email,
+        );
+      }
+      const user = await users.authenticate(email, password);
+      if (!user) {
+        await throttle.recordFailure(email, address);
+        logger.info({ address }, 'sign-in failed');
+        return renderLogin(
+          req,
+          res,
+          details,
+          401,
+          'That email and password do not match an active account.',
+          email,
+        );
+      }
+      await throttle.recordSuccess(email);
+      await provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: user.id } },
+        { mergeWithLastSubmission: false },
+      );
+    }),
+  );
+
+  router.post(
+    '/oauth/interaction/:uid/confirm',
+    form,
+    wrap(async (req, res) => {
+      const details = await load(req, res);
+      if (!details) return;
+      if (!csrf.verify(req, details.uid)) return refuseCsrf(res);
+      if (details.prompt.name !== 'consent' || !details.session?.accountId) {
+        return void sendPage(
+          res,
+          400,
+          errorPage({ title: 'Sign in first', message: 'Consent needs a signed-in user.' }),
+        );
+      }
+      const clientId = String(details.params.client_id);
+      const grant = details.grantId
+        ? ((await provider.Grant.find(details.grantId)) ??
+          new provider.Grant({ accountId: details.session.accountId, clientId }))
+        : new provider.Grant({ accountId: details.session.accountId, clientId });
+      const missing = details.prompt.details as {
+        missingOIDCScope?: string[];
+        missingOIDCClaims?: string[];
+        missingResourceScopes?: Record<string, string[]>;
+      };
+      if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+      if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
+      for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+        grant.addResourceScope(indicator, scopes.join(' '));
+      }
+      const grantId = await grant.save();
+      await provider.interactionFinished(
+        req,
+        res,
+        { consent: { grantId } },
+        { mergeWithLastSubmission: true },
+      );
+    }),
+  );
+
+  router.post(
+    '/oauth/interaction/:uid/abort',
+    form,
+    wrap(async (req, res) => {
+      const details = await load(req, res);
+      if (!details) return;
+      if (!csrf.verify(req, details.uid)) return refuseCsrf(res);
+      await provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'The user denied the request.' },
+        { mergeWithLastSubmission: false },
+      );
+    }),
+  );
 
   return router;
 }

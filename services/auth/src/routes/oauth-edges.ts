@@ -38,7 +38,14 @@ export function registrationGuard(redis: Redis, prefix: string, perHour: number)
         const count = Number(result?.[0]?.[1] ?? 0);
         const ttl = Number(result?.[2]?.[1] ?? 3600);
         if (count > perHour) {
-          sendProblem(res, new RateLimitedError(ttl > 0 ? ttl : 3600, 'Too many client registrations from this address; try again later.', 'registration_rate_limited'));
+          sendProblem(
+            res,
+            new RateLimitedError(
+              ttl > 0 ? ttl : 3600,
+              'Too many client registrations from this address; try again later.',
+              'registration_rate_limited',
+            ),
+          );
           return;
         }
         next();
@@ -56,7 +63,9 @@ interface RevokeDeps {
   logger: Logger;
 }
 
-type ModelWithAdapter = { adapter: { destroy(id: string): Promise<unknown>; revokeByGrantId(id: string): Promise<unknown> } };
+type ModelWithAdapter = {
+  adapter: { destroy(id: string): Promise<unknown>; revokeByGrantId(id: string): Promise<unknown> };
+};
 
 /**
  * RFC 7009 token revocation, served here rather than by oidc-provider: it cannot revoke our
@@ -69,7 +78,10 @@ type ModelWithAdapter = { adapter: { destroy(id: string): Promise<unknown>; revo
 export function tokenRevocation(deps: RevokeDeps): Router {
   const { provider, issuer, logger } = deps;
   const keys = createLocalJWKSet(deps.jwks);
-  const models = provider as unknown as Record<'RefreshToken' | 'AuthorizationCode' | 'AccessToken' | 'Grant', ModelWithAdapter>;
+  const models = provider as unknown as Record<
+    'RefreshToken' | 'AuthorizationCode' | 'AccessToken' | 'Grant',
+    ModelWithAdapter
+  >;
   const oauthError = (res: Response, status: number, error: string, description: string) =>
     void res.status(status).json({ error, error_description: description });
 
@@ -87,8 +99,13 @@ export function tokenRevocation(deps: RevokeDeps): Router {
   const grantOf = async (token: string, clientId: string): Promise<string | undefined> => {
     if (token.split('.').length === 3) {
       try {
-        const { payload } = await jwtVerify<Record<string, unknown>>(token, keys, { issuer, typ: 'at+jwt' });
-        return payload.client_id === clientId && typeof payload.gid === 'string' ? payload.gid : undefined;
+        const { payload } = await jwtVerify<Record<string, unknown>>(token, keys, {
+          issuer,
+          typ: 'at+jwt',
+        });
+        return payload.client_id === clientId && typeof payload.gid === 'string'
+          ? payload.gid
+          : undefined;
       } catch {
         return undefined;
       }
@@ -98,25 +115,40 @@ export function tokenRevocation(deps: RevokeDeps): Router {
   };
 
   const router = Router();
-  router.post('/oauth/revoke', express.text({ type: () => true, limit: '56kb' }), (req, res, next) => {
-    void (async () => {
-      res.setHeader('Cache-Control', 'no-store');
-      if (!req.is('application/x-www-form-urlencoded')) {
-        return oauthError(res, 400, 'invalid_request', 'only application/x-www-form-urlencoded bodies are supported');
-      }
-      const params = new URLSearchParams(typeof req.body === 'string' ? req.body : '');
-      for (const name of ['token', 'token_type_hint', 'client_id']) {
-        if (params.getAll(name).length > 1) return oauthError(res, 400, 'invalid_request', `${name} must not be repeated`);
-      }
-      const clientId = params.get('client_id');
-      const client = clientId && !req.headers.authorization ? await provider.Client.find(clientId).catch(() => undefined) : undefined;
-      if (!clientId || !client) return oauthError(res, 401, 'invalid_client', 'client authentication failed');
-      const token = params.get('token');
-      if (!token) return oauthError(res, 400, 'invalid_request', 'missing required parameter token');
-      const grantId = await grantOf(token, clientId);
-      if (grantId) await revokeGrant(grantId);
-      res.status(200).end();
-    })().catch(next);
-  });
+  router.post(
+    '/oauth/revoke',
+    express.text({ type: () => true, limit: '56kb' }),
+    (req, res, next) => {
+      void (async () => {
+        res.setHeader('Cache-Control', 'no-store');
+        if (!req.is('application/x-www-form-urlencoded')) {
+          return oauthError(
+            res,
+            400,
+            'invalid_request',
+            'only application/x-www-form-urlencoded bodies are supported',
+          );
+        }
+        const params = new URLSearchParams(typeof req.body === 'string' ? req.body : '');
+        for (const name of ['token', 'token_type_hint', 'client_id']) {
+          if (params.getAll(name).length > 1)
+            return oauthError(res, 400, 'invalid_request', `${name} must not be repeated`);
+        }
+        const clientId = params.get('client_id');
+        const client =
+          clientId && !req.headers.authorization
+            ? await provider.Client.find(clientId).catch(() => undefined)
+            : undefined;
+        if (!clientId || !client)
+          return oauthError(res, 401, 'invalid_client', 'client authentication failed');
+        const token = params.get('token');
+        if (!token)
+          return oauthError(res, 400, 'invalid_request', 'missing required parameter token');
+        const grantId = await grantOf(token, clientId);
+        if (grantId) await revokeGrant(grantId);
+        res.status(200).end();
+      })().catch(next);
+    },
+  );
   return router;
 }

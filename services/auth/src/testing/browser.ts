@@ -22,7 +22,10 @@ export class HeadlessUser {
       const eq = pair!.indexOf('=');
       const name = pair!.slice(0, eq).trim();
       const value = pair!.slice(eq + 1).trim();
-      const expired = attributes.some((a) => /^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now()) || value === '';
+      const expired =
+        attributes.some(
+          (a) => /^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now(),
+        ) || value === '';
       if (expired) this.#cookies.delete(name);
       else this.#cookies.set(name, value);
     }
@@ -32,12 +35,21 @@ export class HeadlessUser {
     return [...this.#cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 
-  async request(url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<PageResult> {
+  async request(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<PageResult> {
     const headers: Record<string, string> = { ...init.headers };
-    if (new URL(url).origin === this.origin && this.#cookies.size > 0) headers.cookie = this.cookieHeader();
+    if (new URL(url).origin === this.origin && this.#cookies.size > 0)
+      headers.cookie = this.cookieHeader();
     const body = init.form ? new URLSearchParams(init.form).toString() : undefined;
     if (body) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const response = await fetch(url, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+    const response = await fetch(url, {
+      method: init.method ?? (body ? 'POST' : 'GET'),
+      headers,
+      body,
+      redirect: 'manual',
+    });
     this.#remember(response);
     const location = response.headers.get('location');
     return {
@@ -53,7 +65,11 @@ export class HeadlessUser {
    * the consent form. Stops at the first redirect that leaves the origin (the client's
    * redirect URI) or at a page it has no answer for; returns that last response.
    */
-  async authorize(authorizationUrl: string, credentials: { email: string; password: string }, decision: 'allow' | 'deny' = 'allow'): Promise<PageResult> {
+  async authorize(
+    authorizationUrl: string,
+    credentials: { email: string; password: string },
+    decision: 'allow' | 'deny' = 'allow',
+  ): Promise<PageResult> {
     let page = await this.request(authorizationUrl);
     for (let step = 0; step < 12; step++) {
       if (page.location) {
@@ -65,10 +81,14 @@ export class HeadlessUser {
       const forms = parseForms(page.body, page.url);
       const login = forms.find((f) => f.fields.has('password') || f.action.endsWith('/login'));
       if (login) {
-        page = await this.request(login.action, { form: { csrf: login.fields.get('csrf') ?? '', ...credentials } });
+        page = await this.request(login.action, {
+          form: { csrf: login.fields.get('csrf') ?? '', ...credentials },
+        });
         continue;
       }
-      const wanted = forms.find((f) => f.action.endsWith(decision === 'allow' ? '/confirm' : '/abort'));
+      const wanted = forms.find((f) =>
+        f.action.endsWith(decision === 'allow' ? '/confirm' : '/abort'),
+      );
       if (wanted) {
         page = await this.request(wanted.action, { form: Object.fromEntries(wanted.fields) });
         continue;

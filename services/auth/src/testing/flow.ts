@@ -7,17 +7,32 @@ export function pkcePair(): { verifier: string; challenge: string } {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-export async function register(issuer: string, metadata: unknown, headers: Record<string, string> = {}) {
+export async function register(
+  issuer: string,
+  metadata: unknown,
+  headers: Record<string, string> = {},
+) {
   const response = await fetch(`${issuer}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: typeof metadata === 'string' ? metadata : JSON.stringify(metadata),
   });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown>,
+    headers: response.headers,
+  };
 }
 
-export async function registerClient(issuer: string, redirectUris: string[], name = 'Test Client'): Promise<string> {
-  const { status, body } = await register(issuer, { client_name: name, redirect_uris: redirectUris });
+export async function registerClient(
+  issuer: string,
+  redirectUris: string[],
+  name = 'Test Client',
+): Promise<string> {
+  const { status, body } = await register(issuer, {
+    client_name: name,
+    redirect_uris: redirectUris,
+  });
   if (status !== 201) throw new Error(`registration failed: ${JSON.stringify(body)}`);
   return body.client_id as string;
 }
@@ -34,7 +49,11 @@ export async function token(issuer: string, form: Record<string, string>) {
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams(form).toString(),
   });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown>,
+    headers: response.headers,
+  };
 }
 
 export interface CodeResult {
@@ -72,7 +91,12 @@ export async function obtainCode(
   return { code, verifier, callback };
 }
 
-export async function exchange(issuer: string, clientId: string, redirectUri: string, result: CodeResult) {
+export async function exchange(
+  issuer: string,
+  clientId: string,
+  redirectUri: string,
+  result: CodeResult,
+) {
   return token(issuer, {
     grant_type: 'authorization_code',
     code: result.code,
