@@ -5,7 +5,7 @@
 //
 // It works under its own alias (bench-enrich-<hex>) and BullMQ prefix, removed afterwards, so
 // the dev catalogue and queues are untouched. Options (env): BENCH_ROWS (75000), BENCH_SEED (42),
-// BENCH_WORKERS (2), ENRICH_CONCURRENCY (2 per worker), ENRICH_BATCH_SIZE (500),
+// BENCH_WORKERS (2), ENRICH_CONCURRENCY (4 per worker), ENRICH_BATCH_SIZE (250),
 // ELASTICSEARCH_URL (http://127.0.0.1:9200) and REDIS_URL (redis://127.0.0.1:6379): the dev
 // instances, started when they are the defaults and down.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -26,8 +26,8 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 const ROWS = Number(process.env.BENCH_ROWS ?? 75_000);
 const SEED = Number(process.env.BENCH_SEED ?? 42);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
-const CONCURRENCY = process.env.ENRICH_CONCURRENCY ?? '2';
-const BATCH_SIZE = process.env.ENRICH_BATCH_SIZE ?? '500';
+const CONCURRENCY = process.env.ENRICH_CONCURRENCY ?? '4';
+const BATCH_SIZE = process.env.ENRICH_BATCH_SIZE ?? '250';
 const DEFAULT_ES = 'http://127.0.0.1:9200';
 const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
 const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;

@@ -29,8 +29,8 @@ export const WorkerConfig = z
     /** BullMQ key prefix; run summaries live under it too. */
     JOBS_PREFIX: z.string().min(1).max(64).default(DEFAULT_JOBS_PREFIX),
     /** Batches one worker process enriches at once. */
-    ENRICH_CONCURRENCY: positiveInt(2, 64),
-    ENRICH_BATCH_SIZE: positiveInt(500, 10_000),
+    ENRICH_CONCURRENCY: positiveInt(4, 64),
+    ENRICH_BATCH_SIZE: positiveInt(250, 10_000),
     /** Tries per batch before it lands in the failed list; backoff doubles from ENRICH_BACKOFF_MS. */
     ENRICH_ATTEMPTS: positiveInt(5, 50),
     ENRICH_BACKOFF_MS: millis(2_000),
