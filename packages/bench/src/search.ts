@@ -11,7 +11,7 @@
 // gateway instead of starting one), BENCH_SKIP_GATEWAY=1, BENCH_ROUNDS (4: each target's 20 s
 // are split into interleaved rounds, so load drifting on a shared machine hits all alike).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Client } from '@elastic/elasticsearch';
 import { SearchQuery } from '@fragrance/contracts';
 import { buildSearchQuery, SEARCH_FILTER_PATH, SEARCH_OBJECT } from '@fragrance/search';
@@ -80,6 +80,13 @@ function typo(random: () => number, text: string): string {
     kind < 0.33 ? word.slice(0, at) + word.slice(at + 1) : kind < 0.66 ? word.slice(0, at) + word[at] + word.slice(at) : word.slice(0, at - 1) + word[at] + word[at - 1] + word.slice(at + 1);
   words[i] = changed;
   return words.join(' ');
+}
+
+/** User + system CPU milliseconds a process has used so far (Linux /proc). */
+function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
 }
 
 const strip = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '');
@@ -166,6 +173,8 @@ interface Summary {
   requests: number;
   errors: number;
   statuses: Record<string, number>;
+  catalogue_cpu_ms_per_request: number;
+  gateway_cpu_ms_per_request: number;
 }
 
 interface Target {
@@ -192,7 +201,8 @@ async function main(): Promise<void> {
 
   const cataloguePort = await freePort();
   const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
-  startService('catalogue', { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS }, 'search');
+  const catalogue = startService('catalogue', { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS }, 'search');
+  let gatewayPid: number | undefined;
   await waitForHealth(catalogueUrl, 60_000);
 
   let gatewayUrl = process.env.BENCH_GATEWAY_URL;
@@ -207,7 +217,7 @@ async function main(): Promise<void> {
       const redisUrl = `redis://127.0.0.1:${port}`;
       const gatewayPort = await freePort();
       gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-      startService('gateway', { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL }, 'search');
+      gatewayPid = startService('gateway', { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL }, 'search').pid;
       await waitForHealth(gatewayUrl, 60_000);
       const created = run('creating the bench key', process.execPath, [
         'packages/ops/src/cli.ts', 'keys', 'create', '--owner', 'bench', '--quota', '1000000000', '--burst', '1000000', '--refill', '1000000', '--json',
@@ -227,12 +237,13 @@ async function main(): Promise<void> {
       { name: 'b', label: '(b) catalogue service', url: catalogueUrl, pick: (p) => p.service },
       ...(gatewayUrl && apiKey ? [{ name: 'c', label: '(c) through the gateway', url: gatewayUrl, headers: { authorization: `Bearer ${apiKey}` }, pick: (p: Pair) => p.service }] : []),
     ];
-    const totals = new Map(targets.map((t) => [t.name, { histogram: newLatencyHistogram(), requests: 0, errors: 0, seconds: 0, statuses: {} as Record<string, number> }]));
+    const totals = new Map(targets.map((t) => [t.name, { histogram: newLatencyHistogram(), requests: 0, errors: 0, seconds: 0, statuses: {} as Record<string, number>, catalogueCpu: 0, gatewayCpu: 0 }]));
     for (let round = 0; round < ROUNDS; round += 1) {
       for (let k = 0; k < targets.length; k += 1) {
         const target = targets[(round + k) % targets.length] as Target;
         const total = totals.get(target.name);
         if (!total) continue;
+        const cpu0 = [cpuMs(catalogue.pid), cpuMs(gatewayPid)];
         const res = await runLoad({
           url: target.url,
           concurrency: CONCURRENCY,
@@ -243,6 +254,8 @@ async function main(): Promise<void> {
           histogram: total.histogram,
           next: (_r, i) => target.pick(at(i + round * 997)),
         });
+        total.catalogueCpu += cpuMs(catalogue.pid) - (cpu0[0] ?? 0);
+        total.gatewayCpu += cpuMs(gatewayPid) - (cpu0[1] ?? 0);
         total.requests += res.requests;
         total.errors += res.errors;
         total.seconds += res.duration_s;
@@ -261,6 +274,9 @@ async function main(): Promise<void> {
         requests: t.requests,
         errors: t.errors,
         statuses: t.statuses,
+        // CPU each of our processes spent per request: the overhead independent of machine load.
+        catalogue_cpu_ms_per_request: Math.round((t.catalogueCpu / Math.max(1, t.requests)) * 1000) / 1000,
+        gateway_cpu_ms_per_request: Math.round((t.gatewayCpu / Math.max(1, t.requests)) * 1000) / 1000,
       };
       results.set(target.name, summary);
       say(`${target.label}: ${summary.rps} req/s, p50 ${summary.p50_ms} ms, p99 ${summary.p99_ms} ms, errors ${summary.errors}`);
