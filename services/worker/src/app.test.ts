@@ -1,9 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { failedBatches, nightlySchedule, QUEUE_NAMES, requestEnrichmentRun, type RunStore } from '@fragrance/jobs';
+import { failedBatches, nightlySchedule, QUEUE_NAMES, requestEnrichmentRun, requestIngest, type RunStore } from '@fragrance/jobs';
 import { createLogger } from '@fragrance/http';
 import { testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
-import { Queue } from 'bullmq';
+import { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type RunningWorker } from './app.ts';
 import { processBatch } from './enrich/batch.ts';
@@ -12,7 +12,7 @@ import { buildEnrichers } from './enrichers/index.ts';
 import type { Enricher } from './enrichers/types.ts';
 import { feedLoader } from './feed.ts';
 import { allDocs, catalogueFixture, testConfig, waitForRun, workerEnv, type CatalogueFixture } from './test-fixtures.ts';
-import { searchFields, toIndexDocument } from '@fragrance/search';
+import { currentIndex, searchFields, toIndexDocument } from '@fragrance/search';
 import type { DocumentBuilder } from './catalogue.ts';
 
 const logger = createLogger('worker-test', 'silent');
@@ -180,6 +180,26 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
     const rec = (await allDocs(es.client, fixture.alias)).get(target.id)!.record;
     expect(rec.description).toBe('Edited by an operator.');
     expect(rec.provenance.find((p) => p.source === 'ai_enriched')?.fields ?? []).not.toContain('description');
+  });
+  it('an ingest job rebuilds the index, swaps the alias and then enriches the fresh rows', async () => {
+    const before = await currentIndex(es.client, fixture.alias);
+    const jobId = await requestIngest(worker.queues.ingest, { file: fixture.catalogueFile, enrich_after: true });
+    const deadline = Date.now() + 60_000;
+    let result: { index: string; indexed: number; enrichment_run: string | null } | undefined;
+    while (!result) {
+      const job = await Job.fromId(worker.queues.ingest, jobId);
+      if (job?.failedReason) throw new Error(job.failedReason);
+      if (job?.returnvalue) result = job.returnvalue as typeof result;
+      else if (Date.now() > deadline) throw new Error('ingest did not finish');
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(result.indexed).toBe(fixture.count);
+    expect(result.index).not.toBe(before);
+    expect(await currentIndex(es.client, fixture.alias)).toBe(result.index);
+    const summary = await waitForRun(runs, result.enrichment_run ?? '');
+    expect(summary).toMatchObject({ trigger: 'ingest', status: 'completed', failed: 0 });
+    const docs = await allDocs(es.client, fixture.alias);
+    expect([...docs.values()].every((d) => d.record.au_availability.checked_at === summary.as_of)).toBe(true);
   });
 });
 
