@@ -13,6 +13,7 @@ describe('foldText', () => {
     expect(foldText('  Hermès   TERRE d’Hermès ')).toBe('hermes terre d’hermes');
     expect(foldText('Crème Brûlée')).toBe('creme brulee');
     expect(foldText('ＡＢＣ')).toBe('abc');
+    expect(foldText('Øresund Cœur Straße Łódź')).toBe('oresund coeur strasse lodz');
   });
 });
 

@@ -109,8 +109,9 @@ export const FRAGRANCE_MAPPING: estypes.MappingTypeMapping = {
         accords: foldedKeyword(),
       },
     },
-    // Everything a free-text query may match, for the "all words must match" condition.
-    search_all: { type: 'text', analyzer: 'standard', index_prefixes: { min_chars: 2, max_chars: 6 } },
+    // Everything a free-text query may match, for the "all words must match" condition. No
+    // norms: how many notes a record lists should not change how well it matches.
+    search_all: { type: 'text', analyzer: 'standard', norms: false, index_prefixes: { min_chars: 2, max_chars: 6 } },
   },
 };
 

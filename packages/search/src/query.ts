@@ -4,8 +4,11 @@ import { decodeCursor, queryFingerprint, SearchInputError, type CursorState } fr
 import { SUMMARY_FIELDS } from './mapping.ts';
 import { queryKey, searchKey } from './normalise.ts';
 
-/** Popularity signal added to relevance: weight × log10(1 + votes); ~1.3 at 30k votes. */
-const POPULARITY_WEIGHT = 0.3;
+/**
+ * Popularity added to relevance: weight × log10(1 + votes), i.e. +1 at 9 votes, +3 at 999,
+ * +4.5 at 30k: it orders matches of similar quality, and stays far below the exact-name boost.
+ */
+const POPULARITY_WEIGHT = 1;
 
 export interface BuiltSearch {
   /** The search request body (index excluded): sent as-is by the service and by the bench. */
