@@ -3,6 +3,7 @@
 // Runs under the project's Node 24 (scripts/toolchain.sh) with type stripping.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -133,18 +134,23 @@ async function stop(code: number): Promise<void> {
 }
 
 /**
- * Loads the 75k synthetic catalogue the first time (when the `fragrances` alias is missing):
- * generate the NDJSON, then ingest it (new index, verify, alias swap). Later starts reuse it.
+ * Loads the 75k synthetic catalogue when the `fragrances` alias is missing, or re-ingests it
+ * when its index predates the current mapping/folding (`catalogue status` says which): generate
+ * the NDJSON if absent, then ingest (new index, verify, atomic alias swap). Otherwise reuse it.
  */
-async function prepareCatalogue(): Promise<void> {
-  const res = await fetch(`${ELASTICSEARCH_URL}/_alias/fragrances`, { signal: AbortSignal.timeout(10_000) });
-  await res.arrayBuffer();
-  if (res.status === 200) {
-    say('catalogue: alias fragrances exists; keeping it');
+function prepareCatalogue(): void {
+  const ops = ['packages/ops/src/cli.ts', 'catalogue'];
+  const probe = spawnSync(process.execPath, [...ops, 'status', '--json'], { cwd: root, env: sharedEnv, encoding: 'utf8' });
+  if (probe.status !== 0) throw new Error(`catalogue status failed: ${probe.stderr}`);
+  const status = JSON.parse(probe.stdout) as { index: string | null; documents: number; current: boolean };
+  if (status.current && status.documents > 0) {
+    say(`catalogue: ${status.index} (${status.documents} documents) is current; keeping it`);
     return;
   }
-  runStep('catalogue: generating 75,000 synthetic records', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'generate']);
-  runStep('catalogue: ingesting into Elasticsearch', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'ingest']);
+  if (!existsSync(`${root}data/generated/catalogue.ndjson`)) {
+    runStep('catalogue: generating 75,000 synthetic records', process.execPath, [...ops, 'generate']);
+  }
+  runStep(status.index ? 'catalogue: index predates this code; re-ingesting' : 'catalogue: ingesting into Elasticsearch', process.execPath, [...ops, 'ingest']);
 }
 
 process.on('SIGINT', () => void stop(0));
@@ -159,7 +165,7 @@ setInterval(() => {
 try {
   runStep('starting Elasticsearch', 'bash', ['infra/elasticsearch.sh', 'start', '--heap', '1g']);
   runStep('starting Redis', 'bash', ['infra/redis.sh', 'start']);
-  await prepareCatalogue();
+  prepareCatalogue();
   for (const service of services) startService(service.name, service.env);
   await waitForHealth(GATEWAY_URL, 180_000);
   const demoKey = createDemoKey();

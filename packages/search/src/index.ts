@@ -2,6 +2,7 @@ export { createCatalogueRepository, SEARCH_FILTER_PATH, type CatalogueRepository
 export { decodeCursor, encodeCursor, queryFingerprint, SearchInputError, type CursorState } from './cursor.ts';
 export {
   aliasTargets,
+  catalogueStatus,
   createVersionedIndex,
   currentIndex,
   isVersionOf,
@@ -9,6 +10,7 @@ export {
   pruneVersions,
   swapAlias,
   versionName,
+  type CatalogueStatus,
 } from './indices.ts';
 export {
   IngestError,
@@ -20,6 +22,7 @@ export {
 } from './ingest.ts';
 export {
   FRAGRANCE_MAPPING,
+  INDEX_SCHEMA_VERSION,
   loadingSettings,
   SEARCH_OBJECT,
   searchFields,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { errors, type Client } from '@elastic/elasticsearch';
-import { FRAGRANCE_MAPPING, loadingSettings, type IndexSettingsOptions } from './mapping.ts';
+import { FRAGRANCE_MAPPING, INDEX_SCHEMA_VERSION, loadingSettings, type IndexSettingsOptions } from './mapping.ts';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -72,4 +72,29 @@ export async function pruneVersions(client: Client, alias: string, keep = 1): Pr
   const doomed = older.slice(0, Math.max(0, older.length - keep));
   if (doomed.length > 0) await client.indices.delete({ index: doomed.join(','), ignore_unavailable: true });
   return doomed;
+}
+
+export interface CatalogueStatus {
+  alias: string;
+  /** The index behind the alias, or null before the first ingest. */
+  index: string | null;
+  documents: number;
+  /** schema_version recorded in the index mapping (null for an index without one). */
+  schema_version: number | null;
+  expected_schema_version: number;
+  /** The alias exists and its index matches this code's mapping and folding. */
+  current: boolean;
+}
+
+/** What the alias points at, and whether that index still fits the code. */
+export async function catalogueStatus(client: Client, alias: string): Promise<CatalogueStatus> {
+  const index = (await currentIndex(client, alias)) ?? null;
+  if (index === null) {
+    return { alias, index, documents: 0, schema_version: null, expected_schema_version: INDEX_SCHEMA_VERSION, current: false };
+  }
+  const mapping = await client.indices.getMapping({ index });
+  const meta = mapping[index]?.mappings?._meta as { schema_version?: unknown } | undefined;
+  const version = typeof meta?.schema_version === 'number' ? meta.schema_version : null;
+  const { count } = await client.count({ index });
+  return { alias, index, documents: count, schema_version: version, expected_schema_version: INDEX_SCHEMA_VERSION, current: version === INDEX_SCHEMA_VERSION };
 }

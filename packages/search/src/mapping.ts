@@ -2,6 +2,13 @@ import type { estypes } from '@elastic/elasticsearch';
 import type { FragranceDetail } from '@fragrance/contracts';
 import { searchKey } from './normalise.ts';
 
+/**
+ * Version of the mapping and of the folding that fills `search`. Bump it with any change to
+ * either: an index of another version no longer matches the queries and must be re-ingested
+ * (`catalogue status` reports it; `npm start` re-ingests).
+ */
+export const INDEX_SCHEMA_VERSION = 2;
+
 /** Fields of a FragranceSummary: what a search hit returns from _source. */
 export const SUMMARY_FIELDS = [
   'id',
@@ -64,6 +71,7 @@ const foldedKeyword = (): estypes.MappingProperty => ({
  */
 export const FRAGRANCE_MAPPING: estypes.MappingTypeMapping = {
   dynamic: 'strict',
+  _meta: { schema_version: INDEX_SCHEMA_VERSION },
   properties: {
     id: keyword,
     name: stored,

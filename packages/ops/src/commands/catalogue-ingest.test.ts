@@ -7,7 +7,7 @@ import { generateCatalogue } from '@fragrance/dataset';
 import { currentIndex } from '@fragrance/search';
 import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
 import { UsageError, type CommandContext } from '../command.ts';
-import { ingest } from './catalogue-ingest.ts';
+import { ingest, status } from './catalogue-ingest.ts';
 
 function context(argv: string[], env: Record<string, string>) {
   const stdout = new PassThrough();
@@ -47,6 +47,24 @@ describe('ops catalogue ingest', () => {
     expect(err()).toMatch(/skipped line 3: id: /);
     expect(await currentIndex(es.client, alias)).toMatch(new RegExp(`^${alias}-v\\d{17}-[0-9a-f]{4}$`));
     expect((await es.client.count({ index: alias })).count).toBe(120);
+
+    const report = context(['--json'], { ELASTICSEARCH_URL: es.url, CATALOGUE_ALIAS: alias });
+    await status.run(report.ctx);
+    expect(JSON.parse(report.out())).toMatchObject({ alias, documents: 120, current: true });
+  });
+
+  it('reports a missing alias and a stale index', async () => {
+    const env = { ELASTICSEARCH_URL: es.url, CATALOGUE_ALIAS: es.index('stale') };
+    const missing = context(['--json'], env);
+    await status.run(missing.ctx);
+    expect(JSON.parse(missing.out())).toMatchObject({ index: null, current: false });
+
+    // An index from before schema versions: no _meta.
+    const old = es.index('stale-v20200101000000000-abcd');
+    await es.client.indices.create({ index: old, aliases: { [es.index('stale')]: {} } });
+    const stale = context([], env);
+    await status.run(stale.ctx);
+    expect(stale.out()).toMatch(/schema version none \(stale: this code needs \d+; run catalogue ingest\)/);
   });
 
   it('rejects bad options and a missing file as usage errors', async () => {

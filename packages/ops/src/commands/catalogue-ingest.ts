@@ -3,7 +3,7 @@ import { Client } from '@elastic/elasticsearch';
 import cliProgress from 'cli-progress';
 import { z } from 'zod';
 import { httpUrl, parseConfig } from '@fragrance/config';
-import { ingestCatalogue, type IngestProgress } from '@fragrance/search';
+import { catalogueStatus, ingestCatalogue, type IngestProgress } from '@fragrance/search';
 import { parseOptions, UsageError, type Command, type CommandContext } from '../command.ts';
 
 /** What `catalogue ingest` reads from the environment (same names as the catalogue service). */
@@ -101,6 +101,31 @@ export const ingest: Command = {
       const code = (error as { code?: string }).code;
       if (code === 'ENOENT') throw new UsageError(`--file ${file} does not exist (run: npm run ops -- catalogue generate)`);
       throw error;
+    } finally {
+      await client.close();
+    }
+  },
+};
+
+export const status: Command = {
+  summary: 'Where the catalogue alias points, how many documents, whether the index fits this code',
+  usage: 'catalogue status [--alias fragrances] [--json]',
+  async run(ctx: CommandContext) {
+    const { values } = parseOptions(ctx.argv, { alias: { type: 'string' }, json: { type: 'boolean' } });
+    const config = parseConfig(IngestConfig, ctx.env);
+    const alias = values.alias ?? config.CATALOGUE_ALIAS;
+    const client = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 10_000, maxRetries: 0 });
+    try {
+      const result = await catalogueStatus(client, alias);
+      if (values.json) {
+        ctx.stdout.write(`${JSON.stringify(result)}\n`);
+        return;
+      }
+      ctx.stdout.write(
+        result.index === null
+          ? `alias ${alias} does not exist: run catalogue ingest\n`
+          : `alias ${alias} → ${result.index}: ${result.documents} documents, schema version ${result.schema_version ?? 'none'} (${result.current ? 'current' : `stale: this code needs ${result.expected_schema_version}; run catalogue ingest`})\n`,
+      );
     } finally {
       await client.close();
     }

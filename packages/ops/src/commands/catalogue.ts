@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { MAX_COUNT, MAX_SEED, writeDataset } from '@fragrance/dataset';
 import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
-import { ingest } from './catalogue-ingest.ts';
+import { ingest, status } from './catalogue-ingest.ts';
 
 const DEFAULT_COUNT = 75_000;
 const DEFAULT_SEED = 42;
@@ -45,5 +45,5 @@ const generate: Command = {
 /** `catalogue` commands: dataset generation (and, later, ingest). */
 export const catalogueGroup: CommandGroup = {
   summary: 'Catalogue data: generate the synthetic dataset',
-  commands: { generate, ingest },
+  commands: { generate, ingest, status },
 };
