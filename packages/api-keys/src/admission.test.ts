@@ -111,11 +111,13 @@ describe('admission script against real Redis', () => {
   });
 
   it('peeks without counting, and rejects unknown and malformed keys', async () => {
-    const { apiKey } = await store.create({ owner: 'peeker', quota: 1 });
+    const { apiKey, record } = await store.create({ owner: 'peeker', quota: 1 });
+    expect(record.lastUsedAt).toBeUndefined();
     const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: { capacity: 1, refillPerSecond: 0.001 } });
     for (let i = 0; i < 5; i += 1) expect(await admit(apiKey, 'peek')).toMatchObject({ outcome: 'authenticated', quota: { owner: 'peeker', used: 0 } });
     expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
     expect(await admit(apiKey, 'peek')).toMatchObject({ outcome: 'authenticated', quota: { used: 1, remaining: 0 } });
+    expect(Date.parse((await store.get(record.id)).lastUsedAt ?? '')).toBeGreaterThan(Date.now() - 60_000);
     expect(await admit(generateApiKey(), 'admit')).toEqual({ outcome: 'invalid_key', reason: 'unknown' });
     expect(await admit('not-a-key', 'admit')).toEqual({ outcome: 'invalid_key', reason: 'malformed' });
   });

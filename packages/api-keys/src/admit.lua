@@ -8,7 +8,7 @@
 -- ARGV[4] default bucket capacity, ARGV[5] default refill per second (keys may override)
 -- Returns {status, owner, quota, used, retry_ms}; status is ok|unknown|revoked|daily|burst.
 -- An unknown key costs the same single HMGET round trip as a known one.
-local rec = redis.call('HMGET', KEYS[1], 'owner', 'quota', 'revoked_at', 'burst', 'refill')
+local rec = redis.call('HMGET', KEYS[1], 'owner', 'quota', 'revoked_at', 'burst', 'refill', 'last_used_at')
 local owner = rec[1]
 if not owner then return {'unknown', '', 0, 0, 0} end
 if rec[3] then return {'revoked', '', 0, 0, 0} end
@@ -16,9 +16,13 @@ if rec[3] then return {'revoked', '', 0, 0, 0} end
 local now = tonumber(ARGV[2])
 local quota = tonumber(rec[2]) or 0
 local used = tonumber(redis.call('GET', KEYS[2]) or '0')
+-- last_used_at to the minute: one write a minute per key, not one per request (AOF size).
+local function touch()
+  if now - (tonumber(rec[6]) or 0) >= 60000 then redis.call('HSET', KEYS[1], 'last_used_at', now) end
+end
 
 if ARGV[1] == 'peek' then
-  redis.call('HSET', KEYS[1], 'last_used_at', now)
+  touch()
   return {'ok', owner, quota, used, 0}
 end
 
@@ -44,5 +48,5 @@ redis.call('PEXPIRE', KEYS[3], math.ceil(capacity * 1000 / refill) + 1000)
 
 used = redis.call('INCR', KEYS[2])
 if used == 1 then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
-redis.call('HSET', KEYS[1], 'last_used_at', now)
+touch()
 return {'ok', owner, quota, used, 0}
