@@ -83,6 +83,7 @@ describe('SearchQuery', () => {
     expect(issues({ concentration: 'PDT' })[0]).toMatch(/^concentration: must be one of/);
     expect(issues({ brand: '  ' })).toEqual(['brand: must not be empty']);
     expect(issues({ facets: 'brand,colour' })[0]).toMatch(/^facets: unknown facet colour/);
+    expect(issues({ facets: '' })[0]).toMatch(/^facets: must not contain an empty item/);
     expect(issues({ note: 'a,,b' })[0]).toMatch(/^note\.1: must not contain an empty item/);
     expect(issues({ available_in_au: 'yes' })).toEqual(['available_in_au: must be true or false']);
     expect(issues({ cursor: 'not a cursor!' })).toEqual(['cursor: is not a cursor returned by this API']);

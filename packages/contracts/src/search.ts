@@ -129,6 +129,10 @@ export const SearchQuery = z
       .string()
       .transform((value, ctx) => {
         const items = [...new Set(value.split(',').map((item) => item.trim()))];
+        if (items.includes('')) {
+          ctx.addIssue({ code: 'custom', message: `must not contain an empty item; use any of ${FACETS.join(', ')}` });
+          return z.NEVER;
+        }
         const bad = items.filter((item) => !(FACETS as readonly string[]).includes(item));
         if (bad.length > 0) {
           ctx.addIssue({ code: 'custom', message: `unknown facet ${bad.join(', ')}; use any of ${FACETS.join(', ')}` });
