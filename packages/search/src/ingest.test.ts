@@ -85,6 +85,13 @@ describe('ingestCatalogue', () => {
     expect((await es.client.count({ index: alias })).count).toBe(20);
   });
 
+  it('cleans up and fails when the alias name is taken by a concrete index', async () => {
+    const name = es.index('taken');
+    await es.client.indices.create({ index: name });
+    await expect(ingestCatalogue({ client: es.client, alias: name, records: [...generateCatalogue({ count: 5, seed: 1 })] })).rejects.toThrowError();
+    expect(await listVersions(es.client, name)).toEqual([]);
+  });
+
   it('never fails or shows an empty catalogue to searches while a new version is built and swapped', async () => {
     const alias = es.index('swap');
     await ingestCatalogue({ client: es.client, alias, records: [...generateCatalogue({ count: 150, seed: 11 })] });

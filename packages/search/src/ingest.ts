@@ -165,7 +165,8 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
     const source = file !== undefined ? fileLines(file) : recordLines(records ?? []);
     for await (const entry of source) {
       if (failure) break;
-      read += 1;
+      // The line number, so blank lines count and a progress bar reaches its total.
+      read = entry.line;
       if ('error' in entry) {
         skipped.push({ line: entry.line, reason: entry.error });
         continue;
@@ -205,7 +206,14 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
     throw error;
   }
 
-  const previous = await swapAlias(client, alias, index);
+  let previous: string[];
+  try {
+    previous = await swapAlias(client, alias, index);
+  } catch (error) {
+    // e.g. a concrete index already holds the alias name: the old state stays as it was.
+    await client.indices.delete({ index, ignore_unavailable: true }).catch(() => undefined);
+    throw error;
+  }
   const deleted = await pruneVersions(client, alias, keepVersions);
   skipped.sort((a, b) => a.line - b.line);
   return { index, indexed, skipped, previous, deleted, seconds: Math.round((performance.now() - started) / 10) / 100 };
