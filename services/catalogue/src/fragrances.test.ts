@@ -293,6 +293,16 @@ describe('catalogue routes', () => {
     });
   });
 
+  it('answers other methods with 405 and Allow', async () => {
+    for (const [method, path] of [['POST', '/v1/fragrances'], ['DELETE', `/v1/fragrances/${terre.id}`], ['PUT', `/v1/fragrances/${terre.id}/similar`]] as const) {
+      const res = await fetch(base + path, { method });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET, HEAD');
+      expect(Problem.parse(await res.json()).code).toBe('method_not_allowed');
+    }
+    expect((await fetch(`${base}/v1/fragrances/${terre.id}`, { method: 'HEAD' })).status).toBe(200);
+  });
+
   it('serves the generated OpenAPI document', async () => {
     const res = await get('/v1/openapi.json');
     expect(res.status).toBe(200);

@@ -84,5 +84,12 @@ export function fragranceRoutes(repository: CatalogueRepository, logger: Logger)
     res.json({ data: similar, limit });
   });
 
+  // The data API is read-only: any other method on these paths is a 405, not a 404.
+  router.all(['/v1/fragrances', '/v1/fragrances/:id', '/v1/fragrances/:id/similar'], (req) => {
+    throw new AppError(405, 'method_not_allowed', 'Method Not Allowed', `${req.method} is not supported here; the API is read-only.`, {
+      headers: { Allow: 'GET, HEAD' },
+    });
+  });
+
   return router;
 }
