@@ -10,6 +10,12 @@ import { queryKey, searchKey } from './normalise.ts';
  */
 const POPULARITY_WEIGHT = 1;
 
+/**
+ * Edits allowed per word: none up to 3 letters ("oud" must not match "old"), one from 4, two
+ * from 7.
+ */
+const FUZZINESS = 'AUTO:4,7';
+
 export interface BuiltSearch {
   /** The search request body (index excluded): sent as-is by the service and by the bench. */
   body: estypes.SearchRequest;
@@ -28,8 +34,8 @@ function textQuery(key: string): estypes.QueryDslQueryContainer {
         {
           bool: {
             should: [
-              { match_bool_prefix: { search_all: { query: key, operator: 'and', fuzziness: 'AUTO' } } },
-              { match: { search_all: { query: key, operator: 'and', fuzziness: 'AUTO' } } },
+              { match_bool_prefix: { search_all: { query: key, operator: 'and', fuzziness: FUZZINESS } } },
+              { match: { search_all: { query: key, operator: 'and', fuzziness: FUZZINESS } } },
             ],
             minimum_should_match: 1,
           },
@@ -40,7 +46,7 @@ function textQuery(key: string): estypes.QueryDslQueryContainer {
       should: [
         { term: { 'search.name.exact': { value: key, boost: 30 } } },
         { match_phrase: { 'search.name': { query: key, boost: 8 } } },
-        { match: { 'search.name': { query: key, boost: 4, operator: 'and', fuzziness: 'AUTO', prefix_length: 1 } } },
+        { match: { 'search.name': { query: key, boost: 4, operator: 'and', fuzziness: FUZZINESS, prefix_length: 1 } } },
         { match_bool_prefix: { 'search.name': { query: key, boost: 2 } } },
         { match: { 'search.brand.text': { query: key, boost: 2 } } },
         { match: { 'search.perfumers': { query: key, boost: 1 } } },
