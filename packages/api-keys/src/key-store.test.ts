@@ -1,7 +1,8 @@
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalRedis, stopLocalRedis, testRedis, uniquePrefix, type TestRedis } from '@fragrance/testkit';
+import { REPO_ROOT, startLocalRedis, stopLocalRedis, testRedis, uniquePrefix, type TestRedis } from '@fragrance/testkit';
 import { createAdmitter } from './admission.ts';
 import { hashApiKey, isWellFormedApiKey } from './key-format.ts';
 import { createKeyStore, UnknownKeyError, type KeyStore } from './key-store.ts';
@@ -102,6 +103,9 @@ describe('persistence', () => {
       }
     } finally {
       await stopLocalRedis({ name, port });
+      const localDir = process.env.FRAGRANCE_LOCAL_DIR ?? `${REPO_ROOT}.local`;
+      rmSync(`${localDir}/redis/${name}`, { recursive: true, force: true });
+      rmSync(`${localDir}/redis/.${name}.lock`, { force: true });
     }
   });
 });

@@ -7,7 +7,7 @@
 // ELASTICSEARCH_URL (dev cluster, http://127.0.0.1:9200, started if it is the default and down),
 // BENCH_LOG_LEVEL (info: both services log every request, as in production).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -195,7 +195,7 @@ async function main(): Promise<void> {
 
   // A Redis of the bench's own (AOF like every instance), never the dev or test one.
   const redisPort = await freePort();
-  const redisName = `bench-${redisPort}`;
+  const redisName = `bench-gateway-${redisPort}`;
   run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', redisName, '--port', String(redisPort)]);
   const redisUrl = `redis://127.0.0.1:${redisPort}`;
   try {
@@ -277,6 +277,9 @@ async function main(): Promise<void> {
   } finally {
     await stopChildren();
     spawnSync('bash', ['infra/redis.sh', 'stop', '--name', redisName, '--port', String(redisPort)], { cwd: root });
+    const localDir = process.env.FRAGRANCE_LOCAL_DIR ?? `${root}.local`;
+    rmSync(`${localDir}/redis/${redisName}`, { recursive: true, force: true });
+    rmSync(`${localDir}/redis/.${redisName}.lock`, { force: true });
   }
 }
 

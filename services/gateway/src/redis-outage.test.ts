@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,6 +10,8 @@ import { Problem } from '@fragrance/contracts';
 import { REPO_ROOT, startLocalRedis, stopLocalRedis, uniquePrefix } from '@fragrance/testkit';
 import { createRedis } from './redis.ts';
 import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+
+const localDir = process.env.FRAGRANCE_LOCAL_DIR ?? `${REPO_ROOT}.local`;
 
 async function freePort(): Promise<number> {
   const server = createTcpServer();
@@ -52,6 +54,8 @@ describe('when Redis goes away (own redis-server, never the shared one)', () => 
     await close(upstream);
     redis.disconnect();
     await stopLocalRedis({ name, port });
+    rmSync(`${localDir}/redis/${name}`, { recursive: true, force: true });
+    rmSync(`${localDir}/redis/.${name}.lock`, { force: true });
   });
 
   it('fails closed with a fast 503, says so on /health, and recovers by itself', async () => {
@@ -85,7 +89,6 @@ describe('when Redis goes away (own redis-server, never the shared one)', () => 
   it('answers 503 in under a second when a connected Redis stops replying', async () => {
     expect((await fetch(`${gateway.url}/v1/fragrances`, { headers: bearer(apiKey) })).status).toBe(200);
     // Freeze the redis-server this file started (SIGSTOP), as if it were stuck.
-    const localDir = process.env.FRAGRANCE_LOCAL_DIR ?? `${REPO_ROOT}.local`;
     const pid = Number(readFileSync(`${localDir}/redis/${name}/redis.pid`, 'utf8').trim());
     process.kill(pid, 'SIGSTOP');
     try {
