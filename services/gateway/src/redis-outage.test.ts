@@ -43,7 +43,7 @@ describe('when Redis goes away (own redis-server, never the shared one)', () => 
     port = await freePort();
     name = `gateway-outage-${port}`;
     redisUrl = await startLocalRedis({ name, port });
-    redis = createRedis(redisUrl, 500, logger);
+    redis = createRedis(redisUrl, 300, logger);
     if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
     upstream = fakeUpstream();
     gateway = await startGateway({ redis, prefix, upstreamUrl: await listen(upstream) });
