@@ -1,8 +1,7 @@
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, startLocalRedis, stopLocalRedis, testRedis, uniquePrefix, type TestRedis } from '@fragrance/testkit';
+import { freePort, REPO_ROOT, startLocalRedis, stopLocalRedis, testRedis, uniquePrefix, type TestRedis } from '@fragrance/testkit';
 import { createAdmitter } from './admission.ts';
 import { hashApiKey, isWellFormedApiKey } from './key-format.ts';
 import { createKeyStore, UnknownKeyError, type KeyStore } from './key-store.ts';
@@ -60,17 +59,6 @@ describe('key store', () => {
     await expect(store.usage('key_0000000000000000', 30, 'UTC')).rejects.toBeInstanceOf(UnknownKeyError);
   });
 });
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 describe('persistence', () => {
   it('keeps keys and usage across a Redis restart (own redis-server, never the shared one)', async () => {

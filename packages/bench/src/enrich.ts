@@ -122,6 +122,8 @@ async function main(): Promise<void> {
     startInfra('elasticsearch.sh', ['--heap', '1g']);
   }
   const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true, retryStrategy: (n) => (n > 3 ? null : 200) });
+  // A refused first connection just means the dev Redis is not started yet (handled below).
+  redis.on('error', () => {});
   if (!(await reachable(() => redis.connect()))) {
     if (REDIS_URL !== DEFAULT_REDIS) throw new Error(`Redis does not answer at ${REDIS_URL}`);
     startInfra('redis.sh', []);

@@ -6,75 +6,23 @@
 // Options (env): BENCH_DURATION_S (20 per side), BENCH_SEGMENTS (4 per side), BENCH_CONCURRENCY (32), BENCH_WARMUP_S (10),
 // ELASTICSEARCH_URL (dev cluster, http://127.0.0.1:9200, started if it is the default and down),
 // BENCH_LOG_LEVEL (info: both services log every request, as in production).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { newLatencyHistogram, runLoad, type LoadRequest, type LoadResult } from './load.ts';
 import { pick } from './random.ts';
+import { DEFAULT_ES, ensureElasticsearch, ROOT, run, say as sayAs, startService as startBenchService, stopChildren } from './support.ts';
+import { freePort, waitForHealthy } from '@fragrance/testkit';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 10);
 /** Segments per side; each side runs DURATION_S in total. */
 const SEGMENTS = Number(process.env.BENCH_SEGMENTS ?? 4);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
-const DEFAULT_ES = 'http://127.0.0.1:9200';
 const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
 const ALIAS = 'fragrances';
 
-const children: ChildProcess[] = [];
-const say = (message: string) => void process.stderr.write(`[bench:gateway] ${message}\n`);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-function run(description: string, command: string, args: string[], env: Record<string, string> = {}): string {
-  const result = spawnSync(command, args, { cwd: root, env: { ...process.env, ...env }, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`${description} failed (exit ${result.status}):\n${result.stderr}`);
-  return result.stdout;
-}
-
-/** A service as its own process; its logs go to a file-less sink so the bench output stays readable. */
-function startService(name: string, env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [`services/${name}/src/main.ts`], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let tail = '';
-  const keep = (chunk: Buffer) => void (tail = (tail + chunk.toString()).slice(-4_000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  child.on('exit', (code, signal) => {
-    if (!stopping) say(`${name} exited early (${code ?? signal}); last output:\n${tail}`);
-  });
-  children.push(child);
-  return child;
-}
-
-async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
-      last = `${res.status} ${await res.text()}`;
-      if (res.status === 200) return;
-    } catch (error) {
-      last = String(error);
-    }
-    await sleep(250);
-  }
-  throw new Error(`${url}/health did not turn healthy: ${last}`);
-}
+const say = (message: string) => sayAs('gateway', message);
 
 async function catalogueCount(): Promise<number> {
   try {
@@ -145,22 +93,6 @@ function requestMix(sample: Sample): (random: () => number) => LoadRequest {
   };
 }
 
-let stopping = false;
-async function stopChildren(): Promise<void> {
-  stopping = true;
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-          setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
-        }),
-    ),
-  );
-}
-
 const perRequest = (seconds: number, requests: number) => Math.round((seconds * 1_000_000) / Math.max(1, requests)) / 1000;
 
 /**
@@ -184,10 +116,10 @@ function combine(segments: LoadResult[]) {
 }
 
 async function main(): Promise<void> {
-  if (ELASTICSEARCH_URL === DEFAULT_ES) run('starting the dev Elasticsearch', 'bash', ['infra/elasticsearch.sh', 'start', '--heap', '1g']);
+  ensureElasticsearch(ELASTICSEARCH_URL);
   if ((await catalogueCount()) < 1_000) {
     say('no catalogue behind the fragrances alias yet: generating and ingesting it (npm run ops -- catalogue generate / ingest)');
-    if (!existsSync(`${root}data/generated/catalogue.ndjson`)) run('catalogue generate', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'generate']);
+    if (!existsSync(`${ROOT}data/generated/catalogue.ndjson`)) run('catalogue generate', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'generate']);
     run('catalogue ingest', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'ingest'], { ELASTICSEARCH_URL });
   }
   const documents = await catalogueCount();
@@ -202,10 +134,10 @@ async function main(): Promise<void> {
     const [cataloguePort, gatewayPort] = [await freePort(), await freePort()];
     const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    const catalogue = startService('catalogue', { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL });
-    const gateway = startService('gateway', { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL });
-    await waitForHealth(catalogueUrl, 60_000);
-    await waitForHealth(gatewayUrl, 60_000);
+    const catalogue = startBenchService('catalogue', { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL }, 'gateway');
+    const gateway = startBenchService('gateway', { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL }, 'gateway');
+    await waitForHealthy(catalogueUrl, 60_000);
+    await waitForHealthy(gatewayUrl, 60_000);
 
     // A key whose quota and bucket never bind, so the bench measures the gateway, not a 429.
     const created = run('creating the bench key', process.execPath, [
@@ -276,8 +208,8 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await stopChildren();
-    spawnSync('bash', ['infra/redis.sh', 'stop', '--name', redisName, '--port', String(redisPort)], { cwd: root });
-    const localDir = process.env.FRAGRANCE_LOCAL_DIR ?? `${root}.local`;
+    spawnSync('bash', ['infra/redis.sh', 'stop', '--name', redisName, '--port', String(redisPort)], { cwd: ROOT });
+    const localDir = process.env.FRAGRANCE_LOCAL_DIR ?? `${ROOT}.local`;
     rmSync(`${localDir}/redis/${redisName}`, { recursive: true, force: true });
     rmSync(`${localDir}/redis/.${redisName}.lock`, { force: true });
   }

@@ -19,7 +19,8 @@ import { SearchQuery } from '@fragrance/contracts';
 import { buildSearchQuery, SEARCH_FILTER_PATH, SEARCH_OBJECT } from '@fragrance/search';
 import { newLatencyHistogram, runLoad, type LoadRequest } from './load.ts';
 import { pick, seededRandom } from './random.ts';
-import { DEFAULT_ES, ensureElasticsearch, freePort, ROOT, run, say as sayAs, startService, stopChildren, waitForHealth } from './support.ts';
+import { DEFAULT_ES, ensureElasticsearch, ROOT, run, say as sayAs, startService, stopChildren } from './support.ts';
+import { freePort, waitForHealthy } from '@fragrance/testkit';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -267,7 +268,7 @@ async function main(): Promise<void> {
   const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
   const catalogue = startService('catalogue', { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS }, 'search');
   let gatewayPid: number | undefined;
-  await waitForHealth(catalogueUrl, 60_000);
+  await waitForHealthy(catalogueUrl, 60_000);
 
   let gatewayUrl = process.env.BENCH_GATEWAY_URL;
   let apiKey = process.env.BENCH_API_KEY;
@@ -282,7 +283,7 @@ async function main(): Promise<void> {
       const gatewayPort = await freePort();
       gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
       gatewayPid = startService('gateway', { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL }, 'search').pid;
-      await waitForHealth(gatewayUrl, 60_000);
+      await waitForHealthy(gatewayUrl, 60_000);
       const created = run('creating the bench key', process.execPath, [
         'packages/ops/src/cli.ts', 'keys', 'create', '--owner', 'bench', '--quota', '1000000000', '--burst', '1000000', '--refill', '1000000', '--json',
       ], { REDIS_URL: redisUrl });

@@ -1,7 +1,6 @@
-// Process plumbing shared by the catalogue benches: free ports, child services, health waits.
+// Process plumbing shared by the benches: child services, commands, the dev cluster.
+// Free ports and health waits come from @fragrance/testkit.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -9,13 +8,6 @@ export const DEFAULT_ES = 'http://127.0.0.1:9200';
 
 export const say = (bench: string, message: string) => void process.stderr.write(`[bench:${bench}] ${message}\n`);
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export function run(description: string, command: string, args: string[], env: Record<string, string> = {}): string {
   const result = spawnSync(command, args, { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
@@ -60,18 +52,3 @@ export async function stopChildren(): Promise<void> {
   );
 }
 
-export async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
-      last = `${res.status} ${await res.text()}`;
-      if (res.status === 200) return;
-    } catch (error) {
-      last = String(error);
-    }
-    await sleep(250);
-  }
-  throw new Error(`${url}/health did not turn healthy: ${last}`);
-}

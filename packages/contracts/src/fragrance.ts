@@ -9,6 +9,18 @@ export const CONCENTRATIONS = [
   'Eau de Cologne',
   'Eau Fraîche',
 ] as const;
+/**
+ * Other spellings of each concentration that users and retailers write (the usual
+ * abbreviation first). Search accepts every one of them; the dataset writes feeds with them.
+ */
+export const CONCENTRATION_SPELLINGS: Readonly<Record<(typeof CONCENTRATIONS)[number], readonly string[]>> = {
+  'Extrait de Parfum': ['Extrait', 'Extrait Parfum', 'Parfum Extrait'],
+  Parfum: ['Parfum', 'Pure Parfum', 'Perfume'],
+  'Eau de Parfum': ['EDP', 'EdP', 'Eau De Parfum'],
+  'Eau de Toilette': ['EDT', 'EdT', 'Eau De Toilette'],
+  'Eau de Cologne': ['EDC', 'EdC', 'Cologne', 'Eau De Cologne'],
+  'Eau Fraîche': ['Eau Fraiche', 'EF', 'Eau Fraîche'],
+};
 export const Concentration = z.enum(CONCENTRATIONS).meta({ id: 'Concentration' });
 export type Concentration = z.infer<typeof Concentration>;
 

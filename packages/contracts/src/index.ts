@@ -4,6 +4,7 @@ export {
   AuOffer,
   AuRetailerFeedLine,
   Concentration,
+  CONCENTRATION_SPELLINGS,
   CONCENTRATIONS,
   FragranceDetail,
   FragranceSummary,
@@ -14,7 +15,7 @@ export {
   Rating,
 } from './fragrance.ts';
 export { MeResponse } from './me.ts';
-export { foldText } from './text.ts';
+export { foldKey, foldText } from './text.ts';
 export {
   DEFAULT_LIMIT,
   type Facet,

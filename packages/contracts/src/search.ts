@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { CONCENTRATIONS, FragranceSummary, type Concentration } from './fragrance.ts';
-import { foldText } from './text.ts';
+import { CONCENTRATION_SPELLINGS, CONCENTRATIONS, FragranceSummary, type Concentration } from './fragrance.ts';
+import { foldKey } from './text.ts';
 
 export const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 20;
@@ -8,28 +8,14 @@ export const DEFAULT_LIMIT = 20;
 export const MAX_RESULT_WINDOW = 10_000;
 export const MAX_LIST_ITEMS = 10;
 
-/** Accepted spellings of each concentration, folded (lower case, no accents, single spaces). */
-const CONCENTRATION_ALIASES: Record<string, Concentration> = {
-  'extrait de parfum': 'Extrait de Parfum',
-  extrait: 'Extrait de Parfum',
-  'parfum extrait': 'Extrait de Parfum',
-  parfum: 'Parfum',
-  'pure parfum': 'Parfum',
-  perfume: 'Parfum',
-  'eau de parfum': 'Eau de Parfum',
-  edp: 'Eau de Parfum',
-  'eau de toilette': 'Eau de Toilette',
-  edt: 'Eau de Toilette',
-  'eau de cologne': 'Eau de Cologne',
-  edc: 'Eau de Cologne',
-  cologne: 'Eau de Cologne',
-  'eau fraiche': 'Eau Fraîche',
-};
+/** Every accepted spelling of each concentration, keyed by its folded form. */
+const CONCENTRATION_BY_SPELLING: ReadonlyMap<string, Concentration> = new Map(
+  CONCENTRATIONS.flatMap((c) => [c, ...CONCENTRATION_SPELLINGS[c]].map((spelling) => [foldKey(spelling), c] as const)),
+);
 
-/** Maps any accepted spelling (case, accents, hyphens, abbreviations) onto the vocabulary. */
+/** Maps any accepted spelling (case, accents, punctuation, abbreviations) onto the vocabulary. */
 export function normaliseConcentration(value: string): Concentration | undefined {
-  const key = foldText(value.replace(/[-_.]+/g, ' '));
-  return CONCENTRATION_ALIASES[key];
+  return CONCENTRATION_BY_SPELLING.get(foldKey(value));
 }
 
 export const FACETS = ['brand', 'concentration', 'accord', 'decade'] as const;

@@ -16,3 +16,11 @@ export function foldText(text: string): string {
     .replace(/\s+/gu, ' ')
     .trim();
 }
+
+/**
+ * foldText with every run of punctuation turned into one space: the key under which names from
+ * different sources (a retailer feed, a user's filter) meet ("Eau-de-Parfum" ≡ "eau de parfum").
+ */
+export function foldKey(text: string): string {
+  return foldText(text).replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+}

@@ -17,7 +17,6 @@ export { MAX_SEED } from './rng.ts';
 export {
   ACCORDS,
   BRAND_COUNTRIES,
-  CONCENTRATION_ABBREVIATIONS,
   deriveAccords,
   deriveOccasions,
   deriveSeasons,

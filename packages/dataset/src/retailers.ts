@@ -1,6 +1,7 @@
 import type { AuRetailerFeedLine, Concentration } from '@fragrance/contracts';
 import type { Rng } from './rng.ts';
-import { CONCENTRATION_ABBREVIATIONS, foldText, stripAccents } from './vocab.ts';
+import { CONCENTRATION_SPELLINGS } from '@fragrance/contracts';
+import { foldText, stripAccents } from './vocab.ts';
 
 /** How one invented Australian retailer writes its listings. */
 export interface Retailer {
@@ -68,7 +69,7 @@ function slug(text: string): string {
 
 /** Product page URL; the same product and size always get the same URL at a retailer. */
 export function offerUrl(retailer: Retailer, brand: string, name: string, concentration: Concentration, size: number): string {
-  const abbr = CONCENTRATION_ABBREVIATIONS[concentration][0] ?? concentration;
+  const abbr = CONCENTRATION_SPELLINGS[concentration][0] ?? concentration;
   return `https://www.${retailer.domain}/products/${slug(brand)}-${slug(name)}-${slug(abbr)}-${size}ml`;
 }
 
@@ -93,7 +94,7 @@ function writeName(text: string, style: Retailer['nameCase']): string {
 }
 
 function writeConcentration(rng: Rng, concentration: Concentration, style: Retailer['concentrationStyle']): string {
-  const abbr = CONCENTRATION_ABBREVIATIONS[concentration][0] ?? concentration;
+  const abbr = CONCENTRATION_SPELLINGS[concentration][0] ?? concentration;
   switch (style) {
     case 'abbr':
       return abbr;
@@ -104,7 +105,7 @@ function writeConcentration(rng: Rng, concentration: Concentration, style: Retai
     case 'fullUpper':
       return concentration.toUpperCase();
     case 'alias':
-      return rng.pick([concentration, ...CONCENTRATION_ABBREVIATIONS[concentration]]);
+      return rng.pick([concentration, ...CONCENTRATION_SPELLINGS[concentration]]);
   }
 }
 

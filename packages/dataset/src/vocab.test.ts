@@ -1,8 +1,7 @@
-import { CONCENTRATIONS } from '@fragrance/contracts';
+import { CONCENTRATION_SPELLINGS, CONCENTRATIONS } from '@fragrance/contracts';
 import { describe, expect, it } from 'vitest';
 import {
   ACCORDS,
-  CONCENTRATION_ABBREVIATIONS,
   deriveAccords,
   deriveOccasions,
   deriveSeasons,
@@ -58,7 +57,7 @@ describe('vocabulary', () => {
     for (const c of CONCENTRATIONS) {
       expect(parseConcentration(c)).toBe(c);
       expect(parseConcentration(c.toUpperCase())).toBe(c);
-      for (const alias of CONCENTRATION_ABBREVIATIONS[c]) expect(parseConcentration(alias)).toBe(c);
+      for (const alias of CONCENTRATION_SPELLINGS[c]) expect(parseConcentration(alias)).toBe(c);
     }
     expect(parseConcentration('edp')).toBe('Eau de Parfum');
     expect(parseConcentration('Eau Fraiche')).toBe('Eau Fraîche');

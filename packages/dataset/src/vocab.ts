@@ -1,4 +1,4 @@
-import { CONCENTRATIONS, type Concentration } from '@fragrance/contracts';
+import { foldKey, normaliseConcentration, type Concentration } from '@fragrance/contracts';
 
 /**
  * Fragrance vocabulary shared by the generator, search and enrichment. Notes and accords are
@@ -471,43 +471,17 @@ export function deriveOccasions(accords: readonly string[], concentration: Conce
   return OCCASIONS.filter((o) => out.has(o));
 }
 
-/** How retailers abbreviate or respell each concentration (first is the usual abbreviation). */
-export const CONCENTRATION_ABBREVIATIONS: Readonly<Record<Concentration, readonly string[]>> = {
-  'Extrait de Parfum': ['Extrait', 'Extrait Parfum'],
-  Parfum: ['Parfum', 'Pure Parfum'],
-  'Eau de Parfum': ['EDP', 'EdP', 'Eau De Parfum'],
-  'Eau de Toilette': ['EDT', 'EdT', 'Eau De Toilette'],
-  'Eau de Cologne': ['EDC', 'EdC', 'Cologne', 'Eau De Cologne'],
-  'Eau Fraîche': ['Eau Fraiche', 'EF', 'Eau Fraîche'],
-};
-
 const foldCache = new Map<string, string>();
 
-/** Folds text for matching: no accents, lower case, punctuation as single spaces. */
+/** `foldKey` from the contracts, memoised: names repeat a lot while a catalogue is generated and matched. */
 export function foldText(text: string): string {
   let folded = foldCache.get(text);
   if (folded === undefined) {
-    // Names repeat a lot in a catalogue; a bounded memo makes matching cheap.
     if (foldCache.size > 200_000) foldCache.clear();
-    folded = foldUncached(text);
+    folded = foldKey(text);
     foldCache.set(text, folded);
   }
   return folded;
-}
-
-function foldUncached(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase()
-    .replace(/ß/g, 'ss')
-    .replace(/ø/g, 'o')
-    .replace(/æ/g, 'ae')
-    .replace(/œ/g, 'oe')
-    .replace(/ł/g, 'l')
-    .replace(/đ/g, 'd')
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
 }
 
 /** Accents removed, case kept: how some retailers write names. */
@@ -524,13 +498,9 @@ export function stripAccents(text: string): string {
     .normalize('NFC');
 }
 
-const CONCENTRATION_BY_ALIAS: ReadonlyMap<string, Concentration> = new Map(
-  CONCENTRATIONS.flatMap((c) => [c, ...CONCENTRATION_ABBREVIATIONS[c]].map((alias) => [foldText(alias), c] as const)),
-);
-
 /** Reads a concentration however a retailer or a user wrote it (EDP, edt, Eau De Parfum, …); null if unknown. */
 export function parseConcentration(text: string): Concentration | null {
-  return CONCENTRATION_BY_ALIAS.get(foldText(text)) ?? null;
+  return normaliseConcentration(text) ?? null;
 }
 
 /** A retailer's "Name 100ml" size suffix, which is not part of the product name. */

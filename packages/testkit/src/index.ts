@@ -9,3 +9,4 @@ export {
   stopLocalRedis,
 } from './local.ts';
 export { resolveEndpoints, type Endpoints } from './endpoints.ts';
+export { freePort, waitForHealthy } from './processes.ts';

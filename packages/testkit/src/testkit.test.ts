@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testElasticsearch, testRedis, uniquePrefix, type TestElasticsearch, type TestRedis } from './fixtures.ts';
@@ -9,6 +8,7 @@ import {
   stopLocalElasticsearchNode,
   stopLocalRedis,
 } from './local.ts';
+import { freePort } from './processes.ts';
 
 describe('real Elasticsearch through the testkit', () => {
   let es: TestElasticsearch;
@@ -50,17 +50,6 @@ describe('real Redis through the testkit', () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
 describe('Redis persistence', () => {
   it('keeps data across a restart (AOF)', async () => {
     const port = await freePort();
@@ -89,22 +78,29 @@ describe('Redis persistence', () => {
 });
 
 describe('local multi-node Elasticsearch cluster', () => {
-  it('starts N nodes on loopback that form one cluster, and survives losing one', async () => {
+  it('starts N nodes on loopback that form one cluster, which elects a new master when its master dies', async () => {
     const { Client } = await import('@elastic/elasticsearch');
     const base = 9700 + Math.floor(Math.random() * 90);
     const name = `cluster-${base}`;
-    const url = await startLocalElasticsearch({ name, port: base, nodes: 2, heap: '256m' });
-    const client = new Client({ node: url });
+    await startLocalElasticsearch({ name, port: base, nodes: 3, heap: '256m' });
+    // Node i answers HTTP on base + i - 1; the client may use any survivor.
+    const client = new Client({ nodes: [0, 1, 2].map((i) => `http://127.0.0.1:${base + i}`) });
     try {
       const nodes = await client.cat.nodes({ format: 'json', h: 'name' });
-      expect(nodes.map((n) => n.name).sort()).toEqual([`${name}-1`, `${name}-2`]);
+      expect(nodes.map((n) => n.name).sort()).toEqual([`${name}-1`, `${name}-2`, `${name}-3`]);
 
-      await stopLocalElasticsearchNode(name, 2);
-      const health = await client.cluster.health({ wait_for_nodes: '1', timeout: '30s' });
-      expect(health.number_of_nodes).toBe(1);
+      const [master] = await client.cat.master({ format: 'json' });
+      const masterNode = Number(master?.node?.split('-').at(-1));
+      expect([1, 2, 3]).toContain(masterNode);
+      await stopLocalElasticsearchNode(name, masterNode);
+
+      const health = await client.cluster.health({ wait_for_nodes: '2', timeout: '60s' });
+      expect(health.number_of_nodes).toBe(2);
+      const [newMaster] = await client.cat.master({ format: 'json' });
+      expect(newMaster?.node).not.toBe(master?.node);
     } finally {
       await client.close();
       await stopLocalElasticsearch(name);
     }
-  }, 240_000);
+  }, 300_000);
 });

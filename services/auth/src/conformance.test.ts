@@ -1,11 +1,10 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
+import { freePort, testRedis, type TestRedis } from '@fragrance/testkit';
 import { HeadlessUser } from './testing/browser.ts';
 import { registerClient } from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
@@ -21,14 +20,6 @@ let t: TestRedis;
 let auth: Harness;
 let out: string;
 const user = { email: 'conformance@example.com', password: 'conformance long password' };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface Check {
   id: string;

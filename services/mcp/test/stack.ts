@@ -2,19 +2,10 @@
 // processes (services never import each other), on free loopback ports, plus a small form-driving
 // user agent that signs in and consents over HTTP like a person would.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { REPO_ROOT } from '@fragrance/testkit';
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 export interface RunningService {
   name: string;
@@ -182,3 +173,4 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
     return this.verifier;
   }
 }
+

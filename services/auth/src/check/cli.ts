@@ -5,11 +5,11 @@
 // It registers a throwaway client, signs in and consents through the pages over HTTP, exchanges
 // the code, refreshes, revokes, and prints one line per step. Exit code 0 only if all passed.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { HeadlessUser } from '../testing/browser.ts';
 import { exchange, obtainCode, registerClient, token } from '../testing/flow.ts';
+import { freePort } from '@fragrance/testkit';
 
 const { values } = parseArgs({
   // pnpm run passes its `--` separator through.
@@ -39,14 +39,6 @@ const step = (ok: boolean, label: string, detail = '') => {
   if (!ok) failed++;
   process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${label}${detail ? `  (${detail})` : ''}\n`);
 };
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const metadata = (await (
   await fetch(`${issuer}/.well-known/oauth-authorization-server`)
