@@ -81,7 +81,10 @@ export class UpstreamError extends AppError {
 }
 
 export class ServiceUnavailableError extends AppError {
-  constructor(detail: string, cause?: unknown) {
-    super(503, 'service_unavailable', 'Service Unavailable', detail, { cause });
+  constructor(detail: string, cause?: unknown, retryAfterSeconds?: number) {
+    super(503, 'service_unavailable', 'Service Unavailable', detail, {
+      cause,
+      ...(retryAfterSeconds ? { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } } : {}),
+    });
   }
 }

@@ -9,7 +9,7 @@ import {
   UserStore,
   type ScryptParams,
 } from '@fragrance/identity';
-import { notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import { notFoundHandler, problemHandler, requestLogger, ServiceUnavailableError, type Logger } from '@fragrance/http';
 import type { CimdFetchOptions } from './cimd.ts';
 import { createProvider } from './provider.ts';
 import { createCsrf } from './routes/csrf.ts';
@@ -102,6 +102,11 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
     next();
   });
   app.use(healthRoutes(redis));
+  // Every OAuth answer needs Redis; while it is away say so (503) rather than let oidc-provider
+  // fail each request with a 500 after its own retries.
+  app.use((_req, _res, next) => {
+    next(redis.status === 'ready' ? undefined : new ServiceUnavailableError('Sign-in and tokens are unavailable for a moment; try again shortly.', undefined, 2));
+  });
   app.use(
     ASSETS_PATH,
     express.static(ASSETS_DIR, { maxAge: '1h', index: false, fallthrough: false }),

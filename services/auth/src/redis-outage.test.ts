@@ -1,0 +1,49 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startLocalRedis, stopLocalRedis } from '@fragrance/testkit';
+import { registerClient } from './testing/flow.ts';
+import { startAuth, type Harness } from './testing/harness.ts';
+
+// A Redis of this file's own: stopping the shared test Redis would break every other suite.
+describe('auth while Redis is down', () => {
+  let port: number;
+  let redis: Redis;
+  let auth: Harness;
+
+  beforeAll(async () => {
+    port = await freePort();
+    const url = await startLocalRedis({ name: `auth-outage-${port}`, port });
+    redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 500, retryStrategy: () => 200 });
+    redis.on('error', () => {}); // refused reconnects while it is down are the point
+    auth = await startAuth(redis, 'auth-outage:');
+  });
+  afterAll(async () => {
+    await auth.close();
+    redis.disconnect();
+    await stopLocalRedis({ name: `auth-outage-${port}`, port });
+  });
+
+  it('answers 503 problem+json quickly, never a 500, and recovers when Redis returns', async () => {
+    await registerClient(auth.issuer, ['http://127.0.0.1:42000/cb'], 'Before outage');
+    await stopLocalRedis({ name: `auth-outage-${port}`, port });
+
+    const started = Date.now();
+    const res = await fetch(`${auth.issuer}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'During outage', redirect_uris: ['http://127.0.0.1:42000/cb'] }),
+    });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
+    expect(res.headers.get('retry-after')).toBeTruthy();
+    expect(((await res.json()) as { code: string }).code).toBe('service_unavailable');
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect((await fetch(`${auth.issuer}/health`)).status).toBe(503);
+
+    await startLocalRedis({ name: `auth-outage-${port}`, port });
+    await expect
+      .poll(async () => (await fetch(`${auth.issuer}/health`)).status, { timeout: 10_000, interval: 200 })
+      .toBe(200);
+    await expect(registerClient(auth.issuer, ['http://127.0.0.1:42000/cb'], 'After outage')).resolves.toBeTruthy();
+  });
+});
