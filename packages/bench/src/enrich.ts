@@ -8,27 +8,25 @@
 // BENCH_WORKERS (2), ENRICH_CONCURRENCY (4 per worker), ENRICH_BATCH_SIZE (250),
 // ELASTICSEARCH_URL (http://127.0.0.1:9200) and REDIS_URL (redis://127.0.0.1:6379): the dev
 // instances, started when they are the defaults and down.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@elastic/elasticsearch';
 import { writeDataset } from '@fragrance/dataset';
 import { createRunStore, enrichmentQueue, requestEnrichmentRun, type RunSummary } from '@fragrance/jobs';
 import { ingestCatalogue } from '@fragrance/search';
 import { Redis } from 'ioredis';
+import { DEFAULT_ES, ROOT, startService, stopChildren } from './support.ts';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
 const ROWS = Number(process.env.BENCH_ROWS ?? 75_000);
 const SEED = Number(process.env.BENCH_SEED ?? 42);
 const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
 const CONCURRENCY = process.env.ENRICH_CONCURRENCY ?? '4';
 const BATCH_SIZE = process.env.ENRICH_BATCH_SIZE ?? '250';
-const DEFAULT_ES = 'http://127.0.0.1:9200';
 const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
 const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
 const REDIS_URL = process.env.REDIS_URL ?? DEFAULT_REDIS;
@@ -37,8 +35,6 @@ const TARGET_S = 120;
 const tag = randomBytes(3).toString('hex');
 const ALIAS = `bench-enrich-${tag}`;
 const PREFIX = `bench:enrich:${tag}`;
-const children: ChildProcess[] = [];
-let stopping = false;
 /** Ctrl-C: stop waiting, then clean up as after a normal run. */
 let interrupted = false;
 const say = (message: string) => void process.stderr.write(`[bench:enrich] ${message}\n`);
@@ -54,7 +50,7 @@ async function reachable(check: () => Promise<unknown>): Promise<boolean> {
 
 /** Starts the dev instance through infra/ only when it is the default URL and not answering. */
 function startInfra(script: string, args: string[]): void {
-  const result = spawnSync('bash', [`infra/${script}`, 'start', ...args], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync('bash', [`infra/${script}`, 'start', ...args], { cwd: ROOT, stdio: 'inherit' });
   if (result.status !== 0) throw new Error(`infra/${script} start failed (exit ${result.status})`);
 }
 
@@ -69,11 +65,11 @@ function rssMiB(pid: number | undefined): number {
   }
 }
 
-function startWorker(index: number, feedFile: string): ChildProcess {
-  const child = spawn(process.execPath, ['services/worker/src/main.ts'], {
-    cwd: root,
-    env: {
-      ...process.env,
+/** A worker process of its own (as in production), working only on this bench's alias and queue. */
+function startWorker(feedFile: string): ChildProcess {
+  return startService(
+    'worker',
+    {
       ELASTICSEARCH_URL,
       REDIS_URL,
       CATALOGUE_ALIAS: ALIAS,
@@ -86,33 +82,12 @@ function startWorker(index: number, feedFile: string): ChildProcess {
       PORT: '0',
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let tail = '';
-  const keep = (chunk: Buffer) => void (tail = (tail + chunk.toString()).slice(-4_000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  child.on('exit', (code, signal) => {
-    if (!stopping) say(`worker ${index} exited early (${code ?? signal}); last output:\n${tail}`);
-  });
-  children.push(child);
-  return child;
-}
-
-async function stopWorkers(): Promise<void> {
-  stopping = true;
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-          setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
-        }),
-    ),
+    'enrich',
   );
 }
+
+/** Workers get time to finish their in-flight batches, as on a real SIGTERM. */
+const stopWorkers = () => stopChildren(15_000);
 
 async function main(): Promise<void> {
   const elasticsearch = new Client({ node: ELASTICSEARCH_URL, requestTimeout: 120_000 });
@@ -138,7 +113,7 @@ async function main(): Promise<void> {
     const ingested = await ingestCatalogue({ client: elasticsearch, alias: ALIAS, file: written.catalogue.path });
     say(`ingested ${ingested.indexed} rows in ${ingested.seconds} s; starting ${WORKERS} workers (concurrency ${CONCURRENCY}, batches of ${BATCH_SIZE})`);
 
-    const workers = Array.from({ length: WORKERS }, (_, i) => startWorker(i + 1, written.feed.path));
+    const workers = Array.from({ length: WORKERS }, () => startWorker(written.feed.path));
     const deadline = Date.now() + 60_000;
     while ((await queue.getWorkers()).length < WORKERS) {
       if (Date.now() > deadline) throw new Error('workers did not connect within 60 s');

@@ -37,7 +37,8 @@ export function startService(name: string, env: Record<string, string>, bench: s
   return child;
 }
 
-export async function stopChildren(): Promise<void> {
+/** SIGTERM every started service, SIGKILL whatever is still running after graceMs. */
+export async function stopChildren(graceMs = 5_000): Promise<void> {
   stopping = true;
   await Promise.all(
     children.map(
@@ -46,7 +47,7 @@ export async function stopChildren(): Promise<void> {
           if (child.exitCode !== null || child.signalCode !== null) return resolve();
           child.once('exit', () => resolve());
           child.kill('SIGTERM');
-          setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+          setTimeout(() => child.kill('SIGKILL'), graceMs).unref();
         }),
     ),
   );
