@@ -37,7 +37,7 @@ describe('auth while Redis is down', () => {
     expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/);
     expect(res.headers.get('retry-after')).toBeTruthy();
     expect(((await res.json()) as { code: string }).code).toBe('service_unavailable');
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeLessThan(2_000); // fails fast, not after retries
     expect((await fetch(`${auth.issuer}/health`)).status).toBe(503);
 
     await startLocalRedis({ name: `auth-outage-${port}`, port });
