@@ -44,6 +44,6 @@ const generate: Command = {
 
 /** `catalogue` commands: dataset generation (and, later, ingest). */
 export const catalogueGroup: CommandGroup = {
-  summary: 'Catalogue data: generate the synthetic dataset',
+  summary: 'Catalogue data: generate the synthetic dataset, ingest it, show the live index',
   commands: { generate, ingest, status },
 };

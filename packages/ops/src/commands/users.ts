@@ -121,7 +121,7 @@ function emailArgument(
 }
 
 const create: Command = {
-  summary: `create a user who can sign in to authorize MCP clients (password from stdin, min ${MIN_PASSWORD_LENGTH} chars)`,
+  summary: `Create a user who can sign in to authorize MCP clients (password from stdin, min ${MIN_PASSWORD_LENGTH} chars)`,
   usage: 'users create --email <email> [--json]',
   run: async (ctx) => {
     const { email, json } = emailArgument(ctx, false);
@@ -139,7 +139,7 @@ const create: Command = {
 
 const disable: Command = {
   summary:
-    'disable a user: no more sign-in or refresh, and every token already issued stops working',
+    'Disable a user: no more sign-in or refresh, and every token already issued stops working',
   usage: 'users disable <email>',
   run: async (ctx) => {
     const { email, json } = emailArgument(ctx, true);
@@ -155,7 +155,7 @@ const disable: Command = {
 };
 
 const enable: Command = {
-  summary: 'enable a disabled user again (tokens revoked while disabled stay revoked)',
+  summary: 'Enable a disabled user again (tokens revoked while disabled stay revoked)',
   usage: 'users enable <email>',
   run: async (ctx) => {
     const { email } = emailArgument(ctx, true);
@@ -165,7 +165,7 @@ const enable: Command = {
 };
 
 const list: Command = {
-  summary: 'list users (email, id, status)',
+  summary: 'List users (email, id, status)',
   usage: 'users list [--json]',
   run: async (ctx) => {
     const { values } = parseOptions(ctx.argv, { json: { type: 'boolean' } });
@@ -185,13 +185,13 @@ const list: Command = {
 };
 
 export const usersGroup: CommandGroup = {
-  summary: 'people who sign in to the OAuth authorization server',
+  summary: 'People who sign in to the OAuth authorization server',
   commands: { create, disable, enable, list },
 };
 
 const rotateKeys: Command = {
   summary:
-    'add a new token-signing key (used from the next auth restart); older keys stay in the JWKS',
+    'Add a new token-signing key (used from the next auth restart); older keys stay in the JWKS',
   usage: 'auth rotate-keys [--keep <n>]',
   run: async (ctx) => {
     const { values } = parseOptions(ctx.argv, { keep: { type: 'string' } });
@@ -206,6 +206,6 @@ const rotateKeys: Command = {
 };
 
 export const authGroup: CommandGroup = {
-  summary: 'the OAuth authorization server',
+  summary: 'The OAuth authorization server: signing keys',
   commands: { 'rotate-keys': rotateKeys },
 };
