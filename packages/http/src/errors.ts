@@ -72,6 +72,15 @@ export class RateLimitedError extends AppError {
   }
 }
 
+export class PayloadTooLargeError extends AppError {
+  constructor(limitBytes: number) {
+    super(413, 'payload_too_large', 'Payload Too Large', `Request bodies may be at most ${limitBytes} bytes.`, {
+      // The rest of the body is never read: the connection cannot be reused.
+      headers: { Connection: 'close' },
+    });
+  }
+}
+
 export class UpstreamError extends AppError {
   constructor(status: 502 | 503 | 504, detail: string, cause?: unknown) {
     const titles = { 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout' } as const;

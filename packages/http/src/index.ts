@@ -2,6 +2,7 @@ export {
   AppError,
   ForbiddenError,
   NotFoundError,
+  PayloadTooLargeError,
   RateLimitedError,
   ServiceUnavailableError,
   UnauthorizedError,

@@ -47,7 +47,16 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
     if (!upstream.url || !upstream.agent) continue;
     checks[upstream.name] = upstreamCheck(upstream.url, upstream.agent, config.HEALTH_TIMEOUT_MS);
     // Sign-in pages and MCP event streams may legitimately idle: no body timeout there.
-    app.use([...upstream.paths], proxyTo({ upstream: upstream.url, agent: upstream.agent, timeoutMs: config.UPSTREAM_TIMEOUT_MS, bodyIdleTimeoutMs: 0 }));
+    app.use(
+      [...upstream.paths],
+      proxyTo({
+        upstream: upstream.url,
+        agent: upstream.agent,
+        timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+        bodyIdleTimeoutMs: 0,
+        maxBodyBytes: config.MAX_REQUEST_BODY_BYTES,
+      }),
+    );
   }
   app.use(healthRoutes(checks, config.HEALTH_TIMEOUT_MS));
 

@@ -19,6 +19,8 @@ export const GatewayConfig = z.object({
   MCP_SERVICE_URL: httpUrl().optional(),
   UPSTREAM_TIMEOUT_MS: millis(10_000),
   HEALTH_TIMEOUT_MS: millis(1_000),
+  /** Largest request body the edge forwards (OAuth forms, MCP messages); larger → 413. */
+  MAX_REQUEST_BODY_BYTES: z.coerce.number().int().min(1_024).max(64 * 1024 * 1024).default(1024 * 1024),
   /** IANA zone whose midnight resets every key's daily quota. */
   QUOTA_TIMEZONE: z.string().refine(isValidTimeZone, 'must be an IANA time zone such as UTC or Australia/Sydney').default('UTC'),
   /** Token bucket of keys without their own burst settings: most requests at once… */

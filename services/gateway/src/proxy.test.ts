@@ -30,13 +30,19 @@ describe('proxyTo', () => {
         setTimeout(() => res.destroy(), 20);
         return;
       }
+      if (req.url === '/early') {
+        // Answers without reading the body, then closes: what a 401 from an upstream looks like.
+        res.writeHead(401, { 'content-type': 'application/json', connection: 'close' });
+        res.end('{"refused":true}');
+        return;
+      }
       res.statusCode = 404;
       res.end();
     });
     const upstreamUrl = await listen(upstream);
     const app = express();
     app.use(requestLogger(createLogger('proxy-test', 'silent')));
-    app.use(proxyTo({ upstream: upstreamUrl, agent, timeoutMs: 300 }));
+    app.use(proxyTo({ upstream: upstreamUrl, agent, timeoutMs: 300, maxBodyBytes: 1024 * 1024 }));
     app.use(problemHandler);
     edge = createServer(app);
     edgeUrl = await listen(edge);
@@ -52,6 +58,28 @@ describe('proxyTo', () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('POST client_name=x');
     expect((await fetch(`${edgeUrl}/missing`)).status).toBe(404);
+  });
+
+  it('passes on an upstream answer given before the body was read (not a 502)', async () => {
+    const res = await fetch(`${edgeUrl}/early`, { method: 'POST', body: 'x'.repeat(1000 * 1024) });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ refused: true });
+  });
+
+  it('refuses a body over the limit with 413 problem+json, declared or streamed', async () => {
+    const declared = await fetch(`${edgeUrl}/echo`, { method: 'POST', body: 'x'.repeat(1025 * 1024) });
+    expect(declared.status).toBe(413);
+    expect(declared.headers.get('content-type')).toMatch(/problem\+json/);
+    expect(((await declared.json()) as { code: string }).code).toBe('payload_too_large');
+
+    const chunks = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 1030; i += 1) controller.enqueue(new Uint8Array(1024).fill(120));
+        controller.close();
+      },
+    });
+    const streamed = await fetch(`${edgeUrl}/echo`, { method: 'POST', body: chunks, duplex: 'half' } as RequestInit);
+    expect(streamed.status).toBe(413);
   });
 
   it('cuts a response whose body stalls instead of hanging', async () => {

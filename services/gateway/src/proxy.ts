@@ -1,7 +1,7 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { Agent, errors as undiciErrors, stream } from 'undici';
-import { UpstreamError } from '@fragrance/http';
+import { PayloadTooLargeError, UpstreamError } from '@fragrance/http';
 
 /** Headers that describe one hop, not the message (RFC 9110 §7.6.1), plus ones we recompute. */
 const HOP_BY_HOP = new Set([
@@ -30,6 +30,27 @@ export interface ProxyOptions {
   bodyIdleTimeoutMs?: number;
   /** Strip these request headers before forwarding (e.g. the customer's API key). */
   dropRequestHeaders?: readonly string[];
+  /** Largest request body forwarded (default 1 MiB); a larger one is refused with 413. */
+  maxBodyBytes?: number;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Reads a request body into memory, refusing it (413) as soon as it is known to pass the limit.
+ * Buffering the small bodies the edge forwards (OAuth forms, MCP messages) lets an upstream
+ * answer before reading them (a 401, a 400) without the hop turning that answer into a 502.
+ */
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  if (Number(req.headers['content-length'] ?? 0) > limit) throw new PayloadTooLargeError(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new PayloadTooLargeError(limit);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
 }
 
 /** One keep-alive connection pool per upstream, shared by every proxied route to it. */
@@ -62,7 +83,15 @@ export function proxyTo(options: ProxyOptions): RequestHandler {
     headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
     headers['x-forwarded-proto'] = req.protocol;
     headers['x-forwarded-host'] = req.headers.host ?? '';
-    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+    let body: Buffer | null = null;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      try {
+        body = await readBody(req, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
+      } catch (error) {
+        next(error);
+        return;
+      }
+    }
     let started = false;
     try {
       await stream(
@@ -70,7 +99,7 @@ export function proxyTo(options: ProxyOptions): RequestHandler {
         {
           method: req.method as 'GET',
           headers,
-          body: hasBody ? req : null,
+          body,
           dispatcher: options.agent,
           headersTimeout: options.timeoutMs,
           // A stalled body ends the response instead of hanging it.
