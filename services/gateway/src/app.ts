@@ -55,6 +55,7 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,
         bodyIdleTimeoutMs: 0,
         maxBodyBytes: config.MAX_REQUEST_BODY_BYTES,
+        publicOrigin: config.MCP_URL,
       }),
     );
   }

@@ -15,6 +15,8 @@ export const GatewayConfig = z.object({
   CATALOGUE_SERVICE_URL: httpUrl().default('http://127.0.0.1:8081'),
   /** When unset, the OAuth routes are not mounted (and not health-checked). */
   AUTH_SERVICE_URL: httpUrl().optional(),
+  /** {mcp_url}: the public origin auth and mcp are told they are served at (X-Forwarded-Proto/Host). */
+  MCP_URL: httpUrl().default('http://127.0.0.1:8080'),
   /** When unset, /mcp is not mounted (and not health-checked). */
   MCP_SERVICE_URL: httpUrl().optional(),
   UPSTREAM_TIMEOUT_MS: millis(10_000),

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, get as httpGet, type Server } from 'node:http';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, problemHandler, requestLogger } from '@fragrance/http';
@@ -30,6 +30,11 @@ describe('proxyTo', () => {
         setTimeout(() => res.destroy(), 20);
         return;
       }
+      if (req.url === '/forwarded') {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ host: req.headers['x-forwarded-host'], proto: req.headers['x-forwarded-proto'] }));
+        return;
+      }
       if (req.url === '/early') {
         // Answers without reading the body, then closes: what a 401 from an upstream looks like.
         res.writeHead(401, { 'content-type': 'application/json', connection: 'close' });
@@ -42,7 +47,9 @@ describe('proxyTo', () => {
     const upstreamUrl = await listen(upstream);
     const app = express();
     app.use(requestLogger(createLogger('proxy-test', 'silent')));
-    app.use(proxyTo({ upstream: upstreamUrl, agent, timeoutMs: 300, maxBodyBytes: 1024 * 1024 }));
+    app.use(
+      proxyTo({ upstream: upstreamUrl, agent, timeoutMs: 300, maxBodyBytes: 1024 * 1024, publicOrigin: 'https://api.fragrance.example' }),
+    );
     app.use(problemHandler);
     edge = createServer(app);
     edgeUrl = await listen(edge);
@@ -58,6 +65,19 @@ describe('proxyTo', () => {
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('POST client_name=x');
     expect((await fetch(`${edgeUrl}/missing`)).status).toBe(404);
+  });
+
+  it("names the configured public origin upstream, never the client's Host header", async () => {
+    const { port } = new URL(edgeUrl);
+    const body = await new Promise<string>((resolve, reject) => {
+      const req = httpGet({ host: '127.0.0.1', port, path: '/forwarded', headers: { host: 'evil.example' } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve(text));
+      });
+      req.on('error', reject);
+    });
+    expect(JSON.parse(body)).toEqual({ host: 'api.fragrance.example', proto: 'https' });
   });
 
   it('passes on an upstream answer given before the body was read (not a 502)', async () => {

@@ -32,6 +32,12 @@ export interface ProxyOptions {
   dropRequestHeaders?: readonly string[];
   /** Largest request body forwarded (default 1 MiB); a larger one is refused with 413. */
   maxBodyBytes?: number;
+  /**
+   * The public origin (scheme://host[:port]) the upstream should believe it is served at. When
+   * set, X-Forwarded-Proto/Host come from it rather than from the client's Host header, so
+   * metadata an upstream builds from them (OAuth endpoints) cannot be pointed elsewhere.
+   */
+  publicOrigin?: string;
 }
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -78,11 +84,12 @@ function forwardedHeaders(headers: IncomingHttpHeaders, drop: ReadonlySet<string
  */
 export function proxyTo(options: ProxyOptions): RequestHandler {
   const drop = new Set((options.dropRequestHeaders ?? []).map((h) => h.toLowerCase()));
+  const origin = options.publicOrigin ? new URL(options.publicOrigin) : undefined;
   return async (req, res, next) => {
     const headers = forwardedHeaders(req.headers, drop);
     headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
-    headers['x-forwarded-proto'] = req.protocol;
-    headers['x-forwarded-host'] = req.headers.host ?? '';
+    headers['x-forwarded-proto'] = origin ? origin.protocol.slice(0, -1) : req.protocol;
+    headers['x-forwarded-host'] = origin ? origin.host : (req.headers.host ?? '');
     let body: Buffer | null = null;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       try {

@@ -111,6 +111,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
         CATALOGUE_SERVICE_URL: `http://127.0.0.1:${cataloguePort}`,
         AUTH_SERVICE_URL: `http://127.0.0.1:${authPort}`,
         MCP_SERVICE_URL: mcpUrl,
+        MCP_URL: edge,
       }),
     );
   });
