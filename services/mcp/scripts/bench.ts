@@ -9,9 +9,9 @@ import { RevocationStore } from '@fragrance/identity';
 import { createLogger } from '@fragrance/http';
 import { startLocalRedis } from '@fragrance/testkit';
 import { buildApp } from '../src/app.ts';
-import { createTokenVerifier } from '../src/auth/verify-token.ts';
+import { tokenVerifierFor } from '../src/auth/verify-token.ts';
 import { createCatalogueClient } from '../src/catalogue/client.ts';
-import { McpConfig, REQUIRED_SCOPE, resourceOf } from '../src/config.ts';
+import { McpConfig, resourceOf } from '../src/config.ts';
 import { createRateLimiter } from '../src/rate-limit.ts';
 import { close, INITIALIZE, jwksServer, listen, MCP_HEADERS, mintToken, signingKey } from '../src/test-helpers.ts';
 
@@ -34,14 +34,7 @@ const server = createServer(
     config,
     logger: createLogger('mcp-bench', 'silent'),
     redis,
-    verify: createTokenVerifier({
-      issuer: config.OAUTH_ISSUER,
-      audience: resourceOf(config),
-      algorithm: config.ACCESS_TOKEN_ALG,
-      requiredScope: REQUIRED_SCOPE,
-      keys: config.JWKS_URL,
-      revocations: new RevocationStore(redis, { prefix }),
-    }),
+    verify: tokenVerifierFor(config, new RevocationStore(redis, { prefix })),
     rateLimiter: createRateLimiter({ redis, prefix, perMinute: 1_000_000, burst: 1_000_000 }),
     catalogue,
   }),

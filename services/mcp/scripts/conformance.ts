@@ -18,9 +18,9 @@ import { RevocationStore } from '@fragrance/identity';
 import { createLogger } from '@fragrance/http';
 import { startLocalRedis } from '@fragrance/testkit';
 import { buildApp } from '../src/app.ts';
-import { createTokenVerifier } from '../src/auth/verify-token.ts';
+import { tokenVerifierFor } from '../src/auth/verify-token.ts';
 import { createCatalogueClient } from '../src/catalogue/client.ts';
-import { McpConfig, REQUIRED_SCOPE, resourceOf } from '../src/config.ts';
+import { McpConfig, resourceOf } from '../src/config.ts';
 import { createRateLimiter } from '../src/rate-limit.ts';
 import { close, jwksServer, listen, mintToken, signingKey } from '../src/test-helpers.ts';
 
@@ -161,14 +161,7 @@ export async function startBehindTokenProxy(redisUrl: string, catalogueUrl = 'ht
     config,
     logger: createLogger('mcp-conformance', 'silent'),
     redis,
-    verify: createTokenVerifier({
-      issuer: config.OAUTH_ISSUER,
-      audience: resourceOf(config),
-      algorithm: config.ACCESS_TOKEN_ALG,
-      requiredScope: REQUIRED_SCOPE,
-      keys: config.JWKS_URL,
-      revocations: new RevocationStore(redis, { prefix }),
-    }),
+    verify: tokenVerifierFor(config, new RevocationStore(redis, { prefix })),
     rateLimiter: createRateLimiter({ redis, prefix, perMinute: 6_000, burst: 1_000 }),
     catalogue,
   });

@@ -4,9 +4,9 @@ import { RevocationStore } from '@fragrance/identity';
 import { createLogger } from '@fragrance/http';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
 import { buildApp } from './app.ts';
-import { createTokenVerifier } from './auth/verify-token.ts';
+import { tokenVerifierFor } from './auth/verify-token.ts';
 import { createCatalogueClient, type CatalogueClient } from './catalogue/client.ts';
-import { McpConfig, REQUIRED_SCOPE, resourceOf } from './config.ts';
+import { McpConfig } from './config.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import {
   close,
@@ -37,14 +37,7 @@ describe('MCP resource server', () => {
 
   async function start(overrides: Record<string, string> = {}, options: { burst?: number; jwksUrl?: string } = {}): Promise<string> {
     const config = McpConfig.parse({ MCP_URL, OAUTH_ISSUER: ISSUER, JWKS_URL: options.jwksUrl ?? jwks.url, ...overrides });
-    const verify = createTokenVerifier({
-      issuer: config.OAUTH_ISSUER,
-      audience: resourceOf(config),
-      algorithm: config.ACCESS_TOKEN_ALG,
-      requiredScope: REQUIRED_SCOPE,
-      keys: config.JWKS_URL,
-      revocations,
-    });
+    const verify = tokenVerifierFor(config, revocations);
     const rateLimiter = createRateLimiter({ redis: redis.redis, prefix: redis.prefix, perMinute: 60, burst: options.burst ?? 1000 });
     const app = buildApp({ config, logger: createLogger('mcp-test', 'silent'), redis: redis.redis, verify, rateLimiter, catalogue });
     const server = createServer(app);

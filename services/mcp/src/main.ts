@@ -2,9 +2,9 @@ import { Redis } from 'ioredis';
 import { RevocationStore } from '@fragrance/identity';
 import { createLogger, serve } from '@fragrance/http';
 import { buildApp } from './app.ts';
-import { createTokenVerifier } from './auth/verify-token.ts';
+import { tokenVerifierFor } from './auth/verify-token.ts';
 import { createCatalogueClient } from './catalogue/client.ts';
-import { loadConfig, REQUIRED_SCOPE, resourceOf } from './config.ts';
+import { loadConfig } from './config.ts';
 import { createRateLimiter } from './rate-limit.ts';
 
 const config = loadConfig(process.env);
@@ -13,14 +13,7 @@ const logger = createLogger('mcp', config.LOG_LEVEL);
 const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 1_000 });
 redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
 const catalogue = createCatalogueClient({ baseUrl: config.CATALOGUE_SERVICE_URL, timeoutMs: config.CATALOGUE_TIMEOUT_MS });
-const verify = createTokenVerifier({
-  issuer: config.OAUTH_ISSUER,
-  audience: resourceOf(config),
-  algorithm: config.ACCESS_TOKEN_ALG,
-  requiredScope: REQUIRED_SCOPE,
-  keys: config.JWKS_URL,
-  revocations: new RevocationStore(redis),
-});
+const verify = tokenVerifierFor(config, new RevocationStore(redis));
 const rateLimiter = createRateLimiter({
   redis,
   prefix: 'fcs:',

@@ -1,6 +1,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import type { RevocableClaims } from '@fragrance/identity';
+import { REQUIRED_SCOPE, resourceOf, type McpConfig } from '../config.ts';
 
 /** The token is missing something or is not acceptable: 401 invalid_token. */
 export class InvalidTokenError extends Error {}
@@ -119,4 +120,16 @@ function describeJoseError(error: InstanceType<typeof joseErrors.JOSEError>): st
     return 'The token signature is not valid.';
   }
   return 'The token is malformed.';
+}
+
+/** The verifier a service configured by `config` uses: its issuer, its audience, its one algorithm. */
+export function tokenVerifierFor(config: McpConfig, revocations: RevocationCheck): TokenVerifier {
+  return createTokenVerifier({
+    issuer: config.OAUTH_ISSUER,
+    audience: resourceOf(config),
+    algorithm: config.ACCESS_TOKEN_ALG,
+    requiredScope: REQUIRED_SCOPE,
+    keys: config.JWKS_URL,
+    revocations,
+  });
 }
