@@ -14,10 +14,7 @@ export default tseslint.config(
         'error',
         { object: 'process', property: 'env', message: 'Read configuration through the service config schema.' },
       ],
-      'no-restricted-syntax': [
-        'error',
-        { selector: 'ExportAllDeclaration', message: 'Curate index.ts exports by name.' },
-      ],
+      'no-restricted-syntax': ['error', { selector: 'ExportAllDeclaration', message: 'Curate index.ts exports by name.' }],
     },
   },
   {

@@ -103,7 +103,12 @@ function createDemoKey(): string {
 function ensureDemoUser(): { email: string; password?: string } {
   const email = 'demo@fragrance.example';
   const cli = (args: string[], input?: string) =>
-    spawnSync(process.execPath, ['packages/ops/src/cli.ts', 'users', ...args], { cwd: root, env: sharedEnv, encoding: 'utf8', input: input ?? '' });
+    spawnSync(process.execPath, ['packages/ops/src/cli.ts', 'users', ...args], {
+      cwd: root,
+      env: sharedEnv,
+      encoding: 'utf8',
+      input: input ?? '',
+    });
   const listed = cli(['list', '--json']);
   if (listed.status !== 0) throw new Error(`listing users failed: ${listed.stderr}`);
   if ((JSON.parse(listed.stdout) as { email: string }[]).some((u) => u.email === email)) return { email };
@@ -150,7 +155,11 @@ function prepareCatalogue(): void {
   if (!existsSync(`${root}data/generated/catalogue.ndjson`)) {
     runStep('catalogue: generating 75,000 synthetic records', process.execPath, [...ops, 'generate']);
   }
-  runStep(status.index ? 'catalogue: index predates this code; re-ingesting' : 'catalogue: ingesting into Elasticsearch', process.execPath, [...ops, 'ingest']);
+  runStep(
+    status.index ? 'catalogue: index predates this code; re-ingesting' : 'catalogue: ingesting into Elasticsearch',
+    process.execPath,
+    [...ops, 'ingest'],
+  );
 }
 
 process.on('SIGINT', () => void stop(0));

@@ -30,4 +30,7 @@ fi
 # The auth service's real-browser test drives Debian's chromium through playwright-core.
 bash infra/chromium.sh ensure
 
+# Formatting is part of the contract: a file prettier would change fails the run.
+prettier --check --log-level warn .
+
 turbo run lint typecheck test --concurrency=2 --continue --output-logs=new-only "$@"

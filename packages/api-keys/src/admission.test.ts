@@ -40,11 +40,21 @@ describe('admission script against real Redis', () => {
   it('resets the daily quota at midnight of the configured zone', async () => {
     const clock = fakeClock('2026-05-04T23:59:59.000Z');
     const { apiKey, record } = await store.create({ owner: 'night-owl', quota: 2 });
-    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: roomyBucket, clock: clock.now });
+    const admit = createAdmitter({
+      redis: redis.redis,
+      prefix: redis.prefix,
+      timeZone: 'UTC',
+      bucketDefaults: roomyBucket,
+      clock: clock.now,
+    });
     expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
     expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
     const over = await admit(apiKey, 'admit');
-    expect(over).toMatchObject({ outcome: 'daily_quota_exceeded', retryAfterSeconds: 1, quota: { used: 2, remaining: 0, resetInSeconds: 1 } });
+    expect(over).toMatchObject({
+      outcome: 'daily_quota_exceeded',
+      retryAfterSeconds: 1,
+      quota: { used: 2, remaining: 0, resetInSeconds: 1 },
+    });
     clock.set('2026-05-05T00:00:00.000Z');
     const fresh = await admit(apiKey, 'admit');
     expect(fresh).toMatchObject({ outcome: 'admitted', quota: { used: 1, remaining: 1, resetInSeconds: 86_400 } });
@@ -59,7 +69,13 @@ describe('admission script against real Redis', () => {
   it('resets at local midnight in another zone and reports the true wait', async () => {
     const clock = fakeClock('2026-05-04T13:00:00.000Z'); // 23:00 in Sydney (+10)
     const { apiKey } = await store.create({ owner: 'sydney', quota: 1 });
-    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'Australia/Sydney', bucketDefaults: roomyBucket, clock: clock.now });
+    const admit = createAdmitter({
+      redis: redis.redis,
+      prefix: redis.prefix,
+      timeZone: 'Australia/Sydney',
+      bucketDefaults: roomyBucket,
+      clock: clock.now,
+    });
     expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
     expect(await admit(apiKey, 'admit')).toMatchObject({ outcome: 'daily_quota_exceeded', retryAfterSeconds: 3_600 });
     clock.set('2026-05-04T14:00:00.000Z');
@@ -69,7 +85,13 @@ describe('admission script against real Redis', () => {
   it('refills the token bucket at its rate and says when the next token comes', async () => {
     const clock = fakeClock('2026-05-04T12:00:00.000Z');
     const { apiKey, record } = await store.create({ owner: 'bursty', quota: 1_000, burst: 3, refillPerSecond: 0.5 });
-    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: roomyBucket, clock: clock.now });
+    const admit = createAdmitter({
+      redis: redis.redis,
+      prefix: redis.prefix,
+      timeZone: 'UTC',
+      bucketDefaults: roomyBucket,
+      clock: clock.now,
+    });
     for (let i = 0; i < 3; i += 1) expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
     expect(await admit(apiKey, 'admit')).toMatchObject({ outcome: 'burst_limit_exceeded', retryAfterSeconds: 2 });
     clock.advance(1_500); // three quarters of a token
@@ -88,7 +110,13 @@ describe('admission script against real Redis', () => {
   it('uses the gateway defaults for a key without its own bucket settings', async () => {
     const clock = fakeClock('2026-05-04T12:00:00.000Z');
     const { apiKey } = await store.create({ owner: 'default-bucket', quota: 1_000 });
-    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: { capacity: 2, refillPerSecond: 4 }, clock: clock.now });
+    const admit = createAdmitter({
+      redis: redis.redis,
+      prefix: redis.prefix,
+      timeZone: 'UTC',
+      bucketDefaults: { capacity: 2, refillPerSecond: 4 },
+      clock: clock.now,
+    });
     expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
     expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
     expect(await admit(apiKey, 'admit')).toMatchObject({ outcome: 'burst_limit_exceeded', retryAfterSeconds: 1 });
@@ -113,8 +141,14 @@ describe('admission script against real Redis', () => {
   it('peeks without counting, and rejects unknown and malformed keys', async () => {
     const { apiKey, record } = await store.create({ owner: 'peeker', quota: 1 });
     expect(record.lastUsedAt).toBeUndefined();
-    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: { capacity: 1, refillPerSecond: 0.001 } });
-    for (let i = 0; i < 5; i += 1) expect(await admit(apiKey, 'peek')).toMatchObject({ outcome: 'authenticated', quota: { owner: 'peeker', used: 0 } });
+    const admit = createAdmitter({
+      redis: redis.redis,
+      prefix: redis.prefix,
+      timeZone: 'UTC',
+      bucketDefaults: { capacity: 1, refillPerSecond: 0.001 },
+    });
+    for (let i = 0; i < 5; i += 1)
+      expect(await admit(apiKey, 'peek')).toMatchObject({ outcome: 'authenticated', quota: { owner: 'peeker', used: 0 } });
     expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
     expect(await admit(apiKey, 'peek')).toMatchObject({ outcome: 'authenticated', quota: { used: 1, remaining: 0 } });
     expect(Date.parse((await store.get(record.id)).lastUsedAt ?? '')).toBeGreaterThan(Date.now() - 60_000);

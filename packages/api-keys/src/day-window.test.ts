@@ -35,15 +35,19 @@ describe('quota day window', () => {
   it('always brackets now between the start and the reset of its own day', () => {
     const zones = ['UTC', 'Australia/Sydney', 'America/New_York', 'Asia/Kolkata', 'Pacific/Chatham', 'Europe/London'];
     fc.assert(
-      fc.property(fc.integer({ min: at('2000-01-01T00:00:00Z'), max: at('2040-01-01T00:00:00Z') }), fc.constantFrom(...zones), (now, zone) => {
-        const w = dayWindow(now, zone);
-        expect(w.startsAt).toBeLessThanOrEqual(now);
-        expect(now).toBeLessThan(w.resetsAt);
-        expect(localDate(w.startsAt, zone)).toBe(w.day);
-        expect(localDate(w.startsAt - 1, zone)).not.toBe(w.day);
-        expect(localDate(w.resetsAt - 1, zone)).toBe(w.day);
-        expect(localDate(w.resetsAt, zone)).not.toBe(w.day);
-      }),
+      fc.property(
+        fc.integer({ min: at('2000-01-01T00:00:00Z'), max: at('2040-01-01T00:00:00Z') }),
+        fc.constantFrom(...zones),
+        (now, zone) => {
+          const w = dayWindow(now, zone);
+          expect(w.startsAt).toBeLessThanOrEqual(now);
+          expect(now).toBeLessThan(w.resetsAt);
+          expect(localDate(w.startsAt, zone)).toBe(w.day);
+          expect(localDate(w.startsAt - 1, zone)).not.toBe(w.day);
+          expect(localDate(w.resetsAt - 1, zone)).toBe(w.day);
+          expect(localDate(w.resetsAt, zone)).not.toBe(w.day);
+        },
+      ),
       { numRuns: 300 },
     );
   });

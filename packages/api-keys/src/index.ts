@@ -1,4 +1,12 @@
-export { createAdmitter, createRefunder, type Admission, type Admitter, type AdmitterOptions, type BucketSettings, type QuotaState } from './admission.ts';
+export {
+  createAdmitter,
+  createRefunder,
+  type Admission,
+  type Admitter,
+  type AdmitterOptions,
+  type BucketSettings,
+  type QuotaState,
+} from './admission.ts';
 export { dayWindow, isValidTimeZone, localDate, secondsUntil, systemClock, type Clock, type DayWindow } from './day-window.ts';
 export { API_KEY_PREFIX, generateApiKey, hashApiKey, isKeyId, isWellFormedApiKey, keyIdOfHash, redactApiKeys } from './key-format.ts';
 export {

@@ -26,7 +26,16 @@ describe('API key format', () => {
 
   it('rejects anything that is not prefix + 43 base62 characters', () => {
     const good = generateApiKey();
-    for (const bad of ['', 'fcs_', good.slice(0, -1), `${good}a`, good.replace('fcs_', 'fcx_'), `${good.slice(0, -1)}-`, ` ${good}`, `${good}\n`]) {
+    for (const bad of [
+      '',
+      'fcs_',
+      good.slice(0, -1),
+      `${good}a`,
+      good.replace('fcs_', 'fcx_'),
+      `${good.slice(0, -1)}-`,
+      ` ${good}`,
+      `${good}\n`,
+    ]) {
       expect(isWellFormedApiKey(bad)).toBe(false);
     }
     fc.assert(

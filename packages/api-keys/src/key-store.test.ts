@@ -71,7 +71,13 @@ describe('persistence', () => {
       const before = new Redis(url);
       const store = createKeyStore({ redis: before, prefix, clock });
       const { apiKey, record } = await store.create({ owner: 'durable', quota: 100 });
-      const admit = createAdmitter({ redis: before, prefix, timeZone: 'UTC', bucketDefaults: { capacity: 100, refillPerSecond: 10 }, clock });
+      const admit = createAdmitter({
+        redis: before,
+        prefix,
+        timeZone: 'UTC',
+        bucketDefaults: { capacity: 100, refillPerSecond: 10 },
+        clock,
+      });
       for (let i = 0; i < 7; i += 1) expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
       await before.quit();
 
@@ -84,7 +90,13 @@ describe('persistence', () => {
         expect(await store2.get(record.id)).toMatchObject({ owner: 'durable', quota: 100 });
         expect(await store2.usage(record.id, 1, 'UTC')).toEqual([{ day: '2026-02-10', requests: 7 }]);
         // The script cache is gone after a restart; ioredis reloads it on NOSCRIPT.
-        const admit2 = createAdmitter({ redis: after, prefix, timeZone: 'UTC', bucketDefaults: { capacity: 100, refillPerSecond: 10 }, clock });
+        const admit2 = createAdmitter({
+          redis: after,
+          prefix,
+          timeZone: 'UTC',
+          bucketDefaults: { capacity: 100, refillPerSecond: 10 },
+          clock,
+        });
         expect(await admit2(apiKey, 'admit')).toMatchObject({ outcome: 'admitted', quota: { used: 8 } });
       } finally {
         await after.quit();

@@ -71,7 +71,12 @@ export function createKeyStore({ redis, prefix, clock = systemClock }: KeyStoreO
 
   return {
     /** Creates a key and returns its plaintext: the only moment it exists outside the caller. */
-    async create(input: { owner: string; quota: number; burst?: number; refillPerSecond?: number }): Promise<{ apiKey: string; record: ApiKeyRecord }> {
+    async create(input: {
+      owner: string;
+      quota: number;
+      burst?: number;
+      refillPerSecond?: number;
+    }): Promise<{ apiKey: string; record: ApiKeyRecord }> {
       const owner = Owner.parse(input.owner);
       const quota = Quota.parse(input.quota);
       const apiKey = generateApiKey();

@@ -111,7 +111,9 @@ async function main(): Promise<void> {
     const written = await writeDataset({ dir, count: ROWS, seed: SEED });
     say(`ingesting into ${ALIAS}`);
     const ingested = await ingestCatalogue({ client: elasticsearch, alias: ALIAS, file: written.catalogue.path });
-    say(`ingested ${ingested.indexed} rows in ${ingested.seconds} s; starting ${WORKERS} workers (concurrency ${CONCURRENCY}, batches of ${BATCH_SIZE})`);
+    say(
+      `ingested ${ingested.indexed} rows in ${ingested.seconds} s; starting ${WORKERS} workers (concurrency ${CONCURRENCY}, batches of ${BATCH_SIZE})`,
+    );
 
     const workers = Array.from({ length: WORKERS }, () => startWorker(written.feed.path));
     const deadline = Date.now() + 60_000;
@@ -132,7 +134,8 @@ async function main(): Promise<void> {
       summary = await runs.get(runId);
       if (summary?.status === 'completed' || summary?.status === 'completed_with_failures' || summary?.status === 'failed') break;
       if (interrupted) throw new Error('interrupted');
-      if (performance.now() - started > 15 * 60_000) throw new Error(`run ${runId} did not finish in 15 minutes: ${JSON.stringify(summary)}`);
+      if (performance.now() - started > 15 * 60_000)
+        throw new Error(`run ${runId} did not finish in 15 minutes: ${JSON.stringify(summary)}`);
       if (summary && performance.now() - lastReport > 10_000) {
         lastReport = performance.now();
         say(`${summary.rows_seen}/${summary.rows_total} rows after ${((performance.now() - started) / 1000).toFixed(0)} s`);

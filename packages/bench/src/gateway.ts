@@ -68,7 +68,23 @@ async function sampleCatalogue(catalogueUrl: string): Promise<Sample> {
   return { ids: [...ids], brands: [...brands] };
 }
 
-const WORDS = ['rose', 'vanila', 'oud', 'bergamot', 'sandalwood', 'hermes', 'tobacco', 'fig', 'neroli', 'patchouli', 'lavender', 'incense', 'pepper', 'cedre', 'tuberose'];
+const WORDS = [
+  'rose',
+  'vanila',
+  'oud',
+  'bergamot',
+  'sandalwood',
+  'hermes',
+  'tobacco',
+  'fig',
+  'neroli',
+  'patchouli',
+  'lavender',
+  'incense',
+  'pepper',
+  'cedre',
+  'tuberose',
+];
 const CONCENTRATIONS = ['edp', 'edt', 'Parfum', 'Extrait de Parfum', 'Eau de Cologne'];
 const COUNTRIES = ['fr', 'it', 'us', 'gb', 'ae', 'au'];
 
@@ -119,7 +135,8 @@ async function main(): Promise<void> {
   ensureElasticsearch(ELASTICSEARCH_URL);
   if ((await catalogueCount()) < 1_000) {
     say('no catalogue behind the fragrances alias yet: generating and ingesting it (npm run ops -- catalogue generate / ingest)');
-    if (!existsSync(`${ROOT}data/generated/catalogue.ndjson`)) run('catalogue generate', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'generate']);
+    if (!existsSync(`${ROOT}data/generated/catalogue.ndjson`))
+      run('catalogue generate', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'generate']);
     run('catalogue ingest', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'ingest'], { ELASTICSEARCH_URL });
   }
   const documents = await catalogueCount();
@@ -135,22 +152,53 @@ async function main(): Promise<void> {
     const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     const catalogue = startBenchService('catalogue', { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL }, 'gateway');
-    const gateway = startBenchService('gateway', { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL }, 'gateway');
+    const gateway = startBenchService(
+      'gateway',
+      { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL },
+      'gateway',
+    );
     await waitForHealthy(catalogueUrl, 60_000);
     await waitForHealthy(gatewayUrl, 60_000);
 
     // A key whose quota and bucket never bind, so the bench measures the gateway, not a 429.
-    const created = run('creating the bench key', process.execPath, [
-      'packages/ops/src/cli.ts', 'keys', 'create', '--owner', 'bench', '--quota', '1000000000', '--burst', '1000000', '--refill', '1000000', '--json',
-    ], { REDIS_URL: redisUrl });
+    const created = run(
+      'creating the bench key',
+      process.execPath,
+      [
+        'packages/ops/src/cli.ts',
+        'keys',
+        'create',
+        '--owner',
+        'bench',
+        '--quota',
+        '1000000000',
+        '--burst',
+        '1000000',
+        '--refill',
+        '1000000',
+        '--json',
+      ],
+      { REDIS_URL: redisUrl },
+    );
     const apiKey = (JSON.parse(created) as { api_key: string }).api_key;
 
     const sample = await sampleCatalogue(catalogueUrl);
-    say(`${documents} documents; sampled ${sample.ids.length} ids and ${sample.brands.length} brands; concurrency ${CONCURRENCY}, ${DURATION_S} s each`);
+    say(
+      `${documents} documents; sampled ${sample.ids.length} ids and ${sample.brands.length} brands; concurrency ${CONCURRENCY}, ${DURATION_S} s each`,
+    );
     const mix = requestMix(sample);
     const histograms = { direct: newLatencyHistogram(), gateway: newLatencyHistogram() };
     const segment = (side: 'direct' | 'gateway', url: string, headers: Record<string, string> = {}) =>
-      runLoad({ url, headers, concurrency: CONCURRENCY, durationMs: (DURATION_S * 1_000) / SEGMENTS, warmupMs: 1_000, seed: 7, next: mix, histogram: histograms[side] });
+      runLoad({
+        url,
+        headers,
+        concurrency: CONCURRENCY,
+        durationMs: (DURATION_S * 1_000) / SEGMENTS,
+        warmupMs: 1_000,
+        seed: 7,
+        next: mix,
+        histogram: histograms[side],
+      });
     const keyHeader = { authorization: `Bearer ${apiKey}` };
 
     // Elasticsearch's caches and the JIT warm up first, unmeasured, so neither side gets them.
@@ -162,7 +210,9 @@ async function main(): Promise<void> {
     const rss: number[] = [];
     const sampler = setInterval(() => gateway.pid && rss.push(rssMb(gateway.pid)), 500);
     const results: { direct: LoadResult[]; gateway: LoadResult[] } = { direct: [], gateway: [] };
-    const order = Array.from({ length: SEGMENTS }, (_, i) => (i % 2 === 0 ? (['direct', 'gateway'] as const) : (['gateway', 'direct'] as const))).flat();
+    const order = Array.from({ length: SEGMENTS }, (_, i) =>
+      i % 2 === 0 ? (['direct', 'gateway'] as const) : (['gateway', 'direct'] as const),
+    ).flat();
     const cpu = { gateway: 0, catalogueDirect: 0, catalogueViaGateway: 0 };
     for (const side of order) {
       const before = { gateway: cpuSeconds(gateway.pid!), catalogue: cpuSeconds(catalogue.pid!) };
@@ -180,7 +230,9 @@ async function main(): Promise<void> {
     const direct = combine(results.direct);
     const viaGateway = combine(results.gateway);
 
-    const me = (await (await fetch(`${gatewayUrl}/v1/me`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { used_today: number };
+    const me = (await (await fetch(`${gatewayUrl}/v1/me`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as {
+      used_today: number;
+    };
     const ratio = Math.round((viaGateway.rps / direct.rps) * 1000) / 1000;
     const result = {
       bench: 'gateway',

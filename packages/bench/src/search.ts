@@ -81,7 +81,11 @@ function typo(random: () => number, text: string): string {
   const at = 1 + Math.floor(random() * (word.length - 2));
   const kind = random();
   const changed =
-    kind < 0.33 ? word.slice(0, at) + word.slice(at + 1) : kind < 0.66 ? word.slice(0, at) + word[at] + word.slice(at) : word.slice(0, at - 1) + word[at] + word[at - 1] + word.slice(at + 1);
+    kind < 0.33
+      ? word.slice(0, at) + word.slice(at + 1)
+      : kind < 0.66
+        ? word.slice(0, at) + word[at] + word.slice(at)
+        : word.slice(0, at - 1) + word[at] + word[at - 1] + word.slice(at + 1);
   words[i] = changed;
   return words.join(' ');
 }
@@ -132,7 +136,8 @@ async function buildMix(records: Sampled[], catalogueUrl: string): Promise<Pair[
     cursorSets.push([params, await cursorsFor(catalogueUrl, params, 120)]);
   }
   const pairs: Pair[] = [];
-  const add = (kind: string, params: Record<string, string>) => pairs.push({ kind, service: { path: servicePath(params) }, elasticsearch: esSearch(params) });
+  const add = (kind: string, params: Record<string, string>) =>
+    pairs.push({ kind, service: { path: servicePath(params) }, elasticsearch: esSearch(params) });
   while (pairs.length < MIX_SIZE) {
     const r = pick(random, records);
     const roll = random();
@@ -150,17 +155,33 @@ async function buildMix(records: Sampled[], catalogueUrl: string): Promise<Pair[
       else if (style < 0.75) query = `${strip(r.brand).split(' ')[0] ?? ''} ${query}`;
       add('text', { query, limit: pick(random, ['10', '20', '20', '50']) });
     } else if (roll < 0.65) {
-      add('brand', { brand: random() < 0.5 ? r.brand : strip(r.brand).toLowerCase(), ...(random() < 0.4 ? { concentration: pick(random, ['edp', 'edt', 'parfum']) } : {}) });
+      add('brand', {
+        brand: random() < 0.5 ? r.brand : strip(r.brand).toLowerCase(),
+        ...(random() < 0.4 ? { concentration: pick(random, ['edp', 'edt', 'parfum']) } : {}),
+      });
     } else if (roll < 0.73) {
       const from = 1960 + Math.floor(random() * 60);
       add('years', { year_from: String(from), year_to: String(from + Math.floor(random() * 15)), limit: '20' });
     } else if (roll < 0.8) {
-      add('filters', { concentration: r.concentration, country: r.country.toLowerCase(), year_from: '1990', facets: random() < 0.5 ? 'brand,decade' : 'concentration' });
+      add('filters', {
+        concentration: r.concentration,
+        country: r.country.toLowerCase(),
+        year_from: '1990',
+        facets: random() < 0.5 ? 'brand,decade' : 'concentration',
+      });
     } else if (roll < 0.86) {
       if (r.notes.length === 0 || r.accords.length === 0) continue;
-      add('notes', { note: pick(random, r.notes), ...(random() < 0.5 ? { accord: pick(random, r.accords) } : { exclude_accord: 'sweet' }), limit: '20' });
+      add('notes', {
+        note: pick(random, r.notes),
+        ...(random() < 0.5 ? { accord: pick(random, r.accords) } : { exclude_accord: 'sweet' }),
+        limit: '20',
+      });
     } else if (roll < 0.93) {
-      add('deep_offset', { offset: String(1000 + Math.floor(random() * 8900)), limit: pick(random, ['20', '50', '100']), ...(random() < 0.5 ? { available_in_au: 'false' } : {}) });
+      add('deep_offset', {
+        offset: String(1000 + Math.floor(random() * 8900)),
+        limit: pick(random, ['20', '50', '100']),
+        ...(random() < 0.5 ? { available_in_au: 'false' } : {}),
+      });
     } else {
       const [params, cursors] = pick(random, cursorSets);
       if (cursors.length === 0) continue;
@@ -206,7 +227,20 @@ async function measure(
   warmupS: number,
 ): Promise<Map<string, Summary>> {
   const at = (sequence: number) => mix[sequence % mix.length] as Pair;
-  const totals = new Map(targets.map((t) => [t.name, { histogram: newLatencyHistogram(), requests: 0, errors: 0, seconds: 0, statuses: {} as Record<string, number>, catalogueCpu: 0, gatewayCpu: 0 }]));
+  const totals = new Map(
+    targets.map((t) => [
+      t.name,
+      {
+        histogram: newLatencyHistogram(),
+        requests: 0,
+        errors: 0,
+        seconds: 0,
+        statuses: {} as Record<string, number>,
+        catalogueCpu: 0,
+        gatewayCpu: 0,
+      },
+    ]),
+  );
   for (let round = 0; round < rounds; round += 1) {
     for (let k = 0; k < targets.length; k += 1) {
       const target = targets[(round + k) % targets.length] as Target;
@@ -257,7 +291,8 @@ async function main(): Promise<void> {
   const client = new Client({ node: ELASTICSEARCH_URL });
   if ((await count(client)) < 1_000) {
     say('no catalogue behind the fragrances alias: generating and ingesting it');
-    if (!existsSync(`${ROOT}data/generated/catalogue.ndjson`)) run('catalogue generate', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'generate']);
+    if (!existsSync(`${ROOT}data/generated/catalogue.ndjson`))
+      run('catalogue generate', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'generate']);
     run('catalogue ingest', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'ingest'], { ELASTICSEARCH_URL });
   }
   const documents = await count(client);
@@ -266,7 +301,11 @@ async function main(): Promise<void> {
 
   const cataloguePort = await freePort();
   const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
-  const catalogue = startService('catalogue', { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS }, 'search');
+  const catalogue = startService(
+    'catalogue',
+    { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS },
+    'search',
+  );
   let gatewayPid: number | undefined;
   await waitForHealthy(catalogueUrl, 60_000);
 
@@ -282,11 +321,31 @@ async function main(): Promise<void> {
       const redisUrl = `redis://127.0.0.1:${port}`;
       const gatewayPort = await freePort();
       gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-      gatewayPid = startService('gateway', { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL }, 'search').pid;
+      gatewayPid = startService(
+        'gateway',
+        { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL },
+        'search',
+      ).pid;
       await waitForHealthy(gatewayUrl, 60_000);
-      const created = run('creating the bench key', process.execPath, [
-        'packages/ops/src/cli.ts', 'keys', 'create', '--owner', 'bench', '--quota', '1000000000', '--burst', '1000000', '--refill', '1000000', '--json',
-      ], { REDIS_URL: redisUrl });
+      const created = run(
+        'creating the bench key',
+        process.execPath,
+        [
+          'packages/ops/src/cli.ts',
+          'keys',
+          'create',
+          '--owner',
+          'bench',
+          '--quota',
+          '1000000000',
+          '--burst',
+          '1000000',
+          '--refill',
+          '1000000',
+          '--json',
+        ],
+        { REDIS_URL: redisUrl },
+      );
       apiKey = (JSON.parse(created) as { api_key: string }).api_key;
     }
 
@@ -297,7 +356,17 @@ async function main(): Promise<void> {
     const targets: Target[] = [
       { name: 'a', label: '(a) Elasticsearch directly', url: ELASTICSEARCH_URL, pick: (p) => p.elasticsearch },
       { name: 'b', label: '(b) catalogue service', url: catalogueUrl, pick: (p) => p.service },
-      ...(gatewayUrl && apiKey ? [{ name: 'c', label: '(c) through the gateway', url: gatewayUrl, headers: { authorization: `Bearer ${apiKey}` }, pick: (p: Pair) => p.service }] : []),
+      ...(gatewayUrl && apiKey
+        ? [
+            {
+              name: 'c',
+              label: '(c) through the gateway',
+              url: gatewayUrl,
+              headers: { authorization: `Bearer ${apiKey}` },
+              pick: (p: Pair) => p.service,
+            },
+          ]
+        : []),
     ];
     const pids = { catalogue: catalogue.pid, gateway: gatewayPid };
     say(`throughput: concurrency ${CONCURRENCY}, ${DURATION_S} s per target in ${ROUNDS} interleaved rounds`);

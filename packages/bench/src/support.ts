@@ -8,7 +8,6 @@ export const DEFAULT_ES = 'http://127.0.0.1:9200';
 
 export const say = (bench: string, message: string) => void process.stderr.write(`[bench:${bench}] ${message}\n`);
 
-
 export function run(description: string, command: string, args: string[], env: Record<string, string> = {}): string {
   const result = spawnSync(command, args, { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
   if (result.status !== 0) throw new Error(`${description} failed (exit ${result.status}):\n${result.stderr}`);
@@ -25,7 +24,11 @@ let stopping = false;
 
 /** A service as its own process (as in production); output kept only for error reports. */
 export function startService(name: string, env: Record<string, string>, bench: string): ChildProcess {
-  const child = spawn(process.execPath, [`services/${name}/src/main.ts`], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [`services/${name}/src/main.ts`], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let tail = '';
   const keep = (chunk: Buffer) => void (tail = (tail + chunk.toString()).slice(-4_000));
   child.stdout?.on('data', keep);
@@ -52,4 +55,3 @@ export async function stopChildren(graceMs = 5_000): Promise<void> {
     ),
   );
 }
-

@@ -23,9 +23,7 @@ describe('parseConfig', () => {
   });
 
   it('rejects a missing variable, naming it', () => {
-    expect(() => parseConfig(schema, { UPSTREAM_URL: valid.UPSTREAM_URL })).toThrowError(
-      /REDIS_URL: is required/,
-    );
+    expect(() => parseConfig(schema, { UPSTREAM_URL: valid.UPSTREAM_URL })).toThrowError(/REDIS_URL: is required/);
   });
 
   it('treats an empty string as missing', () => {

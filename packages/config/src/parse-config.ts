@@ -6,9 +6,7 @@ export class ConfigError extends Error {
   readonly variables: readonly string[];
 
   constructor(problems: readonly { variable: string; message: string }[]) {
-    super(
-      `Invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`,
-    );
+    super(`Invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`);
     this.name = 'ConfigError';
     this.variables = problems.map((p) => p.variable);
   }

@@ -1,14 +1,7 @@
 import { z } from 'zod';
 
 /** Concentrations the catalogue knows, strongest first. Abbreviations map onto these. */
-export const CONCENTRATIONS = [
-  'Extrait de Parfum',
-  'Parfum',
-  'Eau de Parfum',
-  'Eau de Toilette',
-  'Eau de Cologne',
-  'Eau Fraîche',
-] as const;
+export const CONCENTRATIONS = ['Extrait de Parfum', 'Parfum', 'Eau de Parfum', 'Eau de Toilette', 'Eau de Cologne', 'Eau Fraîche'] as const;
 /**
  * Other spellings of each concentration that users and retailers write (the usual
  * abbreviation first). Search accepts every one of them; the dataset writes feeds with them.
@@ -25,12 +18,7 @@ export const Concentration = z.enum(CONCENTRATIONS).meta({ id: 'Concentration' }
 export type Concentration = z.infer<typeof Concentration>;
 
 /** Where a field's value came from (seed §2.5, DESIGN §5). */
-export const PROVENANCE_SOURCES = [
-  'community_taxonomy',
-  'operator_curated',
-  'ai_enriched',
-  'au_retailer_scrape',
-] as const;
+export const PROVENANCE_SOURCES = ['community_taxonomy', 'operator_curated', 'ai_enriched', 'au_retailer_scrape'] as const;
 export const ProvenanceSource = z.enum(PROVENANCE_SOURCES).meta({ id: 'ProvenanceSource' });
 export type ProvenanceSource = z.infer<typeof ProvenanceSource>;
 

@@ -78,7 +78,9 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
             header: z.object({ 'If-None-Match': z.string().optional().meta({ description: 'An ETag from an earlier response.' }) }),
           },
           responses: {
-            '200': ok('The record.', FragranceDetail, { ETag: z.string().meta({ description: 'Strong validator of this record version.' }) }),
+            '200': ok('The record.', FragranceDetail, {
+              ETag: z.string().meta({ description: 'Strong validator of this record version.' }),
+            }),
             '304': { description: 'Not modified since the ETag in If-None-Match.' },
             ...errors,
             '404': problem('No fragrance has this id.'),
@@ -98,7 +100,9 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
           operationId: 'getOpenApi',
           summary: 'This document',
           security: [],
-          responses: { '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: z.object({}).passthrough() } } } },
+          responses: {
+            '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: z.object({}).passthrough() } } },
+          },
         },
       },
     },

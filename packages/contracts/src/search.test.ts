@@ -5,7 +5,9 @@ import { foldText } from './text.ts';
 
 const issues = (input: Record<string, string>) => {
   const result = SearchQuery.safeParse(input);
-  return result.success ? [] : result.error.issues.map((i) => `${i.path.join('.') || (i as { keys?: string[] }).keys?.join(',')}: ${i.message}`);
+  return result.success
+    ? []
+    : result.error.issues.map((i) => `${i.path.join('.') || (i as { keys?: string[] }).keys?.join(',')}: ${i.message}`);
 };
 
 describe('foldText', () => {
@@ -110,7 +112,22 @@ describe('buildOpenApiDocument', () => {
     ]);
     const search = doc.paths?.['/fragrances']?.get;
     const names = (search?.parameters ?? []).map((p) => ('name' in p ? p.name : ''));
-    expect(names).toEqual(expect.arrayContaining(['query', 'brand', 'concentration', 'year_from', 'year_to', 'country', 'limit', 'offset', 'cursor', 'note', 'accord', 'facets']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'query',
+        'brand',
+        'concentration',
+        'year_from',
+        'year_to',
+        'country',
+        'limit',
+        'offset',
+        'cursor',
+        'note',
+        'accord',
+        'facets',
+      ]),
+    );
     expect(doc.components?.schemas).toHaveProperty('FragranceSummary');
     expect(doc.components?.schemas).toHaveProperty('FragranceDetail');
     expect(doc.components?.schemas).toHaveProperty('MeResponse');

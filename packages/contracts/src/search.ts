@@ -26,7 +26,13 @@ const integer = (min: number, max: number) =>
     .string()
     .regex(/^-?\d{1,9}$/, { error: 'must be an integer' })
     .transform(Number)
-    .pipe(z.number().int().min(min, { error: `must be at least ${min}` }).max(max, { error: `must be at most ${max}` }));
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, { error: `must be at least ${min}` })
+        .max(max, { error: `must be at most ${max}` }),
+    );
 
 const text = (max: number) =>
   z
@@ -42,7 +48,12 @@ const list = (max: number, description: string) =>
     .transform((value) => value.split(',').map((item) => item.trim()))
     .pipe(
       z
-        .array(z.string().min(1, { error: 'must not contain an empty item' }).max(max, { error: `items must be at most ${max} characters` }))
+        .array(
+          z
+            .string()
+            .min(1, { error: 'must not contain an empty item' })
+            .max(max, { error: `items must be at most ${max} characters` }),
+        )
         .max(MAX_LIST_ITEMS, { error: `must list at most ${MAX_LIST_ITEMS} items` }),
     )
     .meta({ description });
@@ -65,9 +76,7 @@ export const SearchQuery = z
           'Full text over name (boosted), brand, perfumers, notes and accords. Case- and accent-insensitive, typo-tolerant, the last word matches as a prefix. Empty means no text condition.',
         example: 'hermes terre',
       }),
-    brand: text(100)
-      .optional()
-      .meta({ description: 'Exact brand name, case- and accent-insensitive.', example: 'Hermès' }),
+    brand: text(100).optional().meta({ description: 'Exact brand name, case- and accent-insensitive.', example: 'Hermès' }),
     concentration: z
       .string()
       .transform((value, ctx) => {
@@ -94,7 +103,9 @@ export const SearchQuery = z
       .meta({ description: "Brand's country of origin, ISO 3166-1 alpha-2, case-insensitive.", example: 'FR' }),
     year_from: integer(1000, 9999).optional().meta({ description: 'Earliest year released (inclusive).' }),
     year_to: integer(1000, 9999).optional().meta({ description: 'Latest year released (inclusive).' }),
-    limit: integer(1, MAX_LIMIT).optional().meta({ description: `Page size, 1..${MAX_LIMIT}; default ${DEFAULT_LIMIT}.` }),
+    limit: integer(1, MAX_LIMIT)
+      .optional()
+      .meta({ description: `Page size, 1..${MAX_LIMIT}; default ${DEFAULT_LIMIT}.` }),
     offset: integer(0, MAX_RESULT_WINDOW)
       .optional()
       .meta({ description: `Hits to skip; default 0. offset + limit may not exceed ${MAX_RESULT_WINDOW}: page deeper with cursor.` }),
@@ -106,7 +117,10 @@ export const SearchQuery = z
         description:
           'Opaque `next_cursor` of the previous page: returns the page after it (search_after), at any depth. Send the same query and filters with it; not combinable with offset.',
       }),
-    note: list(100, 'Comma-separated notes the fragrance must all have (any of top, heart, base); case- and accent-insensitive.').optional(),
+    note: list(
+      100,
+      'Comma-separated notes the fragrance must all have (any of top, heart, base); case- and accent-insensitive.',
+    ).optional(),
     exclude_note: list(100, 'Comma-separated notes the fragrance must have none of.').optional(),
     accord: list(100, 'Comma-separated accords the fragrance must all have.').optional(),
     exclude_accord: list(100, 'Comma-separated accords the fragrance must have none of.').optional(),
@@ -150,9 +164,7 @@ export const SearchQuery = z
 export type SearchQueryInput = z.input<typeof SearchQuery>;
 export type SearchQuery = z.output<typeof SearchQuery>;
 
-export const FacetBucket = z
-  .object({ value: z.string(), count: z.number().int().min(0) })
-  .meta({ id: 'FacetBucket' });
+export const FacetBucket = z.object({ value: z.string(), count: z.number().int().min(0) }).meta({ id: 'FacetBucket' });
 export type FacetBucket = z.infer<typeof FacetBucket>;
 
 export const Facets = z

@@ -22,5 +22,7 @@ export function foldText(text: string): string {
  * different sources (a retailer feed, a user's filter) meet ("Eau-de-Parfum" ≡ "eau de parfum").
  */
 export function foldKey(text: string): string {
-  return foldText(text).replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return foldText(text)
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }

@@ -40,7 +40,10 @@ describe('generateCatalogue (2,000 records)', () => {
       const inStock = r.au_offers.filter((o) => o.in_stock).map((o) => o.price_aud);
       expect(r.au_availability.price_min_aud).toBe(inStock.length ? Math.min(...inStock) : null);
       expect(r.au_availability.price_max_aud).toBe(inStock.length ? Math.max(...inStock) : null);
-      const latest = r.provenance.map((p) => p.recorded_at).sort().at(-1);
+      const latest = r.provenance
+        .map((p) => p.recorded_at)
+        .sort()
+        .at(-1);
       expect(r.updated_at).toBe(latest);
       expect(r.updated_at <= DATASET_AS_OF).toBe(true);
       if (r.rating.count === 0) expect(r.rating.average).toBeNull();
@@ -56,7 +59,13 @@ describe('generateCatalogue (2,000 records)', () => {
       for (const f of ['name', 'brand', 'country', 'concentration', 'year_released', 'rating', 'notes']) expect(community).toContain(f);
       const supplied = r.provenance.flatMap((p) => p.fields);
       // A present optional field was supplied by exactly one source; a missing one by none.
-      const present = { accords: r.accords.length > 0, perfumers: r.perfumers.length > 0, description: r.description !== null, seasons: r.seasons.length > 0, occasions: r.occasions.length > 0 };
+      const present = {
+        accords: r.accords.length > 0,
+        perfumers: r.perfumers.length > 0,
+        description: r.description !== null,
+        seasons: r.seasons.length > 0,
+        occasions: r.occasions.length > 0,
+      };
       for (const [field, has] of Object.entries(present)) expect(supplied.filter((f) => f === field)).toHaveLength(has ? 1 : 0);
       const scrape = fieldsBySource.get('au_retailer_scrape');
       expect(scrape !== undefined).toBe(r.au_offers.length > 0);

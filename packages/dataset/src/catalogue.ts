@@ -91,9 +91,31 @@ const COUNTRY_TABLE = weightedTable(
 
 /** Accords a house can be known for; its notes lean towards them. */
 const STYLE_ACCORDS: readonly Accord[] = [
-  'woody', 'citrus', 'floral', 'white floral', 'rose', 'amber', 'aromatic', 'fresh spicy', 'warm spicy',
-  'powdery', 'leather', 'musky', 'sweet', 'fruity', 'green', 'aquatic', 'oud', 'smoky', 'vanilla',
-  'iris', 'tobacco', 'incense', 'lavender', 'balsamic', 'tea',
+  'woody',
+  'citrus',
+  'floral',
+  'white floral',
+  'rose',
+  'amber',
+  'aromatic',
+  'fresh spicy',
+  'warm spicy',
+  'powdery',
+  'leather',
+  'musky',
+  'sweet',
+  'fruity',
+  'green',
+  'aquatic',
+  'oud',
+  'smoky',
+  'vanilla',
+  'iris',
+  'tobacco',
+  'incense',
+  'lavender',
+  'balsamic',
+  'tea',
 ];
 const GULF_STYLE: readonly Accord[] = ['oud', 'amber', 'rose', 'warm spicy', 'incense', 'sweet'];
 
@@ -308,7 +330,12 @@ export function startCatalogueRun(options: GenerateOptions): CatalogueRun {
   return { entries: generateEntries(brands, keys, recordRng, offerRng), brands, keys, feedRng };
 }
 
-function* generateEntries(brands: readonly BrandPlan[], keys: Set<string>, rng: Rng, offerRng: Rng): Generator<GeneratedEntry, void, undefined> {
+function* generateEntries(
+  brands: readonly BrandPlan[],
+  keys: Set<string>,
+  rng: Rng,
+  offerRng: Rng,
+): Generator<GeneratedEntry, void, undefined> {
   for (const brand of brands) {
     const names: string[] = [];
     for (let i = 0; i < brand.size; i++) {
@@ -319,7 +346,12 @@ function* generateEntries(brands: readonly BrandPlan[], keys: Set<string>, rng: 
   }
 }
 
-function uniqueName(rng: Rng, brand: BrandPlan, names: readonly string[], keys: Set<string>): { name: string; concentration: Concentration } {
+function uniqueName(
+  rng: Rng,
+  brand: BrandPlan,
+  names: readonly string[],
+  keys: Set<string>,
+): { name: string; concentration: Concentration } {
   const concentration = rng.fromTable(CONCENTRATION_TABLE);
   const claim = (name: string, conc: Concentration) => {
     const key = matchKey(brand.name, name, conc);

@@ -46,7 +46,14 @@ export class FeedCollector {
       while (run.keys.has(matchKey(brand, name, concentration))) name = fragranceName(rng);
       const size = pickOfferSize(rng, concentration);
       const price = roundPrice(rng.weighted([90, 160, 260, 420], [25, 35, 28, 12]) * Math.pow(size / 100, 0.8));
-      const line = feedLineFor(rng, retailer, { brand, name, concentration }, size, price, AS_OF_MS - Math.floor(rng.float() * 7 * 86_400_000));
+      const line = feedLineFor(
+        rng,
+        retailer,
+        { brand, name, concentration },
+        size,
+        price,
+        AS_OF_MS - Math.floor(rng.float() * 7 * 86_400_000),
+      );
       this.#byRetailer.get(retailer.name)?.push(line);
     }
     const lines: AuRetailerFeedLine[] = [];

@@ -21,11 +21,56 @@ export interface Retailer {
 
 /** The invented AU retailers of the feed (domains under the reserved .example TLD). */
 export const AU_RETAILERS: readonly Retailer[] = [
-  { name: 'Southern Sillage', domain: 'southernsillage.example', concentrationStyle: 'abbr', nameCase: 'asis', brandUpper: false, stripAccents: 0.1, sizeSuffix: 0.05, priceFactor: 1 },
-  { name: 'Wattle & Vial', domain: 'wattleandvial.example', concentrationStyle: 'full', nameCase: 'asis', brandUpper: true, stripAccents: 0.6, sizeSuffix: 0, priceFactor: 1.05 },
-  { name: 'Harbour Parfumerie', domain: 'harbourparfumerie.example', concentrationStyle: 'abbrLower', nameCase: 'title', brandUpper: false, stripAccents: 0.2, sizeSuffix: 0.25, priceFactor: 0.97 },
-  { name: 'Coral Coast Fragrances', domain: 'coralcoast.example', concentrationStyle: 'fullUpper', nameCase: 'upper', brandUpper: true, stripAccents: 0.35, sizeSuffix: 0.1, priceFactor: 0.92 },
-  { name: 'Outback Scent Co.', domain: 'outbackscent.example', concentrationStyle: 'alias', nameCase: 'lower', brandUpper: false, stripAccents: 0.9, sizeSuffix: 0.15, priceFactor: 0.88 },
+  {
+    name: 'Southern Sillage',
+    domain: 'southernsillage.example',
+    concentrationStyle: 'abbr',
+    nameCase: 'asis',
+    brandUpper: false,
+    stripAccents: 0.1,
+    sizeSuffix: 0.05,
+    priceFactor: 1,
+  },
+  {
+    name: 'Wattle & Vial',
+    domain: 'wattleandvial.example',
+    concentrationStyle: 'full',
+    nameCase: 'asis',
+    brandUpper: true,
+    stripAccents: 0.6,
+    sizeSuffix: 0,
+    priceFactor: 1.05,
+  },
+  {
+    name: 'Harbour Parfumerie',
+    domain: 'harbourparfumerie.example',
+    concentrationStyle: 'abbrLower',
+    nameCase: 'title',
+    brandUpper: false,
+    stripAccents: 0.2,
+    sizeSuffix: 0.25,
+    priceFactor: 0.97,
+  },
+  {
+    name: 'Coral Coast Fragrances',
+    domain: 'coralcoast.example',
+    concentrationStyle: 'fullUpper',
+    nameCase: 'upper',
+    brandUpper: true,
+    stripAccents: 0.35,
+    sizeSuffix: 0.1,
+    priceFactor: 0.92,
+  },
+  {
+    name: 'Outback Scent Co.',
+    domain: 'outbackscent.example',
+    concentrationStyle: 'alias',
+    nameCase: 'lower',
+    brandUpper: false,
+    stripAccents: 0.9,
+    sizeSuffix: 0.15,
+    priceFactor: 0.88,
+  },
 ];
 
 /** Bottle sizes sold in Australia, in ml. */

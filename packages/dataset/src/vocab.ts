@@ -8,13 +8,67 @@ import { foldKey, normaliseConcentration, type Concentration } from '@fragrance/
 
 /** Accord names, lower case as community sites write them. */
 export const ACCORDS = [
-  'woody', 'citrus', 'floral', 'white floral', 'yellow floral', 'rose', 'amber', 'aromatic',
-  'fresh spicy', 'warm spicy', 'soft spicy', 'powdery', 'leather', 'musky', 'sweet', 'fruity',
-  'green', 'aquatic', 'marine', 'ozonic', 'fresh', 'earthy', 'balsamic', 'vanilla', 'oud',
-  'smoky', 'animalic', 'herbal', 'lavender', 'iris', 'violet', 'tuberose', 'honey', 'caramel',
-  'cacao', 'coffee', 'nutty', 'almond', 'coconut', 'tropical', 'tobacco', 'rum', 'whiskey',
-  'mossy', 'cherry', 'beeswax', 'salty', 'mineral', 'metallic', 'aldehydic', 'anis', 'camphor',
-  'cinnamon', 'conifer', 'patchouli', 'soapy', 'lactonic', 'wine', 'tea', 'bitter', 'sour',
+  'woody',
+  'citrus',
+  'floral',
+  'white floral',
+  'yellow floral',
+  'rose',
+  'amber',
+  'aromatic',
+  'fresh spicy',
+  'warm spicy',
+  'soft spicy',
+  'powdery',
+  'leather',
+  'musky',
+  'sweet',
+  'fruity',
+  'green',
+  'aquatic',
+  'marine',
+  'ozonic',
+  'fresh',
+  'earthy',
+  'balsamic',
+  'vanilla',
+  'oud',
+  'smoky',
+  'animalic',
+  'herbal',
+  'lavender',
+  'iris',
+  'violet',
+  'tuberose',
+  'honey',
+  'caramel',
+  'cacao',
+  'coffee',
+  'nutty',
+  'almond',
+  'coconut',
+  'tropical',
+  'tobacco',
+  'rum',
+  'whiskey',
+  'mossy',
+  'cherry',
+  'beeswax',
+  'salty',
+  'mineral',
+  'metallic',
+  'aldehydic',
+  'anis',
+  'camphor',
+  'cinnamon',
+  'conifer',
+  'patchouli',
+  'soapy',
+  'lactonic',
+  'wine',
+  'tea',
+  'bitter',
+  'sour',
   'incense',
 ] as const;
 export type Accord = (typeof ACCORDS)[number];
@@ -396,10 +450,7 @@ const LAYER_WEIGHT = { top: 0.8, heart: 1, base: 1.2 } as const;
  * Accords of a note pyramid, strongest first. Deterministic (no randomness), so enrichment can
  * fill a record's missing accords exactly as the generator would. Unknown notes are ignored.
  */
-export function deriveAccords(
-  notes: { top: readonly string[]; heart: readonly string[]; base: readonly string[] },
-  max = 8,
-): Accord[] {
+export function deriveAccords(notes: { top: readonly string[]; heart: readonly string[]; base: readonly string[] }, max = 8): Accord[] {
   const score = new Float64Array(ACCORDS.length);
   for (const layer of ['top', 'heart', 'base'] as const) {
     const layerWeight = LAYER_WEIGHT[layer];
@@ -429,9 +480,54 @@ export const OCCASIONS = ['daily', 'office', 'leisure', 'sport', 'evening', 'dat
 export type Season = (typeof SEASONS)[number];
 export type Occasion = (typeof OCCASIONS)[number];
 
-const FRESH = new Set<string>(['citrus', 'fresh', 'aquatic', 'marine', 'ozonic', 'green', 'fresh spicy', 'aromatic', 'herbal', 'tea', 'soapy', 'salty', 'mineral']);
-const WARM = new Set<string>(['amber', 'warm spicy', 'vanilla', 'oud', 'leather', 'tobacco', 'smoky', 'incense', 'balsamic', 'sweet', 'caramel', 'cacao', 'coffee', 'rum', 'whiskey', 'animalic', 'honey', 'cinnamon', 'nutty']);
-const FLORAL = new Set<string>(['floral', 'white floral', 'yellow floral', 'rose', 'tuberose', 'violet', 'iris', 'powdery', 'fruity', 'lactonic']);
+const FRESH = new Set<string>([
+  'citrus',
+  'fresh',
+  'aquatic',
+  'marine',
+  'ozonic',
+  'green',
+  'fresh spicy',
+  'aromatic',
+  'herbal',
+  'tea',
+  'soapy',
+  'salty',
+  'mineral',
+]);
+const WARM = new Set<string>([
+  'amber',
+  'warm spicy',
+  'vanilla',
+  'oud',
+  'leather',
+  'tobacco',
+  'smoky',
+  'incense',
+  'balsamic',
+  'sweet',
+  'caramel',
+  'cacao',
+  'coffee',
+  'rum',
+  'whiskey',
+  'animalic',
+  'honey',
+  'cinnamon',
+  'nutty',
+]);
+const FLORAL = new Set<string>([
+  'floral',
+  'white floral',
+  'yellow floral',
+  'rose',
+  'tuberose',
+  'violet',
+  'iris',
+  'powdery',
+  'fruity',
+  'lactonic',
+]);
 
 /** Seasons a set of accords suits (deterministic; used by the generator and the enricher). */
 export function deriveSeasons(accords: readonly string[]): Season[] {
@@ -517,8 +613,33 @@ export function matchKey(brand: string, name: string, concentration: string): st
 
 /** Countries of brands (ISO 3166-1 alpha-2) with their weight in the catalogue. */
 export const BRAND_COUNTRIES: ReadonlyArray<readonly [string, number]> = [
-  ['FR', 30], ['IT', 12], ['US', 15], ['GB', 8], ['AE', 7], ['ES', 4], ['DE', 4], ['JP', 2.5],
-  ['AU', 3], ['NL', 1.5], ['SE', 1.2], ['CH', 1.5], ['BR', 1.2], ['IN', 1.2], ['SA', 1.2],
-  ['KR', 0.8], ['CA', 1], ['BE', 0.8], ['DK', 0.6], ['PL', 0.5], ['TR', 0.8], ['MX', 0.4],
-  ['NZ', 0.4], ['PT', 0.4], ['GR', 0.3], ['RU', 0.5], ['OM', 0.4], ['LB', 0.4], ['NO', 0.3],
+  ['FR', 30],
+  ['IT', 12],
+  ['US', 15],
+  ['GB', 8],
+  ['AE', 7],
+  ['ES', 4],
+  ['DE', 4],
+  ['JP', 2.5],
+  ['AU', 3],
+  ['NL', 1.5],
+  ['SE', 1.2],
+  ['CH', 1.5],
+  ['BR', 1.2],
+  ['IN', 1.2],
+  ['SA', 1.2],
+  ['KR', 0.8],
+  ['CA', 1],
+  ['BE', 0.8],
+  ['DK', 0.6],
+  ['PL', 0.5],
+  ['TR', 0.8],
+  ['MX', 0.4],
+  ['NZ', 0.4],
+  ['PT', 0.4],
+  ['GR', 0.3],
+  ['RU', 0.5],
+  ['OM', 0.4],
+  ['LB', 0.4],
+  ['NO', 0.3],
 ];

@@ -16,7 +16,9 @@ afterAll(async () => {
 });
 
 async function sha256(path: string): Promise<string> {
-  return createHash('sha256').update(await readFile(path)).digest('hex');
+  return createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
 }
 
 describe('writeDataset', () => {
@@ -50,7 +52,9 @@ describe('writeDataset', () => {
     await writeDataset({ dir, count: 600, seed: 11 });
     const catalogue = [...generateCatalogue({ count: 600, seed: 11 })].map((r) => JSON.stringify(r) + '\n').join('');
     expect(await readFile(join(dir, CATALOGUE_FILE), 'utf8')).toBe(catalogue);
-    const feed = generateAuRetailerFeed({ count: 600, seed: 11 }).map((l) => JSON.stringify(l) + '\n').join('');
+    const feed = generateAuRetailerFeed({ count: 600, seed: 11 })
+      .map((l) => JSON.stringify(l) + '\n')
+      .join('');
     expect(await readFile(join(dir, FEED_FILE), 'utf8')).toBe(feed);
   });
 

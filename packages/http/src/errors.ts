@@ -33,13 +33,9 @@ export class ValidationError extends AppError {
   readonly invalidParams: readonly InvalidParam[];
 
   constructor(invalidParams: readonly InvalidParam[], detail?: string) {
-    super(
-      400,
-      'invalid_parameter',
-      'Invalid request parameters',
-      detail ?? invalidParams.map((p) => `${p.name}: ${p.reason}`).join('; '),
-      { extensions: { invalid_params: invalidParams } },
-    );
+    super(400, 'invalid_parameter', 'Invalid request parameters', detail ?? invalidParams.map((p) => `${p.name}: ${p.reason}`).join('; '), {
+      extensions: { invalid_params: invalidParams },
+    });
     this.invalidParams = invalidParams;
   }
 }

@@ -60,8 +60,7 @@ export function requestLogger(logger: Logger): HttpLogger {
       }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
     },
-    customSuccessMessage: (req, res, responseTime) =>
-      `${req.method} ${pathOf(req)} ${res.statusCode} ${Math.round(responseTime)}ms`,
+    customSuccessMessage: (req, res, responseTime) => `${req.method} ${pathOf(req)} ${res.statusCode} ${Math.round(responseTime)}ms`,
     customErrorMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,
   });
 }

@@ -6,11 +6,7 @@ import type { User, UserStore } from './users.ts';
  * authorization server only finds enabled accounts), and the revocation record makes the MCP
  * server reject every access token of the user issued until now.
  */
-export async function disableUser(
-  users: UserStore,
-  revocations: RevocationStore,
-  email: string,
-): Promise<User> {
+export async function disableUser(users: UserStore, revocations: RevocationStore, email: string): Promise<User> {
   const user = await users.setDisabled(email, true);
   await revocations.revokeUser(user.id);
   return user;

@@ -1,9 +1,5 @@
 export { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from './password.ts';
-export {
-  RevocationStore,
-  type RevocableClaims,
-  type RevocationStoreOptions,
-} from './revocation.ts';
+export { RevocationStore, type RevocableClaims, type RevocationStoreOptions } from './revocation.ts';
 export { LoginThrottle, type LoginThrottleOptions, type ThrottleDecision } from './throttle.ts';
 export {
   IdentityError,
@@ -14,10 +10,5 @@ export {
   type User,
   type UserStoreOptions,
 } from './users.ts';
-export {
-  generateSigningKey,
-  KeyStore,
-  type KeyStoreOptions,
-  type SigningJwk,
-} from './signing-keys.ts';
+export { generateSigningKey, KeyStore, type KeyStoreOptions, type SigningJwk } from './signing-keys.ts';
 export { disableUser } from './disable.ts';

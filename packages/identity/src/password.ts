@@ -19,27 +19,15 @@ function derive(password: string, salt: Buffer, params: ScryptParams): Promise<B
     maxmem: 256 * params.N * params.r,
   };
   return new Promise((resolve, reject) => {
-    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) =>
-      error ? reject(error) : resolve(key),
-    );
+    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)));
   });
 }
 
 /** `scrypt$N$r$p$<salt b64url>$<hash b64url>` */
-export async function hashPassword(
-  password: string,
-  params: ScryptParams = DEFAULT_SCRYPT,
-): Promise<string> {
+export async function hashPassword(password: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(password, salt, params);
-  return [
-    'scrypt',
-    params.N,
-    params.r,
-    params.p,
-    salt.toString('base64url'),
-    key.toString('base64url'),
-  ].join('$');
+  return ['scrypt', params.N, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {

@@ -12,24 +12,15 @@ afterAll(() => t.cleanup());
 describe('KeyStore', () => {
   it('generates an RS256 key on first use and returns the same one afterwards', async () => {
     const store = new KeyStore(t.redis, { prefix: `${t.prefix}a:` });
-    const [first, again] = await Promise.all([
-      store.signingKeys(),
-      new KeyStore(t.redis, { prefix: `${t.prefix}a:` }).signingKeys(),
-    ]);
+    const [first, again] = await Promise.all([store.signingKeys(), new KeyStore(t.redis, { prefix: `${t.prefix}a:` }).signingKeys()]);
     expect(first).toHaveLength(1);
     expect(again).toEqual(first);
     const key = first[0]!;
     expect(key).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig' });
     expect(key.d).toBeTypeOf('string');
     // The stored JWK is a usable key pair.
-    const signature = sign(
-      'sha256',
-      Buffer.from('x'),
-      createPrivateKey({ key: key, format: 'jwk' }),
-    );
-    expect(
-      verify('sha256', Buffer.from('x'), createPublicKey({ key: key, format: 'jwk' }), signature),
-    ).toBe(true);
+    const signature = sign('sha256', Buffer.from('x'), createPrivateKey({ key: key, format: 'jwk' }));
+    expect(verify('sha256', Buffer.from('x'), createPublicKey({ key: key, format: 'jwk' }), signature)).toBe(true);
     expect(await store.signingKeys()).toEqual(first);
   });
 

@@ -50,13 +50,8 @@ export class KeyStore {
     return JSON.parse((await this.#redis.get(key)) ?? '[]') as T[];
   }
 
-  async #rotate<T>(
-    key: string,
-    create: () => T,
-    keep: number,
-  ): Promise<{ list: T[]; retired: T[] }> {
-    if (!Number.isInteger(keep) || keep < 2)
-      throw new RangeError('keep must be an integer ≥ 2 (the new key and at least one previous)');
+  async #rotate<T>(key: string, create: () => T, keep: number): Promise<{ list: T[]; retired: T[] }> {
+    if (!Number.isInteger(keep) || keep < 2) throw new RangeError('keep must be an integer ≥ 2 (the new key and at least one previous)');
     const current = JSON.parse((await this.#redis.get(key)) ?? '[]') as T[];
     const list = [create(), ...current];
     await this.#redis.set(key, JSON.stringify(list.slice(0, keep)));

@@ -34,10 +34,7 @@ export class LoginThrottle {
   }
 
   #keys(email: string, address: string): [string, string] {
-    return [
-      `${this.#prefix}user:throttle:account:${normaliseEmail(email)}`,
-      `${this.#prefix}user:throttle:address:${address}`,
-    ];
+    return [`${this.#prefix}user:throttle:account:${normaliseEmail(email)}`, `${this.#prefix}user:throttle:address:${address}`];
   }
 
   async check(email: string, address: string): Promise<ThrottleDecision> {
@@ -54,13 +51,7 @@ export class LoginThrottle {
 
   async recordFailure(email: string, address: string): Promise<void> {
     const [account, addr] = this.#keys(email, address);
-    await this.#redis
-      .multi()
-      .incr(account)
-      .expire(account, this.#window, 'NX')
-      .incr(addr)
-      .expire(addr, this.#window, 'NX')
-      .exec();
+    await this.#redis.multi().incr(account).expire(account, this.#window, 'NX').incr(addr).expire(addr, this.#window, 'NX').exec();
   }
 
   /** After a successful sign-in the account's counter starts again (the address's does not). */

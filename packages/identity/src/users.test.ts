@@ -131,8 +131,6 @@ describe('disableUser', () => {
     const disabled = await disableUser(users, revocations, 'Leaver@example.com');
     expect(disabled.disabled).toBe(true);
     expect(await revocations.isRevoked({ sub: user.id, iat: issuedBefore })).toBe(true);
-    expect(
-      await users.authenticate('leaver@example.com', 'a long enough password'),
-    ).toBeUndefined();
+    expect(await users.authenticate('leaver@example.com', 'a long enough password')).toBeUndefined();
   });
 });

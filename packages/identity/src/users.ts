@@ -65,18 +65,11 @@ export class UserStore {
 
   async create(email: string, password: string): Promise<User> {
     const normalised = normaliseEmail(email);
-    if (!Email.safeParse(normalised).success)
-      throw new IdentityError('invalid_email', 'not a valid email address');
+    if (!Email.safeParse(normalised).success) throw new IdentityError('invalid_email', 'not a valid email address');
     if (password.length < MIN_PASSWORD_LENGTH)
-      throw new IdentityError(
-        'weak_password',
-        `password must be at least ${MIN_PASSWORD_LENGTH} characters`,
-      );
+      throw new IdentityError('weak_password', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
     if (password.length > MAX_PASSWORD_LENGTH)
-      throw new IdentityError(
-        'weak_password',
-        `password must be at most ${MAX_PASSWORD_LENGTH} characters`,
-      );
+      throw new IdentityError('weak_password', `password must be at most ${MAX_PASSWORD_LENGTH} characters`);
     const user: User = {
       id: randomUUID(),
       email: normalised,
@@ -86,8 +79,7 @@ export class UserStore {
     const hash = await hashPassword(password, this.#scrypt);
     // SET NX on the email index is the uniqueness check, so two racing creates cannot both win.
     const claimed = await this.#redis.set(this.#emailKey(normalised), user.id, 'NX');
-    if (claimed !== 'OK')
-      throw new IdentityError('user_exists', `a user with email ${normalised} already exists`);
+    if (claimed !== 'OK') throw new IdentityError('user_exists', `a user with email ${normalised} already exists`);
     await this.#redis
       .multi()
       .hset(this.#idKey(user.id), {
@@ -132,8 +124,7 @@ export class UserStore {
 
   async setDisabled(email: string, disabled: boolean): Promise<User> {
     const user = await this.findByEmail(email);
-    if (!user)
-      throw new IdentityError('user_not_found', `no user with email ${normaliseEmail(email)}`);
+    if (!user) throw new IdentityError('user_not_found', `no user with email ${normaliseEmail(email)}`);
     await this.#redis.hset(this.#idKey(user.id), 'disabled', disabled ? '1' : '0');
     return { ...user, disabled };
   }
@@ -141,9 +132,7 @@ export class UserStore {
   async list(): Promise<User[]> {
     const ids = await this.#redis.smembers(this.#allKey);
     const users = await Promise.all(ids.map((id) => this.findById(id)));
-    return users
-      .filter((u): u is User => u !== undefined)
-      .sort((a, b) => a.email.localeCompare(b.email));
+    return users.filter((u): u is User => u !== undefined).sort((a, b) => a.email.localeCompare(b.email));
   }
 }
 

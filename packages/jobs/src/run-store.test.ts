@@ -29,8 +29,19 @@ describe('run store (real Redis)', () => {
     // The same run id (a redone planning job) is let through.
     expect((await store.begin({ id: 'run-1', trigger: 'manual', full: false, as_of: asOf })).started).toBe(true);
 
-    await store.savePlan('run-1', { rows_total: 5, batches: [['a', 'b', 'c'], ['d', 'e']], au_unmatched_offers: 1, au_unmatched_sample: ['x'] });
-    expect(await store.loadPlan('run-1')).toEqual([['a', 'b', 'c'], ['d', 'e']]);
+    await store.savePlan('run-1', {
+      rows_total: 5,
+      batches: [
+        ['a', 'b', 'c'],
+        ['d', 'e'],
+      ],
+      au_unmatched_offers: 1,
+      au_unmatched_sample: ['x'],
+    });
+    expect(await store.loadPlan('run-1')).toEqual([
+      ['a', 'b', 'c'],
+      ['d', 'e'],
+    ]);
     expect(await store.markPlanned('run-1')).toBe(false);
 
     expect(await store.recordBatch('run-1', 0, 'done', result(3, 2))).toBe(false);

@@ -233,17 +233,29 @@ export function createRunStore(options: { redis: Redis; prefix: string }): RunSt
     },
 
     async markPlanned(id) {
-      const finished = (await redis.eval(MARK_PLANNED, 4, ...runKeys(id), id, new Date().toISOString(), FINISHED_PLAN_TTL_SECONDS)) as number;
+      const finished = (await redis.eval(
+        MARK_PLANNED,
+        4,
+        ...runKeys(id),
+        id,
+        new Date().toISOString(),
+        FINISHED_PLAN_TTL_SECONDS,
+      )) as number;
       return finished === 1;
     },
 
     async recordBatch(id, batchNo, outcome, result) {
       const increments: (string | number)[] = [
-        'rows_seen', result.seen,
-        'changed', result.changed,
-        'unchanged', result.unchanged,
-        'failed', result.failed,
-        'conflicts', result.conflicts,
+        'rows_seen',
+        result.seen,
+        'changed',
+        result.changed,
+        'unchanged',
+        result.unchanged,
+        'failed',
+        result.failed,
+        'conflicts',
+        result.conflicts,
       ];
       for (const [name, counts] of Object.entries(result.per_enricher)) {
         increments.push(`e:${name}:changed`, counts.changed, `e:${name}:unchanged`, counts.unchanged, `e:${name}:failed`, counts.failed);

@@ -47,7 +47,16 @@ export function decodeCursor(cursor: string, fingerprint: string): CursorState {
     throw new SearchInputError('cursor', 'is not a cursor returned by this API');
   }
   const { a, p, f } = (decoded ?? {}) as { a?: unknown; p?: unknown; f?: unknown };
-  if (!Array.isArray(a) || a.length < 2 || a.length > 3 || !a.every(isSortValue) || typeof p !== 'number' || !Number.isSafeInteger(p) || p < 0 || typeof f !== 'string') {
+  if (
+    !Array.isArray(a) ||
+    a.length < 2 ||
+    a.length > 3 ||
+    !a.every(isSortValue) ||
+    typeof p !== 'number' ||
+    !Number.isSafeInteger(p) ||
+    p < 0 ||
+    typeof f !== 'string'
+  ) {
     throw new SearchInputError('cursor', 'is not a cursor returned by this API');
   }
   if (f !== fingerprint) {

@@ -12,14 +12,7 @@ export {
   versionName,
   type CatalogueStatus,
 } from './indices.ts';
-export {
-  IngestError,
-  ingestCatalogue,
-  type IngestOptions,
-  type IngestProgress,
-  type IngestResult,
-  type SkippedRecord,
-} from './ingest.ts';
+export { IngestError, ingestCatalogue, type IngestOptions, type IngestProgress, type IngestResult, type SkippedRecord } from './ingest.ts';
 export {
   FRAGRANCE_MAPPING,
   INDEX_SCHEMA_VERSION,

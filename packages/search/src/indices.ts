@@ -44,17 +44,19 @@ export async function currentIndex(client: Client, alias: string): Promise<strin
 export async function swapAlias(client: Client, alias: string, index: string): Promise<string[]> {
   const previous = await aliasTargets(client, alias);
   await client.indices.updateAliases({
-    actions: [
-      ...previous.filter((old) => old !== index).map((old) => ({ remove: { index: old, alias } })),
-      { add: { index, alias } },
-    ],
+    actions: [...previous.filter((old) => old !== index).map((old) => ({ remove: { index: old, alias } })), { add: { index, alias } }],
   });
   return previous.filter((old) => old !== index);
 }
 
 /** Every version index of `alias`, oldest first. */
 export async function listVersions(client: Client, alias: string): Promise<string[]> {
-  const response = await client.indices.get({ index: `${alias}-v*`, allow_no_indices: true, ignore_unavailable: true, expand_wildcards: 'open' });
+  const response = await client.indices.get({
+    index: `${alias}-v*`,
+    allow_no_indices: true,
+    ignore_unavailable: true,
+    expand_wildcards: 'open',
+  });
   return Object.keys(response)
     .filter((index) => isVersionOf(alias, index))
     .sort();
@@ -96,5 +98,12 @@ export async function catalogueStatus(client: Client, alias: string): Promise<Ca
   const meta = mapping[index]?.mappings?._meta as { schema_version?: unknown } | undefined;
   const version = typeof meta?.schema_version === 'number' ? meta.schema_version : null;
   const { count } = await client.count({ index });
-  return { alias, index, documents: count, schema_version: version, expected_schema_version: INDEX_SCHEMA_VERSION, current: version === INDEX_SCHEMA_VERSION };
+  return {
+    alias,
+    index,
+    documents: count,
+    schema_version: version,
+    expected_schema_version: INDEX_SCHEMA_VERSION,
+    current: version === INDEX_SCHEMA_VERSION,
+  };
 }

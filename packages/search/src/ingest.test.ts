@@ -29,7 +29,14 @@ describe('ingestCatalogue', () => {
     await writeFile(file, lines.join('\n') + '\n');
     const progress: number[] = [];
 
-    const result = await ingestCatalogue({ client: es.client, alias, file, batchSize: 64, concurrency: 2, onProgress: (p) => progress.push(p.read) });
+    const result = await ingestCatalogue({
+      client: es.client,
+      alias,
+      file,
+      batchSize: 64,
+      concurrency: 2,
+      onProgress: (p) => progress.push(p.read),
+    });
 
     expect(result.indexed).toBe(200);
     expect(result.skipped).toEqual([
@@ -88,7 +95,9 @@ describe('ingestCatalogue', () => {
   it('cleans up and fails when the alias name is taken by a concrete index', async () => {
     const name = es.index('taken');
     await es.client.indices.create({ index: name });
-    await expect(ingestCatalogue({ client: es.client, alias: name, records: [...generateCatalogue({ count: 5, seed: 1 })] })).rejects.toThrowError();
+    await expect(
+      ingestCatalogue({ client: es.client, alias: name, records: [...generateCatalogue({ count: 5, seed: 1 })] }),
+    ).rejects.toThrowError();
     expect(await listVersions(es.client, name)).toEqual([]);
   });
 

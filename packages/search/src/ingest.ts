@@ -109,7 +109,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * fails deletes the new index and leaves the alias as it was.
  */
 export async function ingestCatalogue(options: IngestOptions): Promise<IngestResult> {
-  const { client, alias, file, records, concurrency = 3, batchSize = 1000, replicas = 0, keepVersions = 1, onProgress, beforeSwap } = options;
+  const {
+    client,
+    alias,
+    file,
+    records,
+    concurrency = 3,
+    batchSize = 1000,
+    replicas = 0,
+    keepVersions = 1,
+    onProgress,
+    beforeSwap,
+  } = options;
   if ((file === undefined) === (records === undefined)) throw new IngestError('give exactly one of file or records');
   const started = performance.now();
   const total = file !== undefined ? await countLines(file) : Array.isArray(records) ? records.length : undefined;
@@ -195,7 +206,10 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
     progress();
 
     if (indexed === 0) throw new IngestError('no valid record to index; the current catalogue stays live');
-    await client.indices.putSettings({ index, settings: { refresh_interval: '1s', number_of_replicas: replicas, translog: { durability: 'request' } } });
+    await client.indices.putSettings({
+      index,
+      settings: { refresh_interval: '1s', number_of_replicas: replicas, translog: { durability: 'request' } },
+    });
     await client.indices.refresh({ index });
     const { count } = await client.count({ index });
     if (count !== indexed) throw new IngestError(`count check failed: ${count} documents in ${index}, ${indexed} indexed`);

@@ -20,7 +20,12 @@ describe('searchKey', () => {
   });
 
   it('computes folded search fields from a record', () => {
-    const record = makeRecord({ name: 'Crème Brûlée', brand: 'Maison Éclat', notes: { top: ['Bergamot'], heart: ['Rose', 'bergamot'] }, accords: ['Floral'] });
+    const record = makeRecord({
+      name: 'Crème Brûlée',
+      brand: 'Maison Éclat',
+      notes: { top: ['Bergamot'], heart: ['Rose', 'bergamot'] },
+      accords: ['Floral'],
+    });
     expect(searchFields(record)).toEqual({
       name: 'creme brulee',
       brand: 'maison eclat',

@@ -24,7 +24,13 @@ function pinnedElasticsearchVersion(): string {
 export async function resolveEndpoints(env: NodeJS.ProcessEnv = process.env): Promise<Endpoints> {
   const fromEnv = { elasticsearchUrl: env.ELASTICSEARCH_URL, redisUrl: env.REDIS_URL };
   if (fromEnv.elasticsearchUrl && fromEnv.redisUrl) {
-    return { ...fromEnv, elasticsearchUrl: fromEnv.elasticsearchUrl, redisUrl: fromEnv.redisUrl, source: 'environment', stop: async () => {} };
+    return {
+      ...fromEnv,
+      elasticsearchUrl: fromEnv.elasticsearchUrl,
+      redisUrl: fromEnv.redisUrl,
+      source: 'environment',
+      stop: async () => {},
+    };
   }
   const containers = await startContainers(pinnedElasticsearchVersion(), env);
   if (containers) {

@@ -1,13 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testElasticsearch, testRedis, uniquePrefix, type TestElasticsearch, type TestRedis } from './fixtures.ts';
-import {
-  startLocalElasticsearch,
-  startLocalRedis,
-  stopLocalElasticsearch,
-  stopLocalElasticsearchNode,
-  stopLocalRedis,
-} from './local.ts';
+import { startLocalElasticsearch, startLocalRedis, stopLocalElasticsearch, stopLocalElasticsearchNode, stopLocalRedis } from './local.ts';
 import { freePort } from './processes.ts';
 
 describe('real Elasticsearch through the testkit', () => {

@@ -4,20 +4,9 @@ import { errors } from 'oidc-provider';
 import type { RevocationStore } from '@fragrance/identity';
 
 /** Models whose tokens belong to a grant, so revoking the grant can find and delete them. */
-const GRANTABLE = new Set([
-  'AccessToken',
-  'AuthorizationCode',
-  'RefreshToken',
-  'DeviceCode',
-  'BackchannelAuthenticationRequest',
-]);
+const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 /** Models that are consumed once; stored as a hash so `consumed` can be set atomically. */
-const CONSUMABLE = new Set([
-  'AuthorizationCode',
-  'RefreshToken',
-  'DeviceCode',
-  'BackchannelAuthenticationRequest',
-]);
+const CONSUMABLE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 /**
  * A used authorization code is kept this long past its expiry so a replay is still recognised
  * (and revokes what the code issued) instead of looking like an unknown code.
@@ -58,8 +47,7 @@ export function redisAdapterFactory(options: AdapterOptions): new (name: string)
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       const key = this.key(id);
-      const ttl =
-        this.name === 'AuthorizationCode' ? expiresIn + CODE_REPLAY_WINDOW_SECONDS : expiresIn;
+      const ttl = this.name === 'AuthorizationCode' ? expiresIn + CODE_REPLAY_WINDOW_SECONDS : expiresIn;
       const multi = redis.multi();
       if (CONSUMABLE.has(this.name)) {
         multi.hset(key, { payload: JSON.stringify(payload) });
@@ -121,11 +109,7 @@ export function redisAdapterFactory(options: AdapterOptions): new (name: string)
      * exactly one wins; the other is refused like any used grant.
      */
     async consume(id: string): Promise<void> {
-      const won = await redis.hsetnx(
-        this.key(id),
-        'consumed',
-        String(Math.floor(Date.now() / 1000)),
-      );
+      const won = await redis.hsetnx(this.key(id), 'consumed', String(Math.floor(Date.now() / 1000)));
       if (won !== 1) throw new errors.InvalidGrant('grant already used');
     }
   };

@@ -2,13 +2,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type Provider from 'oidc-provider';
-import {
-  KeyStore,
-  LoginThrottle,
-  RevocationStore,
-  UserStore,
-  type ScryptParams,
-} from '@fragrance/identity';
+import { KeyStore, LoginThrottle, RevocationStore, UserStore, type ScryptParams } from '@fragrance/identity';
 import { notFoundHandler, problemHandler, requestLogger, ServiceUnavailableError, type Logger } from '@fragrance/http';
 import type { CimdFetchOptions } from './cimd.ts';
 import { createProvider } from './provider.ts';
@@ -48,8 +42,7 @@ const OIDC_PATHS = /^\/(oauth\/|\.well-known\/(oauth-authorization-server|openid
 const ASSETS_DIR = fileURLToPath(new URL('../assets/', import.meta.url));
 
 const SECURITY_HEADERS: Record<string, string> = {
-  'Content-Security-Policy':
-    "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy': "default-src 'none'; style-src 'self'; img-src 'self'; frame-ancestors 'none'; base-uri 'none'",
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
@@ -105,12 +98,13 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
   // Every OAuth answer needs Redis; while it is away say so (503) rather than let oidc-provider
   // fail each request with a 500 after its own retries.
   app.use((_req, _res, next) => {
-    next(redis.status === 'ready' ? undefined : new ServiceUnavailableError('Sign-in and tokens are unavailable for a moment; try again shortly.', undefined, 2));
+    next(
+      redis.status === 'ready'
+        ? undefined
+        : new ServiceUnavailableError('Sign-in and tokens are unavailable for a moment; try again shortly.', undefined, 2),
+    );
   });
-  app.use(
-    ASSETS_PATH,
-    express.static(ASSETS_DIR, { maxAge: '1h', index: false, fallthrough: false }),
-  );
+  app.use(ASSETS_PATH, express.static(ASSETS_DIR, { maxAge: '1h', index: false, fallthrough: false }));
   app.use(
     interactionRoutes({
       provider,

@@ -25,30 +25,19 @@ let profile: string;
 const person = { email: 'browser.user@example.com', password: 'a browser-typed password' };
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(
-      `${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`,
-    );
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`);
   t = await testRedis('auth-browser');
   auth = await startAuth(t.redis, t.prefix);
   await auth.users.create(person.email, person.password);
   // The client application's redirect target.
-  app = createServer((_req, res) =>
-    res.writeHead(200, { 'content-type': 'text/plain' }).end('client app received the response'),
-  );
+  app = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('client app received the response'));
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   callbackBase = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
   profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   mkdirSync(SHOTS, { recursive: true });
 }, 60_000);
@@ -81,11 +70,9 @@ describe('sign-in and consent in a real browser', () => {
     expect(await page.getAttribute('html', 'lang')).toBe('en');
     await expect.poll(() => page.locator('h1').textContent()).toBe('Sign in');
     // The stylesheet applied (the card has its max width), i.e. CSP and the asset route work.
-    expect(
-      await page
-        .locator('main.card')
-        .evaluate((el) => (globalThis as unknown as BrowserGlobals).getComputedStyle(el).maxWidth),
-    ).toBe('416px');
+    expect(await page.locator('main.card').evaluate((el) => (globalThis as unknown as BrowserGlobals).getComputedStyle(el).maxWidth)).toBe(
+      '416px',
+    );
 
     // Wrong password first: an accessible alert, still on the sign-in page.
     await page.getByLabel('Email').fill(person.email);

@@ -21,10 +21,7 @@ let base: string;
 let dir: string;
 let cert: string;
 const hits = new Map<string, number>();
-const documents = new Map<
-  string,
-  { status?: number; body: string; headers?: Record<string, string> }
->();
+const documents = new Map<string, { status?: number; body: string; headers?: Record<string, string> }>();
 const REDIRECT = 'http://127.0.0.1:43000/cb';
 const erin = { email: 'erin@example.com', password: 'erin has a long password' };
 
@@ -57,9 +54,7 @@ beforeAll(async () => {
     hits.set(path, (hits.get(path) ?? 0) + 1);
     const doc = documents.get(path);
     if (!doc) return void res.writeHead(404).end();
-    res
-      .writeHead(doc.status ?? 200, { 'content-type': 'application/json', ...doc.headers })
-      .end(doc.body);
+    res.writeHead(doc.status ?? 200, { 'content-type': 'application/json', ...doc.headers }).end(doc.body);
   });
   await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
   base = `https://localhost:${(tls.address() as AddressInfo).port}`;
@@ -102,9 +97,7 @@ const startAt = (instance: Harness, clientId: string, user = new HeadlessUser(in
 
 describe('Client ID Metadata Documents', () => {
   it('is advertised in the metadata', async () => {
-    const metadata = (await (
-      await fetch(`${auth.issuer}/.well-known/oauth-authorization-server`)
-    ).json()) as Record<string, unknown>;
+    const metadata = (await (await fetch(`${auth.issuer}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
     expect(metadata.client_id_metadata_document_supported).toBe(true);
   });
 
@@ -143,20 +136,13 @@ describe('Client ID Metadata Documents', () => {
     page = await user.request(new URL(/action="([^"]+)"/.exec(page.body)![1]!, auth.issuer).href, {
       form: { csrf, ...erin },
     });
-    while (page.location && new URL(page.location).origin === auth.issuer)
-      page = await user.request(page.location);
+    while (page.location && new URL(page.location).origin === auth.issuer) page = await user.request(page.location);
     expect(page.body).toContain(`published at <strong>${new URL(base).host}</strong>`);
   });
 
   it.each([
-    [
-      'a client_id that does not match the URL',
-      (url: string) => ({ client_id: `${url}x`, redirect_uris: [REDIRECT] }),
-    ],
-    [
-      'a forbidden redirect URI',
-      (url: string) => ({ client_id: url, redirect_uris: ['http://evil.example/cb'] }),
-    ],
+    ['a client_id that does not match the URL', (url: string) => ({ client_id: `${url}x`, redirect_uris: [REDIRECT] })],
+    ['a forbidden redirect URI', (url: string) => ({ client_id: url, redirect_uris: ['http://evil.example/cb'] })],
     [
       'a client secret',
       (url: string) => ({
@@ -211,17 +197,9 @@ describe('Client ID Metadata Documents', () => {
       await strict.close();
     }
     expect(
-      [
-        '127.0.0.1',
-        '10.1.2.3',
-        '192.168.0.1',
-        '172.20.0.1',
-        '169.254.169.254',
-        '::1',
-        'fd00::1',
-        '::ffff:127.0.0.1',
-        '0.0.0.0',
-      ].every(isSpecialUseAddress),
+      ['127.0.0.1', '10.1.2.3', '192.168.0.1', '172.20.0.1', '169.254.169.254', '::1', 'fd00::1', '::ffff:127.0.0.1', '0.0.0.0'].every(
+        isSpecialUseAddress,
+      ),
     ).toBe(true);
     expect(['93.184.216.34', '2606:4700::1111'].some(isSpecialUseAddress)).toBe(false);
   });

@@ -69,26 +69,18 @@ function guardedLookup(allow: ReadonlySet<string>): LookupFunction {
           0,
         );
       }
-      if ((options as { all?: boolean }).all)
-        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0];
-      return first
-        ? callback(null, first.address, first.family)
-        : callback(new Error(`${hostname} has no address`), '', 0);
+      return first ? callback(null, first.address, first.family) : callback(new Error(`${hostname} has no address`), '', 0);
     });
   };
 }
 
 /** A `fetch` for oidc-provider's `fetch` option built on node:https (so a CA can be trusted). */
-export function createCimdFetch(
-  options: CimdFetchOptions = {},
-): (url: string | URL, init: RequestInit) => Promise<Response> {
+export function createCimdFetch(options: CimdFetchOptions = {}): (url: string | URL, init: RequestInit) => Promise<Response> {
   const allow = new Set(options.allowHosts ?? []);
   const lookup = guardedLookup(allow);
-  const ca =
-    options.ca === undefined
-      ? undefined
-      : [...(typeof options.ca === 'string' ? [options.ca] : options.ca)];
+  const ca = options.ca === undefined ? undefined : [...(typeof options.ca === 'string' ? [options.ca] : options.ca)];
   return (input, init) =>
     new Promise<Response>((resolve, reject) => {
       const url = new URL(input);

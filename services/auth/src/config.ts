@@ -30,5 +30,4 @@ export const AuthConfig = z.object({
 });
 export type AuthConfig = z.infer<typeof AuthConfig>;
 
-export const loadConfig = (env: Readonly<Record<string, string | undefined>>): AuthConfig =>
-  parseConfig(AuthConfig, env);
+export const loadConfig = (env: Readonly<Record<string, string | undefined>>): AuthConfig => parseConfig(AuthConfig, env);

@@ -12,9 +12,7 @@ import { startAuth, type Harness } from './testing/harness.ts';
 // @modelcontextprotocol/conformance (0.2 line) `authorization` against this server: the
 // metadata scenario and the authorization-code-grant scenario, with the sign-in and consent
 // the suite asks a person to do driven headlessly through our pages.
-const CLI = fileURLToPath(
-  new URL('../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url),
-);
+const CLI = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url));
 
 let t: TestRedis;
 let auth: Harness;
@@ -34,8 +32,7 @@ function collectChecks(dir: string): Check[] {
     for (const entry of readdirSync(path)) {
       const full = join(path, entry);
       if (statSync(full).isDirectory()) walk(full);
-      else if (entry === 'checks.json')
-        checks.push(...(JSON.parse(readFileSync(full, 'utf8')) as Check[]));
+      else if (entry === 'checks.json') checks.push(...(JSON.parse(readFileSync(full, 'utf8')) as Check[]));
     }
   };
   walk(dir);
@@ -57,11 +54,7 @@ afterAll(async () => {
 describe('MCP conformance suite, authorization server scenarios', () => {
   it('passes every check of authorization-server-metadata-endpoint and authorization-code-grant', async () => {
     const port = await freePort();
-    const clientId = await registerClient(
-      auth.issuer,
-      [`http://127.0.0.1:${port}/callback`],
-      'MCP conformance',
-    );
+    const clientId = await registerClient(auth.issuer, [`http://127.0.0.1:${port}/callback`], 'MCP conformance');
     const child = spawn(
       process.execPath,
       [
@@ -99,21 +92,12 @@ describe('MCP conformance suite, authorization server scenarios', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     await drove;
     const checks = collectChecks(out);
-    const summary = checks
-      .map((c) => `${c.status} ${c.id}${c.errorMessage ? `: ${c.errorMessage}` : ''}`)
-      .join('\n');
-    expect(
-      drove,
-      `the suite never printed an authorization URL:\n${stdout}\n${stderr}`,
-    ).toBeDefined();
+    const summary = checks.map((c) => `${c.status} ${c.id}${c.errorMessage ? `: ${c.errorMessage}` : ''}`).join('\n');
+    expect(drove, `the suite never printed an authorization URL:\n${stdout}\n${stderr}`).toBeDefined();
     expect(checks.length, `no checks were written:\n${stdout}\n${stderr}`).toBeGreaterThan(0);
-    expect(checks.map((c) => c.id)).toEqual(
-      expect.arrayContaining(['authorization-server-metadata', 'authorization-code-grant']),
-    );
+    expect(checks.map((c) => c.id)).toEqual(expect.arrayContaining(['authorization-server-metadata', 'authorization-code-grant']));
     expect(
-      checks.filter(
-        (c) => c.status === 'FAILURE' || c.status === 'WARNING' || c.status === 'SKIPPED',
-      ),
+      checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING' || c.status === 'SKIPPED'),
       summary,
     ).toEqual([]);
     expect(code, `${stdout}\n${stderr}`).toBe(0);

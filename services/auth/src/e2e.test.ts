@@ -30,10 +30,7 @@ describe('authorization code flow with oauth4webapi', () => {
 
   it('discovers RFC 8414 metadata with every field the seed and MCP need', async () => {
     const issuer = new URL(auth.issuer);
-    as = await oauth.processDiscoveryResponse(
-      issuer,
-      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }),
-    );
+    as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
     expect(as).toMatchObject({
       issuer: auth.issuer,
       authorization_endpoint: `${auth.issuer}/oauth/authorize`,
@@ -48,22 +45,14 @@ describe('authorization code flow with oauth4webapi', () => {
       authorization_response_iss_parameter_supported: true,
       client_id_metadata_document_supported: true,
     });
-    expect(as.scopes_supported).toEqual(
-      expect.arrayContaining(['catalogue:read', 'openid', 'offline_access']),
-    );
+    expect(as.scopes_supported).toEqual(expect.arrayContaining(['catalogue:read', 'openid', 'offline_access']));
     // The OpenID alias serves the same issuer.
-    const oidc = (await (
-      await fetch(`${auth.issuer}/.well-known/openid-configuration`)
-    ).json()) as { issuer: string };
+    const oidc = (await (await fetch(`${auth.issuer}/.well-known/openid-configuration`)).json()) as { issuer: string };
     expect(oidc.issuer).toBe(auth.issuer);
   });
 
   it('registers a public client with just client_name and redirect_uris (RFC 7591)', async () => {
-    const response = await oauth.dynamicClientRegistrationRequest(
-      as,
-      { client_name: 'E2E Client', redirect_uris: [REDIRECT] },
-      insecure,
-    );
+    const response = await oauth.dynamicClientRegistrationRequest(as, { client_name: 'E2E Client', redirect_uris: [REDIRECT] }, insecure);
     expect(response.status).toBe(201);
     const registered = await oauth.processDynamicClientRegistrationResponse(response);
     expect(registered.client_id).toMatch(/^[\w-]{20,}$/);
@@ -102,15 +91,7 @@ describe('authorization code flow with oauth4webapi', () => {
     expect(callback.searchParams.get('code')).toBeTruthy();
     const params = oauth.validateAuthResponse(as, client, callback, state);
 
-    const response = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.None(),
-      params,
-      REDIRECT,
-      verifier,
-      insecure,
-    );
+    const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, insecure);
     expect(response.headers.get('cache-control')).toContain('no-store');
     expect(response.headers.get('content-type')).toContain('application/json');
     const raw = (await response.clone().json()) as Record<string, unknown>;
@@ -150,13 +131,7 @@ describe('authorization code flow with oauth4webapi', () => {
 
   it('refreshes with rotation: a new refresh token, same audience and grant', async () => {
     const first = tokens;
-    const response = await oauth.refreshTokenGrantRequest(
-      as,
-      client,
-      oauth.None(),
-      first.refresh_token!,
-      insecure,
-    );
+    const response = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), first.refresh_token!, insecure);
     const raw = (await response.clone().json()) as Record<string, unknown>;
     const refreshed = await oauth.processRefreshTokenResponse(as, client, response);
     expect(raw.token_type).toBe('Bearer');
@@ -172,22 +147,10 @@ describe('authorization code flow with oauth4webapi', () => {
   it('revokes the refresh token (RFC 7009): refresh fails afterwards and the grant is recorded as revoked', async () => {
     const gid = decodeJwt(tokens.access_token).gid as string;
     expect(await auth.revocations.isRevoked({ gid })).toBe(false);
-    const response = await oauth.revocationRequest(
-      as,
-      client,
-      oauth.None(),
-      tokens.refresh_token!,
-      insecure,
-    );
+    const response = await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, insecure);
     await oauth.processRevocationResponse(response);
     expect(await auth.revocations.isRevoked({ gid })).toBe(true);
-    const again = await oauth.refreshTokenGrantRequest(
-      as,
-      client,
-      oauth.None(),
-      tokens.refresh_token!,
-      insecure,
-    );
+    const again = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure);
     await expect(oauth.processRefreshTokenResponse(as, client, again)).rejects.toMatchObject({
       error: 'invalid_grant',
     });

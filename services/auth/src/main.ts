@@ -6,9 +6,7 @@ import { loadConfig } from './config.ts';
 const config = loadConfig(process.env);
 const logger = createLogger('auth', config.LOG_LEVEL);
 const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, connectTimeout: 2_000 });
-redis.on('error', (err) =>
-  logger.warn({ err: { message: err.message } }, 'redis connection error'),
-);
+redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
 
 const { app } = await buildApp({
   issuer: config.MCP_URL,
@@ -28,12 +26,7 @@ const { app } = await buildApp({
     perAddress: config.LOGIN_LIMIT_PER_ADDRESS,
     windowSeconds: config.LOGIN_THROTTLE_WINDOW_SECONDS,
   },
-  trustProxy:
-    config.TRUST_PROXY === 'true'
-      ? true
-      : config.TRUST_PROXY === 'false'
-        ? false
-        : config.TRUST_PROXY,
+  trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
 });
 
 await serve({

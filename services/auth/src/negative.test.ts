@@ -3,15 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disableUser } from '@fragrance/identity';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
 import { HeadlessUser } from './testing/browser.ts';
-import {
-  authorizeUrl,
-  exchange,
-  obtainCode,
-  pkcePair,
-  register,
-  registerClient,
-  token,
-} from './testing/flow.ts';
+import { authorizeUrl, exchange, obtainCode, pkcePair, register, registerClient, token } from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
 
 // Every way a request can be wrong, each with the exact error the RFCs name.
@@ -120,32 +112,19 @@ describe('authorization codes', () => {
 
   it('racing redemptions of one code: exactly one succeeds', async () => {
     const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
-    const responses = await Promise.all(
-      Array.from({ length: 6 }, () => exchange(auth.issuer, clientId, REDIRECT, result)),
-    );
+    const responses = await Promise.all(Array.from({ length: 6 }, () => exchange(auth.issuer, clientId, REDIRECT, result)));
     expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(
-      responses.filter((r) => r.status !== 200).every((r) => r.body.error === 'invalid_grant'),
-    ).toBe(true);
+    expect(responses.filter((r) => r.status !== 200).every((r) => r.body.error === 'invalid_grant')).toBe(true);
   });
 
   it('racing uses of one refresh token: exactly one succeeds', async () => {
-    const first = await exchange(
-      auth.issuer,
-      clientId,
-      REDIRECT,
-      await obtainCode(auth.issuer, clientId, REDIRECT, alice),
-    );
+    const first = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, alice));
     const rt = first.body.refresh_token as string;
     const responses = await Promise.all(
-      Array.from({ length: 6 }, () =>
-        token(auth.issuer, { grant_type: 'refresh_token', refresh_token: rt, client_id: clientId }),
-      ),
+      Array.from({ length: 6 }, () => token(auth.issuer, { grant_type: 'refresh_token', refresh_token: rt, client_id: clientId })),
     );
     expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(
-      responses.filter((r) => r.status !== 200).every((r) => r.body.error === 'invalid_grant'),
-    ).toBe(true);
+    expect(responses.filter((r) => r.status !== 200).every((r) => r.body.error === 'invalid_grant')).toBe(true);
   });
 
   it('expired code → invalid_grant (codes live 60 s by default; 1 s here)', async () => {
@@ -261,9 +240,7 @@ describe('clients and redirect URIs (no open redirects)', () => {
   });
 
   it('missing client_id → error page, no redirect', async () => {
-    const page = await new HeadlessUser(auth.issuer).request(
-      authorizeUrl(auth.issuer, { redirect_uri: REDIRECT, response_type: 'code' }),
-    );
+    const page = await new HeadlessUser(auth.issuer).request(authorizeUrl(auth.issuer, { redirect_uri: REDIRECT, response_type: 'code' }));
     noRedirect(page);
   });
 
@@ -326,12 +303,7 @@ describe('clients and redirect URIs (no open redirects)', () => {
 
 describe('refresh tokens', () => {
   it('reusing a rotated refresh token → invalid_grant and the whole grant is revoked', async () => {
-    const first = await exchange(
-      auth.issuer,
-      clientId,
-      REDIRECT,
-      await obtainCode(auth.issuer, clientId, REDIRECT, alice),
-    );
+    const first = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, alice));
     const rt1 = first.body.refresh_token as string;
     const gid = decodeJwt(first.body.access_token as string).gid as string;
     const second = await token(auth.issuer, {
@@ -360,12 +332,7 @@ describe('refresh tokens', () => {
   });
 
   it('a refresh token of another client → invalid_grant', async () => {
-    const first = await exchange(
-      auth.issuer,
-      clientId,
-      REDIRECT,
-      await obtainCode(auth.issuer, clientId, REDIRECT, alice),
-    );
+    const first = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, alice));
     const other = await registerClient(auth.issuer, [REDIRECT]);
     const response = await token(auth.issuer, {
       grant_type: 'refresh_token',
@@ -391,12 +358,7 @@ describe('disabled users', () => {
   it('cannot refresh, cannot sign in, and their issued tokens are recorded as revoked', async () => {
     const bob = { email: 'bob@example.com', password: 'bob has a long password' };
     await auth.users.create(bob.email, bob.password);
-    const tokens = await exchange(
-      auth.issuer,
-      clientId,
-      REDIRECT,
-      await obtainCode(auth.issuer, clientId, REDIRECT, bob),
-    );
+    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, bob));
     const claims = decodeJwt(tokens.body.access_token as string);
     expect(
       await auth.revocations.isRevoked({
@@ -421,9 +383,7 @@ describe('disabled users', () => {
     });
     expect(refresh.status).toBe(400);
     expect(refresh.body.error).toBe('invalid_grant');
-    await expect(obtainCode(auth.issuer, clientId, REDIRECT, bob)).rejects.toThrow(
-      /no redirect: 401/,
-    );
+    await expect(obtainCode(auth.issuer, clientId, REDIRECT, bob)).rejects.toThrow(/no redirect: 401/);
   });
 });
 
@@ -443,26 +403,10 @@ describe('registration (RFC 7591) refuses bad metadata', () => {
       { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic' },
       'invalid_client_metadata',
     ],
-    [
-      'the implicit grant',
-      { redirect_uris: [REDIRECT], grant_types: ['implicit'] },
-      'invalid_client_metadata',
-    ],
-    [
-      'response_type token',
-      { redirect_uris: [REDIRECT], response_types: ['token'] },
-      'invalid_client_metadata',
-    ],
-    [
-      'an unknown scope',
-      { redirect_uris: [REDIRECT], scope: 'admin:write' },
-      'invalid_client_metadata',
-    ],
-    [
-      'client_name not a string',
-      { redirect_uris: [REDIRECT], client_name: { a: 1 } },
-      'invalid_client_metadata',
-    ],
+    ['the implicit grant', { redirect_uris: [REDIRECT], grant_types: ['implicit'] }, 'invalid_client_metadata'],
+    ['response_type token', { redirect_uris: [REDIRECT], response_types: ['token'] }, 'invalid_client_metadata'],
+    ['an unknown scope', { redirect_uris: [REDIRECT], scope: 'admin:write' }, 'invalid_client_metadata'],
+    ['client_name not a string', { redirect_uris: [REDIRECT], client_name: { a: 1 } }, 'invalid_client_metadata'],
   ])('%s → %s', async (_label, metadata, error) => {
     const response = await register(auth.issuer, metadata);
     expect(response.status).toBe(400);
@@ -492,8 +436,7 @@ describe('registration (RFC 7591) refuses bad metadata', () => {
     const prefix = `${t.prefix}reg:`;
     const limited = await startAuth(t.redis, prefix, { registrationLimitPerHour: 2 });
     try {
-      for (let i = 0; i < 2; i++)
-        expect((await register(limited.issuer, { redirect_uris: [REDIRECT] })).status).toBe(201);
+      for (let i = 0; i < 2; i++) expect((await register(limited.issuer, { redirect_uris: [REDIRECT] })).status).toBe(201);
       const refused = await register(limited.issuer, { redirect_uris: [REDIRECT] });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -576,8 +519,7 @@ describe('sign-in page', () => {
           })
         ).status;
       };
-      for (let i = 0; i < 3; i++)
-        expect(await attempt('203.0.113.7', `guess${i}@example.com`)).toBe(401);
+      for (let i = 0; i < 3; i++) expect(await attempt('203.0.113.7', `guess${i}@example.com`)).toBe(401);
       expect(await attempt('203.0.113.7', 'guess9@example.com')).toBe(429);
       expect(await attempt('203.0.113.8', 'guess9@example.com')).toBe(401);
     } finally {
@@ -586,9 +528,7 @@ describe('sign-in page', () => {
   });
 
   it('an unknown interaction id → error page (400), no redirect', async () => {
-    const page = await new HeadlessUser(auth.issuer).request(
-      `${auth.issuer}/oauth/interaction/not-a-real-uid`,
-    );
+    const page = await new HeadlessUser(auth.issuer).request(`${auth.issuer}/oauth/interaction/not-a-real-uid`);
     noRedirect(page);
     expect(page.body).toContain('expired');
   });
@@ -633,11 +573,7 @@ describe('garbage never causes a 5xx', () => {
         body: `code=${'x'.repeat(200_000)}`,
       },
     ],
-    [
-      'register with an array',
-      '/oauth/register',
-      { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[1,2]' },
-    ],
+    ['register with an array', '/oauth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[1,2]' }],
     [
       'register with form data',
       '/oauth/register',
@@ -657,16 +593,8 @@ describe('garbage never causes a 5xx', () => {
       },
     ],
     ['revoke without a body', '/oauth/revoke', { method: 'POST' }],
-    [
-      'authorize with repeated parameters',
-      '/oauth/authorize?client_id=a&client_id=b&response_type=code',
-      {},
-    ],
-    [
-      'authorize with a request object',
-      '/oauth/authorize?client_id=a&request=eyJ.eyJ.sig&response_type=code',
-      {},
-    ],
+    ['authorize with repeated parameters', '/oauth/authorize?client_id=a&client_id=b&response_type=code', {}],
+    ['authorize with a request object', '/oauth/authorize?client_id=a&request=eyJ.eyJ.sig&response_type=code', {}],
     ['authorize with an unknown prompt', '/oauth/authorize?prompt=%00&client_id=a', {}],
     [
       'interaction post without cookies',

@@ -1,21 +1,8 @@
-import {
-  createLocalJWKSet,
-  decodeJwt,
-  decodeProtectedHeader,
-  jwtVerify,
-  type JSONWebKeySet,
-} from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
 import { HeadlessUser, parseForms } from './testing/browser.ts';
-import {
-  authorizeUrl,
-  exchange,
-  obtainCode,
-  pkcePair,
-  registerClient,
-  token,
-} from './testing/flow.ts';
+import { authorizeUrl, exchange, obtainCode, pkcePair, registerClient, token } from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
 
 let t: TestRedis;
@@ -35,17 +22,11 @@ afterAll(async () => {
   await t.cleanup();
 });
 
-const jwksOf = async (url: string) =>
-  (await (await fetch(`${url}/oauth/jwks`)).json()) as JSONWebKeySet;
+const jwksOf = async (url: string) => (await (await fetch(`${url}/oauth/jwks`)).json()) as JSONWebKeySet;
 
 describe('defaults for clients that send less', () => {
   it('no scope and no resource still yield a catalogue:read JWT for the MCP server', async () => {
-    const tokens = await exchange(
-      auth.issuer,
-      clientId,
-      REDIRECT,
-      await obtainCode(auth.issuer, clientId, REDIRECT, dana),
-    );
+    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, dana));
     expect(tokens.status).toBe(200);
     expect(tokens.body).toMatchObject({
       token_type: 'Bearer',
@@ -97,8 +78,7 @@ describe('returning users', () => {
         state: 'again',
       }),
     );
-    while (page.location && new URL(page.location).origin === auth.url)
-      page = await user.request(page.location);
+    while (page.location && new URL(page.location).origin === auth.url) page = await user.request(page.location);
     return page;
   };
 
@@ -139,8 +119,7 @@ describe('consent page', () => {
     page = await user.request(page.location!);
     const login = parseForms(page.body, page.url)[0]!;
     page = await user.request(login.action, { form: { csrf: login.fields.get('csrf')!, ...dana } });
-    while (page.location && new URL(page.location).origin === auth.url)
-      page = await user.request(page.location);
+    while (page.location && new URL(page.location).origin === auth.url) page = await user.request(page.location);
     expect(page.status).toBe(200);
     expect(page.body).toContain('Policy &lt;Client&gt;');
     expect(page.body).not.toContain('Policy <Client>');
@@ -171,12 +150,7 @@ describe('revocation of JWT access tokens (RFC 7009)', () => {
     });
 
   it('revoking an access token revokes its grant: recorded for the MCP server, refresh fails', async () => {
-    const tokens = await exchange(
-      auth.issuer,
-      clientId,
-      REDIRECT,
-      await obtainCode(auth.issuer, clientId, REDIRECT, dana),
-    );
+    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, dana));
     const at = tokens.body.access_token as string;
     const gid = decodeJwt(at).gid as string;
     const response = await revoke({
@@ -195,12 +169,7 @@ describe('revocation of JWT access tokens (RFC 7009)', () => {
   });
 
   it('another client cannot revoke it (200, nothing revoked); garbage tokens get 200; unknown clients 401', async () => {
-    const tokens = await exchange(
-      auth.issuer,
-      clientId,
-      REDIRECT,
-      await obtainCode(auth.issuer, clientId, REDIRECT, dana),
-    );
+    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, dana));
     const at = tokens.body.access_token as string;
     const other = await registerClient(auth.issuer, [REDIRECT]);
     expect((await revoke({ token: at, client_id: other })).status).toBe(200);
@@ -211,9 +180,7 @@ describe('revocation of JWT access tokens (RFC 7009)', () => {
     expect(unknown.status).toBe(401);
     expect(((await unknown.json()) as { error: string }).error).toBe('invalid_client');
     // A refresh token presented by another client is ignored too.
-    expect(
-      (await revoke({ token: tokens.body.refresh_token as string, client_id: other })).status,
-    ).toBe(200);
+    expect((await revoke({ token: tokens.body.refresh_token as string, client_id: other })).status).toBe(200);
     const refresh = await token(auth.issuer, {
       grant_type: 'refresh_token',
       refresh_token: tokens.body.refresh_token as string,
@@ -247,11 +214,10 @@ describe('keys and instances', () => {
       const result = await obtainCode(auth.issuer, clientId, REDIRECT, dana);
       const tokens = await exchange(twin.url, clientId, REDIRECT, result);
       expect(tokens.status).toBe(200);
-      await jwtVerify(
-        tokens.body.access_token as string,
-        createLocalJWKSet(await jwksOf(auth.url)),
-        { issuer: auth.issuer, audience: auth.resource },
-      );
+      await jwtVerify(tokens.body.access_token as string, createLocalJWKSet(await jwksOf(auth.url)), {
+        issuer: auth.issuer,
+        audience: auth.resource,
+      });
     } finally {
       await twin.close();
     }
@@ -262,12 +228,7 @@ describe('keys and instances', () => {
     const first = await startAuth(t.redis, prefix);
     await first.users.create(dana.email, dana.password);
     const id = await registerClient(first.issuer, [REDIRECT]);
-    const before = await exchange(
-      first.issuer,
-      id,
-      REDIRECT,
-      await obtainCode(first.issuer, id, REDIRECT, dana),
-    );
+    const before = await exchange(first.issuer, id, REDIRECT, await obtainCode(first.issuer, id, REDIRECT, dana));
     const oldKid = decodeProtectedHeader(before.body.access_token as string).kid;
     await first.close();
 

@@ -60,9 +60,7 @@ export function createProvider(options: ProviderOptions): Provider {
       short: { httpOnly: true, sameSite: 'lax', signed: true },
     },
     jwks: {
-      keys: options.signingKeys.map((k) => ({ ...k })) as NonNullable<
-        Configuration['jwks']
-      >['keys'],
+      keys: options.signingKeys.map((k) => ({ ...k })) as NonNullable<Configuration['jwks']>['keys'],
     },
     features: {
       devInteractions: { enabled: false },
@@ -84,10 +82,7 @@ export function createProvider(options: ProviderOptions): Provider {
         defaultResource: () => resource,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator) => {
-          if (indicator !== resource)
-            throw new errors.InvalidTarget(
-              `unknown resource; this server issues tokens for ${resource}`,
-            );
+          if (indicator !== resource) throw new errors.InvalidTarget(`unknown resource; this server issues tokens for ${resource}`);
           return {
             scope: CATALOGUE_SCOPE,
             audience: resource,
@@ -122,16 +117,13 @@ export function createProvider(options: ProviderOptions): Provider {
         }
         const uris = metadata.redirect_uris;
         if (uris === undefined) return; // oidc-provider reports the missing member itself
-        if (!Array.isArray(uris) || uris.length === 0)
-          throw new errors.InvalidRedirectUri('redirect_uris must be a non-empty array');
+        if (!Array.isArray(uris) || uris.length === 0) throw new errors.InvalidRedirectUri('redirect_uris must be a non-empty array');
         const { errors: problems, impliedApplicationType } = checkRedirectUris(uris);
-        if (problems.length > 0)
-          throw new errors.InvalidRedirectUri(`redirect_uris: ${problems.join('; ')}`);
+        if (problems.length > 0) throw new errors.InvalidRedirectUri(`redirect_uris: ${problems.join('; ')}`);
         metadata.application_type = impliedApplicationType;
       },
     },
-    extraTokenClaims: (_ctx, token) =>
-      token.kind === 'AccessToken' ? { gid: token.grantId } : undefined,
+    extraTokenClaims: (_ctx, token) => (token.kind === 'AccessToken' ? { gid: token.grantId } : undefined),
     findAccount: async (_ctx, sub) => {
       const user = await users.findById(sub);
       if (!user || user.disabled) return undefined;
@@ -163,18 +155,14 @@ export function createProvider(options: ProviderOptions): Provider {
       AccessToken: ttl.accessToken,
       AuthorizationCode: ttl.authorizationCode,
       // Rotation never extends a refresh token's life: it ends refreshToken seconds after consent.
-      RefreshToken: (ctx) =>
-        ctx?.oidc?.entities.RotatedRefreshToken?.remainingTTL ?? ttl.refreshToken,
+      RefreshToken: (ctx) => ctx?.oidc?.entities.RotatedRefreshToken?.remainingTTL ?? ttl.refreshToken,
       Grant: ttl.refreshToken,
       Session: ttl.session,
       Interaction: 3600,
       IdToken: 3600,
     },
     renderError: (ctx: KoaContextWithOIDC, out, error) => {
-      logger.info(
-        { error: out.error, description: out.error_description },
-        'authorization error shown to the user',
-      );
+      logger.info({ error: out.error, description: out.error_description }, 'authorization error shown to the user');
       ctx.type = 'html';
       ctx.body = errorPage({
         title: 'This sign-in link cannot be used',
@@ -188,11 +176,7 @@ export function createProvider(options: ProviderOptions): Provider {
   const provider = new Provider(issuer, configuration);
   // Behind the edge: believe X-Forwarded-Proto/Host so metadata shows public URLs.
   provider.proxy = true;
-  provider.on('grant.revoked', (_ctx, grantId: string) =>
-    logger.info({ grantId }, 'grant revoked'),
-  );
-  provider.on('server_error', (_ctx, err: Error) =>
-    logger.error({ err }, 'oidc-provider server error'),
-  );
+  provider.on('grant.revoked', (_ctx, grantId: string) => logger.info({ grantId }, 'grant revoked'));
+  provider.on('server_error', (_ctx, err: Error) => logger.error({ err }, 'oidc-provider server error'));
   return provider;
 }

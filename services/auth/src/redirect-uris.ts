@@ -25,8 +25,7 @@ export type RedirectUriKind = 'https' | 'loopback' | 'private-use';
 
 /** Classifies a redirect URI or returns the reason it is refused. */
 export function classifyRedirectUri(value: unknown): { kind: RedirectUriKind } | { error: string } {
-  if (typeof value !== 'string' || value.length === 0)
-    return { error: 'must be a non-empty string' };
+  if (typeof value !== 'string' || value.length === 0) return { error: 'must be a non-empty string' };
   if (value.length > 2000) return { error: 'is longer than 2000 characters' };
   if (!SCHEME.test(value)) return { error: `${value} is not an absolute URI` };
   const url = URL.parse(value);
@@ -44,8 +43,7 @@ export function classifyRedirectUri(value: unknown): { kind: RedirectUriKind } |
           error: `${value}: http is only allowed for loopback hosts (127.0.0.1, [::1], localhost)`,
         };
   }
-  if (FORBIDDEN_SCHEMES.has(url.protocol))
-    return { error: `${value} uses the forbidden scheme ${url.protocol.slice(0, -1)}` };
+  if (FORBIDDEN_SCHEMES.has(url.protocol)) return { error: `${value} uses the forbidden scheme ${url.protocol.slice(0, -1)}` };
   return { kind: 'private-use' };
 }
 

@@ -41,9 +41,7 @@ describe('auth while Redis is down', () => {
     expect((await fetch(`${auth.issuer}/health`)).status).toBe(503);
 
     await startLocalRedis({ name: `auth-outage-${port}`, port });
-    await expect
-      .poll(async () => (await fetch(`${auth.issuer}/health`)).status, { timeout: 10_000, interval: 200 })
-      .toBe(200);
+    await expect.poll(async () => (await fetch(`${auth.issuer}/health`)).status, { timeout: 10_000, interval: 200 }).toBe(200);
     await expect(registerClient(auth.issuer, ['http://127.0.0.1:42000/cb'], 'After outage')).resolves.toBeTruthy();
   });
 });

@@ -19,5 +19,4 @@ export const CatalogueConfig = z.object({
 });
 export type CatalogueConfig = z.infer<typeof CatalogueConfig>;
 
-export const loadConfig = (env: Readonly<Record<string, string | undefined>>): CatalogueConfig =>
-  parseConfig(CatalogueConfig, env);
+export const loadConfig = (env: Readonly<Record<string, string | undefined>>): CatalogueConfig => parseConfig(CatalogueConfig, env);

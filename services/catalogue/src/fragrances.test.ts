@@ -11,7 +11,14 @@ import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
 import { buildApp } from './app.ts';
 import { CatalogueConfig } from './config.ts';
 
-const terre = makeRecord({ name: "Terre d'Hermès", brand: 'Hermès', country: 'FR', concentration: 'Eau de Toilette', year_released: 2006, votes: 9000 });
+const terre = makeRecord({
+  name: "Terre d'Hermès",
+  brand: 'Hermès',
+  country: 'FR',
+  concentration: 'Eau de Toilette',
+  year_released: 2006,
+  votes: 9000,
+});
 const records: FragranceDetail[] = [...generateCatalogue({ count: 800, seed: 21 }), terre];
 const fold = searchKey;
 const notesOf = (r: FragranceDetail) => [...r.notes.top, ...r.notes.heart, ...r.notes.base].map(fold);
@@ -125,7 +132,11 @@ describe('catalogue routes', () => {
       const note = notesOf(terre)[0] ?? 'bergamot';
       const accord = records[0]?.accords[0] ?? 'woody';
       const other = records[0]?.accords[1] ?? 'citrus';
-      const expectIds = (pred: (r: FragranceDetail) => boolean) => records.filter(pred).map((r) => r.id).sort();
+      const expectIds = (pred: (r: FragranceDetail) => boolean) =>
+        records
+          .filter(pred)
+          .map((r) => r.id)
+          .sort();
       const got = async (q: string) => {
         const ids = (await all(q)).map((d) => d.id).sort();
         expect(ids.length, q).toBeGreaterThan(0);
@@ -135,8 +146,14 @@ describe('catalogue routes', () => {
       expect(await got(`accord=${encodeURIComponent(`${accord},${other}`)}`)).toEqual(
         expectIds((r) => r.accords.map(fold).includes(fold(accord)) && r.accords.map(fold).includes(fold(other))),
       );
-      expect(await got(`accord=${encodeURIComponent(accord)}&exclude_note=${encodeURIComponent(note)}&exclude_accord=${encodeURIComponent(other)}`)).toEqual(
-        expectIds((r) => r.accords.map(fold).includes(fold(accord)) && !notesOf(r).includes(note) && !r.accords.map(fold).includes(fold(other))),
+      expect(
+        await got(
+          `accord=${encodeURIComponent(accord)}&exclude_note=${encodeURIComponent(note)}&exclude_accord=${encodeURIComponent(other)}`,
+        ),
+      ).toEqual(
+        expectIds(
+          (r) => r.accords.map(fold).includes(fold(accord)) && !notesOf(r).includes(note) && !r.accords.map(fold).includes(fold(other)),
+        ),
       );
     });
 
@@ -147,7 +164,12 @@ describe('catalogue routes', () => {
 
     it('combines every filter with AND', async () => {
       const pred = (r: FragranceDetail) =>
-        fold(r.brand) === 'hermes' && r.concentration === 'Eau de Toilette' && r.country === 'FR' && r.year_released !== null && r.year_released >= 2000 && r.year_released <= 2010;
+        fold(r.brand) === 'hermes' &&
+        r.concentration === 'Eau de Toilette' &&
+        r.country === 'FR' &&
+        r.year_released !== null &&
+        r.year_released >= 2000 &&
+        r.year_released <= 2010;
       const page = await search('query=terre&brand=hermes&concentration=EDT&country=FR&year_from=2000&year_to=2010&limit=5&offset=0');
       expect(page.data.map((d) => d.id)).toEqual(records.filter(pred).map((r) => r.id));
       expect(page.data.length).toBeGreaterThan(0);
@@ -189,7 +211,12 @@ describe('catalogue routes', () => {
       const hits = await all('concentration=edp');
       const ids = hits.map((d) => d.id);
       expect(new Set(ids).size).toBe(ids.length);
-      expect(ids.sort()).toEqual(records.filter((r) => r.concentration === 'Eau de Parfum').map((r) => r.id).sort());
+      expect(ids.sort()).toEqual(
+        records
+          .filter((r) => r.concentration === 'Eau de Parfum')
+          .map((r) => r.id)
+          .sort(),
+      );
       const first = await search('concentration=edp&limit=3');
       expect(names(await problem(`/v1/fragrances?concentration=edt&cursor=${first.next_cursor}`))).toEqual(['cursor']);
       expect(names(await problem(`/v1/fragrances?concentration=edp&cursor=${first.next_cursor}&offset=3`))).toEqual(['offset']);
@@ -228,8 +255,29 @@ describe('catalogue routes', () => {
     });
 
     it('never answers 5xx, whatever the query string', async () => {
-      const keys = fc.constantFrom('query', 'brand', 'concentration', 'country', 'year_from', 'year_to', 'limit', 'offset', 'cursor', 'note', 'accord', 'exclude_note', 'facets', 'available_in_au', 'x');
-      const value = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 30 }), fc.integer({ min: -20_000, max: 20_000 }).map(String), fc.constantFrom('*', '~', '"', '(', '\\', 'AND', 'OR NOT', '%', '/*', '0x1f', '1e9'));
+      const keys = fc.constantFrom(
+        'query',
+        'brand',
+        'concentration',
+        'country',
+        'year_from',
+        'year_to',
+        'limit',
+        'offset',
+        'cursor',
+        'note',
+        'accord',
+        'exclude_note',
+        'facets',
+        'available_in_au',
+        'x',
+      );
+      const value = fc.oneof(
+        fc.string({ maxLength: 40 }),
+        fc.string({ unit: 'grapheme', maxLength: 30 }),
+        fc.integer({ min: -20_000, max: 20_000 }).map(String),
+        fc.constantFrom('*', '~', '"', '(', '\\', 'AND', 'OR NOT', '%', '/*', '0x1f', '1e9'),
+      );
       await fc.assert(
         fc.asyncProperty(fc.array(fc.tuple(keys, value), { maxLength: 4 }), async (pairs) => {
           const qs = new URLSearchParams(pairs).toString();
@@ -294,7 +342,11 @@ describe('catalogue routes', () => {
   });
 
   it('answers other methods with 405 and Allow', async () => {
-    for (const [method, path] of [['POST', '/v1/fragrances'], ['DELETE', `/v1/fragrances/${terre.id}`], ['PUT', `/v1/fragrances/${terre.id}/similar`]] as const) {
+    for (const [method, path] of [
+      ['POST', '/v1/fragrances'],
+      ['DELETE', `/v1/fragrances/${terre.id}`],
+      ['PUT', `/v1/fragrances/${terre.id}/similar`],
+    ] as const) {
       const res = await fetch(base + path, { method });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, HEAD');

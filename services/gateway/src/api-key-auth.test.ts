@@ -142,7 +142,13 @@ describe('API keys and quotas at the edge (real Redis)', () => {
 
   it('resets at midnight of QUOTA_TIMEZONE', async () => {
     let now = Date.parse('2026-07-31T13:30:00.000Z'); // 23:30 in Sydney
-    const sydney = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl, clock: () => now, env: { QUOTA_TIMEZONE: 'Australia/Sydney' } });
+    const sydney = await startGateway({
+      redis: redis.redis,
+      prefix: redis.prefix,
+      upstreamUrl,
+      clock: () => now,
+      env: { QUOTA_TIMEZONE: 'Australia/Sydney' },
+    });
     try {
       const { apiKey } = await store.create({ owner: 'sydney', quota: 1 });
       expect((await get('/v1/fragrances', bearer(apiKey), sydney.url)).status).toBe(200);

@@ -17,7 +17,11 @@ describe('gateway app', () => {
     upstream = fakeUpstream();
     upstreamUrl = await listen(upstream);
     gateway = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl });
-    ({ apiKey } = await createKeyStore({ redis: redis.redis, prefix: redis.prefix }).create({ owner: 'app-test', quota: 1_000, burst: 1_000 }));
+    ({ apiKey } = await createKeyStore({ redis: redis.redis, prefix: redis.prefix }).create({
+      owner: 'app-test',
+      quota: 1_000,
+      burst: 1_000,
+    }));
   });
   afterAll(async () => {
     await gateway.close();
@@ -32,7 +36,12 @@ describe('gateway app', () => {
   });
 
   it('answers 503 naming the dependency that is down', async () => {
-    const deadRedis = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const deadRedis = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
     deadRedis.on('error', () => {});
     const other = await startGateway({ redis: deadRedis, prefix: redis.prefix, upstreamUrl });
     try {

@@ -39,7 +39,12 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
   };
   const optionalUpstreams = [
     // The authorization server: endpoints, metadata, sign-in and consent pages (all under /oauth).
-    { name: 'auth', url: config.AUTH_SERVICE_URL, agent: agents.auth, paths: ['/oauth', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'] },
+    {
+      name: 'auth',
+      url: config.AUTH_SERVICE_URL,
+      agent: agents.auth,
+      paths: ['/oauth', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'],
+    },
     // The MCP server and its RFC 9728 metadata (also at the path-suffixed location).
     { name: 'mcp', url: config.MCP_SERVICE_URL, agent: agents.mcp, paths: ['/mcp', '/.well-known/oauth-protected-resource'] },
   ] as const;
@@ -91,7 +96,8 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
   const refundServerErrors: RequestHandler = (req, res, next) => {
     res.once('finish', () => {
       const quota = quotaOf(res);
-      if (quota && res.statusCode >= 500) refund(quota).catch((error: unknown) => req.log?.warn({ err: error }, 'could not refund a failed request'));
+      if (quota && res.statusCode >= 500)
+        refund(quota).catch((error: unknown) => req.log?.warn({ err: error }, 'could not refund a failed request'));
     });
     next();
   };

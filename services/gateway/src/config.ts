@@ -22,7 +22,12 @@ export const GatewayConfig = z.object({
   UPSTREAM_TIMEOUT_MS: millis(10_000),
   HEALTH_TIMEOUT_MS: millis(1_000),
   /** Largest request body the edge forwards (OAuth forms, MCP messages); larger → 413. */
-  MAX_REQUEST_BODY_BYTES: z.coerce.number().int().min(1_024).max(64 * 1024 * 1024).default(1024 * 1024),
+  MAX_REQUEST_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1_024)
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024),
   /** IANA zone whose midnight resets every key's daily quota. */
   QUOTA_TIMEZONE: z.string().refine(isValidTimeZone, 'must be an IANA time zone such as UTC or Australia/Sydney').default('UTC'),
   /** Token bucket of keys without their own burst settings: most requests at once… */
@@ -32,5 +37,4 @@ export const GatewayConfig = z.object({
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
 
-export const loadConfig = (env: Readonly<Record<string, string | undefined>>): GatewayConfig =>
-  parseConfig(GatewayConfig, env);
+export const loadConfig = (env: Readonly<Record<string, string | undefined>>): GatewayConfig => parseConfig(GatewayConfig, env);

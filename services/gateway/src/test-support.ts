@@ -26,7 +26,9 @@ export function fakeUpstream(onRequest?: (req: IncomingMessage) => void): Server
     if (req.url === '/health') return void res.end('ok');
     if (req.url?.startsWith('/v1/fragrances/slow')) return; // never answers
     res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ url: req.url, method: req.method, requestId: req.headers['x-request-id'], auth: req.headers.authorization ?? null }));
+    res.end(
+      JSON.stringify({ url: req.url, method: req.method, requestId: req.headers['x-request-id'], auth: req.headers.authorization ?? null }),
+    );
   });
 }
 

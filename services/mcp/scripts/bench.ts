@@ -62,7 +62,9 @@ async function run(name: string, body: object): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!.toFixed(1);
-  process.stdout.write(`${name.padEnd(12)} ${(latencies.length / seconds).toFixed(0)} req/s  p50 ${pct(0.5)} ms  p99 ${pct(0.99)} ms  (${latencies.length} requests, concurrency ${concurrency})\n`);
+  process.stdout.write(
+    `${name.padEnd(12)} ${(latencies.length / seconds).toFixed(0)} req/s  p50 ${pct(0.5)} ms  p99 ${pct(0.99)} ms  (${latencies.length} requests, concurrency ${concurrency})\n`,
+  );
 }
 
 await run('initialize', INITIALIZE);

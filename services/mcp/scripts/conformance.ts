@@ -60,7 +60,14 @@ export const NOT_APPLICABLE: Record<string, string> = {
 };
 
 /** Scenarios this server must pass (the rest are listed in NOT_APPLICABLE with the reason). */
-export const APPLICABLE = ['server-initialize', 'ping', 'tools-list', 'resources-list', 'dns-rebinding-protection', 'server-session-lifecycle'];
+export const APPLICABLE = [
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'resources-list',
+  'dns-rebinding-protection',
+  'server-session-lifecycle',
+];
 
 const REQUIRED_2025_11_25 = [
   'server-initialize',
@@ -115,10 +122,14 @@ async function runScenario(url: string, scenario: string): Promise<ScenarioResul
   const outDir = await mkdtemp(join(tmpdir(), 'mcp-conformance-'));
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, [conformanceBin, 'server', '--url', url, '--scenario', scenario, '--spec-version', '2025-11-25', '--force', '-o', outDir], {
-        stdio: ['ignore', 'ignore', 'ignore'],
-        cwd: outDir,
-      });
+      const child = spawn(
+        process.execPath,
+        [conformanceBin, 'server', '--url', url, '--scenario', scenario, '--spec-version', '2025-11-25', '--force', '-o', outDir],
+        {
+          stdio: ['ignore', 'ignore', 'ignore'],
+          cwd: outDir,
+        },
+      );
       child.on('error', reject);
       child.on('exit', () => resolve());
     });
@@ -167,10 +178,22 @@ export async function startBehindTokenProxy(redisUrl: string, catalogueUrl = 'ht
   });
   const upstream = createServer(app);
   const upstreamBase = new URL(await listen(upstream));
-  const token = await mintToken(key, { issuer: config.OAUTH_ISSUER, audience: resourceOf(config), sub: 'conformance', clientId: 'conformance', expiresIn: 3600 });
+  const token = await mintToken(key, {
+    issuer: config.OAUTH_ISSUER,
+    audience: resourceOf(config),
+    sub: 'conformance',
+    clientId: 'conformance',
+    expiresIn: 3600,
+  });
   proxy.on('request', (req, res) => {
     const forward = httpRequest(
-      { host: upstreamBase.hostname, port: upstreamBase.port, method: req.method, path: req.url, headers: { ...req.headers, authorization: `Bearer ${token}` } },
+      {
+        host: upstreamBase.hostname,
+        port: upstreamBase.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, authorization: `Bearer ${token}` },
+      },
       (upstreamRes) => {
         res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
         upstreamRes.pipe(res);
@@ -211,7 +234,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     for (const r of results) {
       const verdict = !r.applicable ? 'n/a ' : r.skippedBySuite ? 'SKIP' : r.failed === 0 ? 'PASS' : 'FAIL';
       const note = r.reason ?? r.skippedBySuite;
-      process.stdout.write(`${verdict} ${r.scenario.padEnd(32)} ${r.passed} passed, ${r.failed} failed, ${r.warnings} warnings${note ? `  (${note})` : ''}\n`);
+      process.stdout.write(
+        `${verdict} ${r.scenario.padEnd(32)} ${r.passed} passed, ${r.failed} failed, ${r.warnings} warnings${note ? `  (${note})` : ''}\n`,
+      );
       if (r.applicable) for (const f of r.failures) process.stdout.write(`       ${f}\n`);
     }
     if (jsonPath) await writeFile(jsonPath, JSON.stringify(results, null, 2));

@@ -100,9 +100,15 @@ describe('MCP resource server', () => {
   });
 
   it('lists four read-only tools with input and output schemas', async () => {
-    const res = await post(base, { authorization: `Bearer ${await token()}`, 'mcp-protocol-version': '2025-11-25' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const res = await post(
+      base,
+      { authorization: `Bearer ${await token()}`, 'mcp-protocol-version': '2025-11-25' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    );
     expect(res.status).toBe(200);
-    const { result } = (await res.json()) as { result: { tools: { name: string; inputSchema: object; outputSchema?: object; annotations?: { readOnlyHint?: boolean } }[] } };
+    const { result } = (await res.json()) as {
+      result: { tools: { name: string; inputSchema: object; outputSchema?: object; annotations?: { readOnlyHint?: boolean } }[] };
+    };
     expect(result.tools.map((t) => t.name).sort()).toEqual(['get_fragrance', 'list_facets', 'search_fragrances', 'similar_fragrances']);
     for (const tool of result.tools) {
       expect(tool.outputSchema).toBeDefined();

@@ -2,9 +2,12 @@ import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/
 import { z } from 'zod';
 import { host, httpUrl, logLevel, millis, parseConfig, port, redisUrl } from '@fragrance/config';
 
-const commaList = z
-  .string()
-  .transform((value) => value.split(',').map((item) => item.trim().replace(/\/+$/, '')).filter(Boolean));
+const commaList = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((item) => item.trim().replace(/\/+$/, ''))
+    .filter(Boolean),
+);
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]', '::1'];
 

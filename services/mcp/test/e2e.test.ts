@@ -173,12 +173,27 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     }
     const search = tools.find((t) => t.name === 'search_fragrances')!;
     expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(
-      expect.arrayContaining(['query', 'brand', 'concentration', 'country', 'year_from', 'year_to', 'limit', 'offset', 'cursor', 'note', 'accord']),
+      expect.arrayContaining([
+        'query',
+        'brand',
+        'concentration',
+        'country',
+        'year_from',
+        'year_to',
+        'limit',
+        'offset',
+        'cursor',
+        'note',
+        'accord',
+      ]),
     );
   });
 
   it('searches the real catalogue (structured content and a text summary)', async () => {
-    const result = (await client.callTool({ name: 'search_fragrances', arguments: { query: 'zygomatic vetiver', limit: 5 } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'search_fragrances',
+      arguments: { query: 'zygomatic vetiver', limit: 5 },
+    })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     const structured = result.structuredContent as { data: { id: string; name: string }[]; total: number };
     expect(structured.data[0]).toMatchObject({ id: KNOWN.id, name: KNOWN.name });
@@ -205,7 +220,12 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
 
     const facets = (await client.callTool({ name: 'list_facets', arguments: {} })) as CallToolResult;
     expect(facets.isError).toBeFalsy();
-    const buckets = facets.structuredContent as { total: number; brands: { value: string; count: number }[]; concentrations: unknown[]; accords: unknown[] };
+    const buckets = facets.structuredContent as {
+      total: number;
+      brands: { value: string; count: number }[];
+      concentrations: unknown[];
+      accords: unknown[];
+    };
     expect(buckets.total).toBe(301);
     expect(buckets.brands.length).toBeGreaterThan(0);
     expect(buckets.concentrations.length).toBeGreaterThan(0);
@@ -218,15 +238,24 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
   });
 
   it('turns bad arguments and unknown ids into tool results with isError, not protocol errors', async () => {
-    const unknown = (await client.callTool({ name: 'get_fragrance', arguments: { id: '00000000-0000-4000-8000-000000000000' } })) as CallToolResult;
+    const unknown = (await client.callTool({
+      name: 'get_fragrance',
+      arguments: { id: '00000000-0000-4000-8000-000000000000' },
+    })) as CallToolResult;
     expect(unknown.isError).toBe(true);
     expect((unknown.content[0] as { text: string }).text).toMatch(/not found/i);
 
-    const badConcentration = (await client.callTool({ name: 'search_fragrances', arguments: { concentration: 'shampoo' } })) as CallToolResult;
+    const badConcentration = (await client.callTool({
+      name: 'search_fragrances',
+      arguments: { concentration: 'shampoo' },
+    })) as CallToolResult;
     expect(badConcentration.isError).toBe(true);
     expect((badConcentration.content[0] as { text: string }).text).toContain('concentration');
 
-    const badYears = (await client.callTool({ name: 'search_fragrances', arguments: { year_from: 2020, year_to: 2000 } })) as CallToolResult;
+    const badYears = (await client.callTool({
+      name: 'search_fragrances',
+      arguments: { year_from: 2020, year_to: 2000 },
+    })) as CallToolResult;
     expect(badYears.isError).toBe(true);
     expect((badYears.content[0] as { text: string }).text).toContain('year_from');
 
@@ -241,7 +270,11 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     // The expired token is refused...
     const raw = await fetch(`${edge}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${before.access_token}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${before.access_token}`,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
     });
     expect(raw.status).toBe(401);
@@ -271,12 +304,20 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     const revoke = await fetch(`${edge}/oauth/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: refresh_token!, token_type_hint: 'refresh_token', client_id: provider.client!.client_id }).toString(),
+      body: new URLSearchParams({
+        token: refresh_token!,
+        token_type_hint: 'refresh_token',
+        client_id: provider.client!.client_id,
+      }).toString(),
     });
     expect(revoke.status).toBe(200);
     const res = await fetch(`${edge}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${access_token}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${access_token}`,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/list' }),
     });
     expect(res.status).toBe(401);
@@ -293,7 +334,11 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     const listTools = () =>
       fetch(`${edge}/mcp`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${access_token}` },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${access_token}`,
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id: 11, method: 'tools/list' }),
       });
     expect((await listTools()).status).toBe(200);

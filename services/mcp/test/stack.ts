@@ -173,4 +173,3 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
     return this.verifier;
   }
 }
-

@@ -45,10 +45,20 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
   it('enriches what it should, stamps provenance, reports unmatched offers; a second run changes nothing', async () => {
     const before = await allDocs(es.client, fixture.alias);
     // Make one row's missing field operator-owned: enrichment must leave it empty.
-    const guarded = [...before.values()].find((d) => d.record.accords.length === 0 && !d.record.provenance.some((p) => p.source === 'operator_curated'));
+    const guarded = [...before.values()].find(
+      (d) => d.record.accords.length === 0 && !d.record.provenance.some((p) => p.source === 'operator_curated'),
+    );
     expect(guarded).toBeDefined();
-    const guardedProvenance = [...guarded!.record.provenance, { source: 'operator_curated' as const, fields: ['accords'], recorded_at: '2026-10-01T00:00:00Z' }];
-    await es.client.update({ index: fixture.alias, id: guarded!.id, doc: { provenance: guardedProvenance, provenance_tags: [...new Set([...guarded!.record.provenance_tags, 'operator_curated'])] }, refresh: true });
+    const guardedProvenance = [
+      ...guarded!.record.provenance,
+      { source: 'operator_curated' as const, fields: ['accords'], recorded_at: '2026-10-01T00:00:00Z' },
+    ];
+    await es.client.update({
+      index: fixture.alias,
+      id: guarded!.id,
+      doc: { provenance: guardedProvenance, provenance_tags: [...new Set([...guarded!.record.provenance_tags, 'operator_curated'])] },
+      refresh: true,
+    });
     const curatedBefore = [...before.values()].filter((d) => d.record.provenance.some((p) => p.source === 'operator_curated'));
     expect(curatedBefore.length).toBeGreaterThan(5);
 
@@ -144,7 +154,10 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
   it('never clobbers a concurrent edit: a conflicting row is re-read and re-applied', async () => {
     const docs = await allDocs(es.client, fixture.alias);
     const target = [...docs.values()].find(
-      (d) => !d.record.provenance.some((p) => p.source === 'operator_curated' || (p.source === 'ai_enriched' && p.fields.includes('description'))),
+      (d) =>
+        !d.record.provenance.some(
+          (p) => p.source === 'operator_curated' || (p.source === 'ai_enriched' && p.fields.includes('description')),
+        ),
     )!;
     // An operator edit lands between the batch's read and its write.
     const interloper: Enricher = {
@@ -157,7 +170,10 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
             id: target.id,
             doc: {
               description: 'Edited by an operator.',
-              provenance: [...target.record.provenance, { source: 'operator_curated', fields: ['description'], recorded_at: new Date().toISOString() }],
+              provenance: [
+                ...target.record.provenance,
+                { source: 'operator_curated', fields: ['description'], recorded_at: new Date().toISOString() },
+              ],
             },
           });
         }
@@ -174,7 +190,13 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
       toDocument: toIndexDocument as DocumentBuilder,
       logger,
     };
-    const result = await processBatch(deps, { run_id: 'edit', batch_no: 0, full: false, as_of: new Date().toISOString(), ids: [target.id] });
+    const result = await processBatch(deps, {
+      run_id: 'edit',
+      batch_no: 0,
+      full: false,
+      as_of: new Date().toISOString(),
+      ids: [target.id],
+    });
     expect(result.conflicts).toBe(1);
     expect(result.failed).toBe(0);
     const rec = (await allDocs(es.client, fixture.alias)).get(target.id)!.record;
@@ -235,7 +257,15 @@ describe('failing batches and the nightly schedule', () => {
   });
 
   it('retries a throwing batch with backoff, then lists it as failed and still finishes the run', async () => {
-    const config = testConfig(workerEnv(es, redis, fixture, { AI_ENRICHER: 'openai', AI_BASE_URL: aiUrl, ENRICH_ATTEMPTS: '3', ENRICH_BATCH_SIZE: '200', AI_CONCURRENCY: '1' }));
+    const config = testConfig(
+      workerEnv(es, redis, fixture, {
+        AI_ENRICHER: 'openai',
+        AI_BASE_URL: aiUrl,
+        ENRICH_ATTEMPTS: '3',
+        ENRICH_BATCH_SIZE: '200',
+        AI_CONCURRENCY: '1',
+      }),
+    );
     const worker = await startWorker({ config, logger, redis: redis.connect({ maxRetriesPerRequest: null }), elasticsearch: es.client });
     workers.push(worker);
     const started = Date.now();
@@ -271,9 +301,16 @@ describe('failing batches and the nightly schedule', () => {
 
   it('registers exactly one nightly entry however many workers start', async () => {
     const prefix = `${redis.prefix}sched`;
-    const env = workerEnv(es, redis, fixture, { ENRICH_SCHEDULE_ENABLED: 'true', JOBS_PREFIX: prefix, ENRICH_CRON: '0 2 * * *', ENRICH_TIMEZONE: 'Australia/Sydney' });
+    const env = workerEnv(es, redis, fixture, {
+      ENRICH_SCHEDULE_ENABLED: 'true',
+      JOBS_PREFIX: prefix,
+      ENRICH_CRON: '0 2 * * *',
+      ENRICH_TIMEZONE: 'Australia/Sydney',
+    });
     const started = await Promise.all(
-      [1, 2, 3].map(() => startWorker({ config: testConfig(env), logger, redis: redis.connect({ maxRetriesPerRequest: null }), elasticsearch: es.client })),
+      [1, 2, 3].map(() =>
+        startWorker({ config: testConfig(env), logger, redis: redis.connect({ maxRetriesPerRequest: null }), elasticsearch: es.client }),
+      ),
     );
     workers.push(...started);
     const queue = new Queue(QUEUE_NAMES.enrichment, { connection: redis.connect({ maxRetriesPerRequest: null }), prefix });
@@ -285,7 +322,12 @@ describe('failing batches and the nightly schedule', () => {
       // 02:00 in Sydney is 15:00 or 16:00 UTC (daylight saving or not).
       expect(new Date(schedule!.next!).getUTCHours()).toBeOneOf([15, 16]);
       // A restarted worker with a new time updates the one entry in place.
-      const moved = await startWorker({ config: testConfig({ ...env, ENRICH_CRON: '30 3 * * *' }), logger, redis: redis.connect({ maxRetriesPerRequest: null }), elasticsearch: es.client });
+      const moved = await startWorker({
+        config: testConfig({ ...env, ENRICH_CRON: '30 3 * * *' }),
+        logger,
+        redis: redis.connect({ maxRetriesPerRequest: null }),
+        elasticsearch: es.client,
+      });
       workers.push(moved);
       expect(await queue.getJobSchedulersCount()).toBe(1);
       expect((await nightlySchedule(queue))?.cron).toBe('30 3 * * *');
@@ -295,4 +337,3 @@ describe('failing batches and the nightly schedule', () => {
     }
   });
 });
-

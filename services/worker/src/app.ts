@@ -105,7 +105,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       .then((state) => (state === 'failed' ? recordFailedBatch(runs, job, logger) : undefined))
       .catch((e: unknown) => logger.error({ err: e, cause: error.message }, 'could not record a failed batch'));
   });
-  for (const worker of [enrichment, ingest]) worker.on('error', (error) => logger.error({ err: error, queue: worker.name }, 'worker error'));
+  for (const worker of [enrichment, ingest])
+    worker.on('error', (error) => logger.error({ err: error, queue: worker.name }, 'worker error'));
 
   await Promise.all([enrichment.waitUntilReady(), ingest.waitUntilReady()]);
   if (config.ENRICH_SCHEDULE_ENABLED) {
@@ -120,9 +121,15 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     workers: { enrichment, ingest },
     health: async () => {
       const [redisUp, esUp] = await Promise.all([
-        redis.ping().then(() => true, () => false),
+        redis.ping().then(
+          () => true,
+          () => false,
+        ),
         // Not ping(): HEAD / is not served by every distribution (the integ-test-zip answers 405).
-        elasticsearch.cluster.health({ timeout: '1s' }).then(() => true, () => false),
+        elasticsearch.cluster.health({ timeout: '1s' }).then(
+          () => true,
+          () => false,
+        ),
       ]);
       const running = enrichment.isRunning() && ingest.isRunning();
       return {

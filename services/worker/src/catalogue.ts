@@ -34,13 +34,20 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function asRecord(source: unknown): FragranceDetail | undefined {
   if (!isObject(source)) return undefined;
   const { id, name, brand, concentration, notes, description, au_availability: au } = source;
-  if (typeof id !== 'string' || typeof name !== 'string' || typeof brand !== 'string' || typeof concentration !== 'string') return undefined;
+  if (typeof id !== 'string' || typeof name !== 'string' || typeof brand !== 'string' || typeof concentration !== 'string')
+    return undefined;
   if (!isObject(notes) || !isStringArray(notes.top) || !isStringArray(notes.heart) || !isStringArray(notes.base)) return undefined;
   for (const field of ['accords', 'main_accords', 'perfumers', 'seasons', 'occasions', 'provenance_tags'] as const) {
     if (!isStringArray(source[field])) return undefined;
   }
   if (!(description === null || typeof description === 'string')) return undefined;
-  if (!Array.isArray(source.provenance) || !source.provenance.every((p) => isObject(p) && typeof p.source === 'string' && isStringArray(p.fields) && typeof p.recorded_at === 'string')) return undefined;
+  if (
+    !Array.isArray(source.provenance) ||
+    !source.provenance.every(
+      (p) => isObject(p) && typeof p.source === 'string' && isStringArray(p.fields) && typeof p.recorded_at === 'string',
+    )
+  )
+    return undefined;
   if (!Array.isArray(source.au_offers) || !isObject(au) || typeof source.updated_at !== 'string') return undefined;
   return source as unknown as FragranceDetail;
 }
@@ -49,7 +56,12 @@ export function asRecord(source: unknown): FragranceDetail | undefined {
 export async function readRows(client: Client, alias: string, ids: readonly string[]): Promise<ReadResult> {
   const out: ReadResult = { rows: [], missing: [], invalid: [] };
   if (ids.length === 0) return out;
-  const response = await client.mget<Record<string, unknown>>({ index: alias, ids: [...ids], realtime: true, _source_excludes: [SEARCH_OBJECT] });
+  const response = await client.mget<Record<string, unknown>>({
+    index: alias,
+    ids: [...ids],
+    realtime: true,
+    _source_excludes: [SEARCH_OBJECT],
+  });
   for (const doc of response.docs) {
     if (!('found' in doc) || !doc.found || !doc._source || doc._seq_no === undefined || doc._primary_term === undefined) {
       out.missing.push(doc._id);
@@ -95,7 +107,10 @@ export async function writeRows(client: Client, writes: readonly RowWrite[]): Pr
     operations.push({ update: { _index: row.index, _id: row.id, if_seq_no: row.seqNo, if_primary_term: row.primaryTerm } }, { doc });
   }
   // Only status and error of each item: a 500-item response shrinks from ~100 KB to a few.
-  const response = await client.bulk({ operations, refresh: false }, { querystring: { filter_path: 'errors,items.*.status,items.*.error' } });
+  const response = await client.bulk(
+    { operations, refresh: false },
+    { querystring: { filter_path: 'errors,items.*.status,items.*.error' } },
+  );
   (response.items ?? []).forEach((item, i) => {
     const result = item.update;
     const id = writes[i]?.row.id ?? '';
@@ -105,7 +120,8 @@ export async function writeRows(client: Client, writes: readonly RowWrite[]): Pr
       return;
     }
     if (result.status === 409 || result.status === 404) out.conflicts.push(id);
-    else if (result.status === 429 || result.status >= 500) throw new TransientWriteError(`bulk update ${result.status}: ${result.error.type}`);
+    else if (result.status === 429 || result.status >= 500)
+      throw new TransientWriteError(`bulk update ${result.status}: ${result.error.type}`);
     else out.failed.push({ id, reason: `${result.error.type}: ${result.error.reason ?? ''}` });
   });
   return out;

@@ -28,9 +28,16 @@ function slowModelServer() {
     req.resume();
     req.on('end', () => {
       state.requests++;
-      const content = JSON.stringify({ accords: ['woody', 'amber'], description: 'A woody amber.', seasons: ['autumn'], occasions: ['evening'] });
+      const content = JSON.stringify({
+        accords: ['woody', 'amber'],
+        description: 'A woody amber.',
+        seasons: ['autumn'],
+        occasions: ['evening'],
+      });
       setTimeout(() => {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { role: 'assistant', content } }] }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ choices: [{ message: { role: 'assistant', content } }] }));
       }, state.delayMs);
     });
   });
@@ -77,7 +84,10 @@ describe('worker processes: SIGKILL mid-run, SIGTERM finishing or handing back',
   }
 
   function spawnWorker(childEnv: Record<string, string>): { child: ChildProcess; exited: Promise<number | null> } {
-    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...childEnv }, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, [MAIN], {
+      env: { PATH: process.env.PATH ?? '', ...childEnv },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     children.push(child);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     return { child, exited };
@@ -102,10 +112,21 @@ describe('worker processes: SIGKILL mid-run, SIGTERM finishing or handing back',
       expect(await queue.getActiveCount()).toBe(1); // still locked by the dead worker
 
       model.state.delayMs = 0;
-      const survivor = await startWorker({ config: testConfig(env(prefix)), logger, redis: redis.connect({ maxRetriesPerRequest: null }), elasticsearch: es.client });
+      const survivor = await startWorker({
+        config: testConfig(env(prefix)),
+        logger,
+        redis: redis.connect({ maxRetriesPerRequest: null }),
+        elasticsearch: es.client,
+      });
       workers.push(survivor);
       const summary = await waitForRun(runs, runId, 60_000);
-      expect(summary).toMatchObject({ status: 'completed', failed: 0, rows_total: fixture.count, rows_seen: fixture.count, batches_failed: 0 });
+      expect(summary).toMatchObject({
+        status: 'completed',
+        failed: 0,
+        rows_total: fixture.count,
+        rows_seen: fixture.count,
+        batches_failed: 0,
+      });
       expect(summary.batches_done).toBe(summary.batches_total);
       expect(summary.changed + summary.unchanged).toBe(fixture.count);
 

@@ -80,7 +80,10 @@ export function enrichmentProcessor(deps: { plan: PlanDeps; batch: BatchDeps; ru
         job.failedReason = error instanceof Error ? error.message : String(error);
         await recordFailedBatch(deps.runs, job, deps.logger);
       } else {
-        deps.logger.warn({ job: job.id, name: job.name, attempt: job.attemptsMade + 1, err: error }, 'job failed; BullMQ retries it with backoff');
+        deps.logger.warn(
+          { job: job.id, name: job.name, attempt: job.attemptsMade + 1, err: error },
+          'job failed; BullMQ retries it with backoff',
+        );
       }
       throw error;
     }
@@ -98,7 +101,10 @@ export function ingestProcessor(deps: { elasticsearch: Client; alias: string; en
       file: data.data.file,
       onProgress: (p) => void job.updateProgress({ read: p.read, indexed: p.indexed, skipped: p.skipped, total: p.total ?? null }),
     });
-    deps.logger.info({ index: result.index, indexed: result.indexed, skipped: result.skipped.length, seconds: result.seconds }, 'catalogue ingested');
+    deps.logger.info(
+      { index: result.index, indexed: result.indexed, skipped: result.skipped.length, seconds: result.seconds },
+      'catalogue ingested',
+    );
     const run = data.data.enrich_after ? await requestEnrichmentRun(deps.enrichmentQueue, { full: false, trigger: 'ingest' }) : undefined;
     return { index: result.index, indexed: result.indexed, skipped: result.skipped.length, enrichment_run: run?.runId ?? null };
   };

@@ -19,7 +19,10 @@ export interface CatalogueFixture {
   count: number;
 }
 
-export async function catalogueFixture(es: TestElasticsearch, options: { count: number; seed: number; name?: string }): Promise<CatalogueFixture> {
+export async function catalogueFixture(
+  es: TestElasticsearch,
+  options: { count: number; seed: number; name?: string },
+): Promise<CatalogueFixture> {
   const dir = await mkdtemp(join(tmpdir(), 'worker-test-'));
   const written = await writeDataset({ dir, count: options.count, seed: options.seed });
   const alias = es.index(options.name ?? 'fragrances');
@@ -28,7 +31,12 @@ export async function catalogueFixture(es: TestElasticsearch, options: { count: 
 }
 
 /** Environment of a worker under test (also what a child worker process gets). */
-export function workerEnv(es: TestElasticsearch, redis: TestRedis, fixture: CatalogueFixture, extra: Record<string, string> = {}): Record<string, string> {
+export function workerEnv(
+  es: TestElasticsearch,
+  redis: TestRedis,
+  fixture: CatalogueFixture,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   return {
     REDIS_URL: redis.url,
     ELASTICSEARCH_URL: es.url,
@@ -72,7 +80,12 @@ export interface StoredDoc {
 /** Every document of the alias (test catalogues are small), with seq_no. */
 export async function allDocs(client: Client, alias: string): Promise<Map<string, StoredDoc>> {
   await client.indices.refresh({ index: alias });
-  const response = await client.search<Record<string, unknown>>({ index: alias, size: 10_000, seq_no_primary_term: true, query: { match_all: {} } });
+  const response = await client.search<Record<string, unknown>>({
+    index: alias,
+    size: 10_000,
+    seq_no_primary_term: true,
+    query: { match_all: {} },
+  });
   const out = new Map<string, StoredDoc>();
   for (const hit of response.hits.hits) {
     const record = FragranceDetail.parse(hit._source);

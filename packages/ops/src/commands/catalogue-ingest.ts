@@ -32,7 +32,11 @@ function progressReporter(ctx: CommandContext): { update: (p: IngestProgress) =>
   const tty = (ctx.stderr as NodeJS.WriteStream).isTTY === true;
   if (tty) {
     const bar = new cliProgress.SingleBar(
-      { stream: ctx.stderr as NodeJS.WriteStream, format: 'ingest [{bar}] {percentage}% | {value}/{total} read | {indexed} indexed | {skipped} skipped | {eta}s', hideCursor: true },
+      {
+        stream: ctx.stderr as NodeJS.WriteStream,
+        format: 'ingest [{bar}] {percentage}% | {value}/{total} read | {indexed} indexed | {skipped} skipped | {eta}s',
+        hideCursor: true,
+      },
       cliProgress.Presets.shades_classic,
     );
     let started = false;
@@ -74,7 +78,8 @@ export const ingest: Command = {
     });
     const config = parseConfig(IngestConfig, ctx.env);
     const alias = values.alias ?? config.CATALOGUE_ALIAS;
-    if (!IngestConfig.shape.CATALOGUE_ALIAS.safeParse(alias).success) throw new UsageError(`--alias must be a lower-case index alias name, got "${alias}"`);
+    if (!IngestConfig.shape.CATALOGUE_ALIAS.safeParse(alias).success)
+      throw new UsageError(`--alias must be a lower-case index alias name, got "${alias}"`);
     const file = resolve(values.file ?? DEFAULT_FILE);
     const concurrency = intOption('concurrency', values.concurrency, 3, 1, 16);
     const batchSize = intOption('batch-size', values['batch-size'], 1000, 1, 10_000);
@@ -84,7 +89,16 @@ export const ingest: Command = {
     const client = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 120_000 });
     const progress = progressReporter(ctx);
     try {
-      const result = await ingestCatalogue({ client, alias, file, concurrency, batchSize, replicas, keepVersions, onProgress: progress.update });
+      const result = await ingestCatalogue({
+        client,
+        alias,
+        file,
+        concurrency,
+        batchSize,
+        replicas,
+        keepVersions,
+        onProgress: progress.update,
+      });
       progress.stop();
       for (const skip of result.skipped.slice(0, LISTED_SKIPS)) ctx.stderr.write(`skipped line ${skip.line}: ${skip.reason}\n`);
       if (result.skipped.length > LISTED_SKIPS) ctx.stderr.write(`… and ${result.skipped.length - LISTED_SKIPS} more skipped lines\n`);

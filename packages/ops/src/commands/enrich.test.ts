@@ -66,7 +66,15 @@ describe('ops enrich (real Redis, a BullMQ worker standing in for services/worke
         if (job.name === JOB_NAMES.enrichBatch) throw new UnrecoverableError('AI endpoint answered 500');
         const id = runIdForJob(job.id ?? '');
         await runs.begin({ id, trigger: 'manual', full: true, as_of: new Date().toISOString() });
-        await runs.savePlan(id, { rows_total: 7, batches: [['a', 'b', 'c', 'd'], ['e', 'f', 'g']], au_unmatched_offers: 2, au_unmatched_sample: ['Shop: X — Y (EDP)'] });
+        await runs.savePlan(id, {
+          rows_total: 7,
+          batches: [
+            ['a', 'b', 'c', 'd'],
+            ['e', 'f', 'g'],
+          ],
+          au_unmatched_offers: 2,
+          au_unmatched_sample: ['Shop: X — Y (EDP)'],
+        });
         await runs.markPlanned(id);
         await new Promise((r) => setTimeout(r, 300));
         await runs.recordBatch(id, 0, 'done', batch(4));
@@ -77,7 +85,11 @@ describe('ops enrich (real Redis, a BullMQ worker standing in for services/worke
       { connection: redis.connect({ maxRetriesPerRequest: null }), prefix },
     );
     try {
-      await queue.add(JOB_NAMES.enrichBatch, { run_id: 'run-old', batch_no: 3, full: false, as_of: new Date().toISOString(), ids: ['x'] }, { jobId: batchJobId('run-old', 3) });
+      await queue.add(
+        JOB_NAMES.enrichBatch,
+        { run_id: 'run-old', batch_no: 3, full: false, as_of: new Date().toISOString(), ids: ['x'] },
+        { jobId: batchJobId('run-old', 3) },
+      );
       const { out, err } = await run('run', ['--full']);
       expect(out).toMatch(/queued run run-\S+ \(full\)/);
       expect(out).toMatch(/: completed/);
@@ -91,7 +103,11 @@ describe('ops enrich (real Redis, a BullMQ worker standing in for services/worke
       expect(status.out).toMatch(/workers connected: 1/);
       expect(status.out).toMatch(/last runs:\nrun run-\S+ \(manual, full\): completed/);
       expect(status.out).toMatch(/run-old-b00003 {2}run run-old batch 3 \(1 rows\), 1 attempts, .*: AI endpoint answered 500/);
-      const json = JSON.parse((await run('status', ['--json'])).out) as { current: unknown; last: { rows_seen: number }[]; failed_batches: unknown[] };
+      const json = JSON.parse((await run('status', ['--json'])).out) as {
+        current: unknown;
+        last: { rows_seen: number }[];
+        failed_batches: unknown[];
+      };
       expect(json.current).toBeNull();
       expect(json.last[0]?.rows_seen).toBe(7);
       expect(json.failed_batches).toHaveLength(1);

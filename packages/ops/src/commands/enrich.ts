@@ -29,7 +29,12 @@ interface Session {
 /** Opens Redis (failing fast when it is down), the enrichment queue and the run store; always closes them. */
 async function withSession<T>(ctx: CommandContext, use: (session: Session) => Promise<T>): Promise<T> {
   const config = parseConfig(EnrichConfig, ctx.env);
-  const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: null, connectTimeout: 3_000, retryStrategy: () => null });
+  const redis = new Redis(config.REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: null,
+    connectTimeout: 3_000,
+    retryStrategy: () => null,
+  });
   let lastError = '';
   redis.on('error', (error: Error) => void (lastError = error.message));
   try {
@@ -65,7 +70,8 @@ export function formatRun(run: RunSummary): string {
   const enrichers = Object.entries(run.per_enricher);
   if (enrichers.length > 0) {
     lines.push('  per enricher:');
-    for (const [name, c] of enrichers) lines.push(`    ${name.padEnd(20)} changed ${c.changed}, unchanged ${c.unchanged}, failed ${c.failed}`);
+    for (const [name, c] of enrichers)
+      lines.push(`    ${name.padEnd(20)} changed ${c.changed}, unchanged ${c.unchanged}, failed ${c.failed}`);
   }
   if (run.au_unmatched_offers > 0) {
     lines.push(`  AU feed offers matching no catalogue row: ${run.au_unmatched_offers}`);
@@ -74,7 +80,8 @@ export function formatRun(run: RunSummary): string {
   return lines.join('\n');
 }
 
-const finished = (run: RunSummary | undefined) => run?.status === 'completed' || run?.status === 'completed_with_failures' || run?.status === 'failed';
+const finished = (run: RunSummary | undefined) =>
+  run?.status === 'completed' || run?.status === 'completed_with_failures' || run?.status === 'failed';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A progress bar on a terminal, a line every 10% elsewhere (CI logs stay short). */
@@ -82,7 +89,11 @@ function progressReporter(ctx: CommandContext) {
   const tty = (ctx.stderr as NodeJS.WriteStream).isTTY === true;
   if (tty) {
     const bar = new cliProgress.SingleBar(
-      { stream: ctx.stderr as NodeJS.WriteStream, format: 'enrich [{bar}] {percentage}% | {value}/{total} rows | {changed} changed | {failed} failed | {eta}s', hideCursor: true },
+      {
+        stream: ctx.stderr as NodeJS.WriteStream,
+        format: 'enrich [{bar}] {percentage}% | {value}/{total} rows | {changed} changed | {failed} failed | {eta}s',
+        hideCursor: true,
+      },
       cliProgress.Presets.shades_classic,
     );
     let started = false;
@@ -140,7 +151,8 @@ const run: Command = {
       'timeout-minutes': { type: 'string' },
     });
     const rawTimeout = values['timeout-minutes'];
-    if (rawTimeout !== undefined && !/^[1-9]\d{0,4}$/.test(rawTimeout)) throw new UsageError(`--timeout-minutes must be a whole number from 1 to 99999, got "${rawTimeout}"`);
+    if (rawTimeout !== undefined && !/^[1-9]\d{0,4}$/.test(rawTimeout))
+      throw new UsageError(`--timeout-minutes must be a whole number from 1 to 99999, got "${rawTimeout}"`);
     const deadline = Date.now() + Number(rawTimeout ?? 60) * 60_000;
     await withSession(ctx, async (session) => {
       const workers = await session.queue.getWorkers();
@@ -157,7 +169,8 @@ const run: Command = {
           summary = await session.runs.get(runId);
           if (summary) progress.update(summary);
           if (finished(summary)) break;
-          if (Date.now() > deadline) throw new Error(`run ${runId} still in progress after the timeout; follow it with: npm run ops -- enrich status`);
+          if (Date.now() > deadline)
+            throw new Error(`run ${runId} still in progress after the timeout; follow it with: npm run ops -- enrich status`);
           await sleep(500);
         }
       } finally {
@@ -175,7 +188,8 @@ const status: Command = {
   usage: 'enrich status [--runs 3] [--json]',
   async run(ctx) {
     const { values } = parseOptions(ctx.argv, { runs: { type: 'string' }, json: { type: 'boolean', default: false } });
-    if (values.runs !== undefined && !/^([1-9]|[1-4]\d|50)$/.test(values.runs)) throw new UsageError(`--runs must be a whole number from 1 to 50, got "${values.runs}"`);
+    if (values.runs !== undefined && !/^([1-9]|[1-4]\d|50)$/.test(values.runs))
+      throw new UsageError(`--runs must be a whole number from 1 to 50, got "${values.runs}"`);
     const limit = Number(values.runs ?? 3);
     await withSession(ctx, async (session) => {
       const [current, recent, failed, schedule, workers, counts] = await Promise.all([
@@ -188,16 +202,31 @@ const status: Command = {
       ]);
       const last = recent.filter((r) => r.id !== current?.id && finished(r)).slice(0, limit);
       if (values.json) {
-        ctx.stdout.write(JSON.stringify({ current: current ?? null, last, failed_batches: failed, schedule: schedule ?? null, workers: workers.length, jobs: counts }, null, 2) + '\n');
+        ctx.stdout.write(
+          JSON.stringify(
+            { current: current ?? null, last, failed_batches: failed, schedule: schedule ?? null, workers: workers.length, jobs: counts },
+            null,
+            2,
+          ) + '\n',
+        );
         return;
       }
       const out: string[] = [];
-      out.push(schedule ? `nightly: "${schedule.cron}" ${schedule.timezone ?? ''}, next ${schedule.next ?? 'unknown'}` : 'nightly: not scheduled (no worker has registered it)');
-      out.push(`workers connected: ${workers.length}; jobs: ${counts.waiting ?? 0} waiting, ${counts.active ?? 0} active, ${counts.delayed ?? 0} delayed, ${counts.failed ?? 0} failed`);
+      out.push(
+        schedule
+          ? `nightly: "${schedule.cron}" ${schedule.timezone ?? ''}, next ${schedule.next ?? 'unknown'}`
+          : 'nightly: not scheduled (no worker has registered it)',
+      );
+      out.push(
+        `workers connected: ${workers.length}; jobs: ${counts.waiting ?? 0} waiting, ${counts.active ?? 0} active, ${counts.delayed ?? 0} delayed, ${counts.failed ?? 0} failed`,
+      );
       out.push('', current ? `current ${formatRun(current)}` : 'current: no run in progress');
       out.push('', last.length > 0 ? `last runs:\n${last.map(formatRun).join('\n')}` : 'last runs: none');
       out.push('', failed.length > 0 ? 'failed batches (attempts used up):' : 'failed batches: none');
-      for (const f of failed) out.push(`  ${f.job_id}  run ${f.run_id} batch ${f.batch_no} (${f.rows} rows), ${f.attempts} attempts, ${f.failed_at ?? ''}: ${f.reason}`);
+      for (const f of failed)
+        out.push(
+          `  ${f.job_id}  run ${f.run_id} batch ${f.batch_no} (${f.rows} rows), ${f.attempts} attempts, ${f.failed_at ?? ''}: ${f.reason}`,
+        );
       ctx.stdout.write(out.join('\n') + '\n');
     });
   },

@@ -9,5 +9,6 @@ export const groups: Record<string, CommandGroup> = {
   catalogue: catalogueGroup,
   enrich: enrichGroup,
   keys: keysGroup,
-  users: usersGroup, auth: authGroup,
+  users: usersGroup,
+  auth: authGroup,
 };

@@ -42,9 +42,23 @@ describe('ops keys (real Redis)', () => {
   });
 
   it('revokes, re-quotas and reports usage', async () => {
-    const created = await json<{ id: string; api_key: string; rate_limit_per_day: number }>('create', ['--owner', 'Beta', '--quota', '5', '--burst', '10', '--refill', '2']);
+    const created = await json<{ id: string; api_key: string; rate_limit_per_day: number }>('create', [
+      '--owner',
+      'Beta',
+      '--quota',
+      '5',
+      '--burst',
+      '10',
+      '--refill',
+      '2',
+    ]);
     expect(created).toMatchObject({ rate_limit_per_day: 5 });
-    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: { capacity: 60, refillPerSecond: 20 } });
+    const admit = createAdmitter({
+      redis: redis.redis,
+      prefix: redis.prefix,
+      timeZone: 'UTC',
+      bucketDefaults: { capacity: 60, refillPerSecond: 20 },
+    });
     for (let i = 0; i < 3; i += 1) expect((await admit(created.api_key, 'admit')).outcome).toBe('admitted');
 
     const usage = await json<{ total: number; days: { day: string; requests: number }[] }>('usage', [created.id, '--days', '7']);
@@ -55,7 +69,10 @@ describe('ops keys (real Redis)', () => {
 
     expect(await json('set-quota', [created.id, '2'])).toMatchObject({ rate_limit_per_day: 2 });
     expect((await admit(created.api_key, 'admit')).outcome).toBe('daily_quota_exceeded');
-    expect(await json('set-burst', [created.id, '--burst', '3', '--refill', '0.5'])).toMatchObject({ burst_capacity: 3, burst_refill_per_second: 0.5 });
+    expect(await json('set-burst', [created.id, '--burst', '3', '--refill', '0.5'])).toMatchObject({
+      burst_capacity: 3,
+      burst_refill_per_second: 0.5,
+    });
 
     const revoked = await json<{ revoked_at: string | null }>('revoke', [created.id]);
     expect(revoked.revoked_at).not.toBeNull();

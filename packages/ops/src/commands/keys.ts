@@ -24,7 +24,12 @@ export type KeysConfig = z.infer<typeof KeysConfig>;
 /** Opens Redis for one command (failing fast when it is down) and always closes it. */
 async function withStore<T>(ctx: CommandContext, use: (store: KeyStore, config: KeysConfig) => Promise<T>): Promise<T> {
   const config = parseConfig(KeysConfig, ctx.env);
-  const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3_000, retryStrategy: () => null });
+  const redis = new Redis(config.REDIS_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 3_000,
+    retryStrategy: () => null,
+  });
   let lastError = '';
   redis.on('error', (error: Error) => void (lastError = error.message)); // reported below instead
   try {
@@ -77,7 +82,8 @@ function toJson(record: ApiKeyRecord) {
 }
 
 function describe(record: ApiKeyRecord): string {
-  const burst = record.burst || record.refillPerSecond ? `  burst ${record.burst ?? 'default'}/${record.refillPerSecond ?? 'default'} per s` : '';
+  const burst =
+    record.burst || record.refillPerSecond ? `  burst ${record.burst ?? 'default'}/${record.refillPerSecond ?? 'default'} per s` : '';
   return [
     `${record.id}  ${record.owner}  quota ${record.quota}/day${burst}`,
     `  created ${record.createdAt}  last used ${record.lastUsedAt ?? 'never'}${record.revokedAt ? `  REVOKED ${record.revokedAt}` : ''}`,
@@ -133,7 +139,9 @@ const list: Command = {
       json: { type: 'boolean', default: false },
     });
     await withStore(ctx, async (store) => {
-      const keys = (await store.list()).filter((k) => (values.owner === undefined || k.owner === values.owner) && (!values.active || !k.revokedAt));
+      const keys = (await store.list()).filter(
+        (k) => (values.owner === undefined || k.owner === values.owner) && (!values.active || !k.revokedAt),
+      );
       if (values.json) return print(ctx, JSON.stringify(keys.map(toJson)));
       print(ctx, keys.length === 0 ? 'no keys' : keys.map(describe).join('\n'));
     });

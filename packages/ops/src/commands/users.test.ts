@@ -12,12 +12,7 @@ describe('ops users / auth (real Redis)', () => {
   });
   afterAll(() => redis.cleanup());
 
-  async function run(
-    group: CommandGroup,
-    command: string,
-    argv: string[],
-    input = '',
-  ): Promise<string> {
+  async function run(group: CommandGroup, command: string, argv: string[], input = ''): Promise<string> {
     const stdout = new PassThrough();
     const chunks: Buffer[] = [];
     stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -35,12 +30,7 @@ describe('ops users / auth (real Redis)', () => {
   }
 
   it('creates a user with the password from stdin, hashed, never printed', async () => {
-    const out = await run(
-      usersGroup,
-      'create',
-      ['--email', 'Ops.User@Example.com'],
-      'a very long password\n',
-    );
+    const out = await run(usersGroup, 'create', ['--email', 'Ops.User@Example.com'], 'a very long password\n');
     expect(out).toMatch(/created user ops\.user@example\.com/);
     expect(out).not.toContain('a very long password');
     const users = new UserStore(redis.redis, { prefix: redis.prefix });
@@ -48,15 +38,11 @@ describe('ops users / auth (real Redis)', () => {
   });
 
   it('refuses short passwords, duplicates and missing emails as usage errors', async () => {
-    await expect(
-      run(usersGroup, 'create', ['--email', 'short@example.com'], 'short\n'),
-    ).rejects.toBeInstanceOf(UsageError);
-    await expect(
-      run(usersGroup, 'create', ['--email', 'ops.user@example.com'], 'another long password\n'),
-    ).rejects.toThrow(/already exists/);
-    await expect(run(usersGroup, 'create', [], 'a very long password\n')).rejects.toBeInstanceOf(
-      UsageError,
+    await expect(run(usersGroup, 'create', ['--email', 'short@example.com'], 'short\n')).rejects.toBeInstanceOf(UsageError);
+    await expect(run(usersGroup, 'create', ['--email', 'ops.user@example.com'], 'another long password\n')).rejects.toThrow(
+      /already exists/,
     );
+    await expect(run(usersGroup, 'create', [], 'a very long password\n')).rejects.toBeInstanceOf(UsageError);
   });
 
   it('lists users and disables one, writing the revocation record', async () => {

@@ -1,21 +1,8 @@
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { parseConfig, redisUrl } from '@fragrance/config';
-import {
-  disableUser,
-  IdentityError,
-  KeyStore,
-  MIN_PASSWORD_LENGTH,
-  RevocationStore,
-  UserStore,
-} from '@fragrance/identity';
-import {
-  parseOptions,
-  UsageError,
-  type Command,
-  type CommandContext,
-  type CommandGroup,
-} from '../command.ts';
+import { disableUser, IdentityError, KeyStore, MIN_PASSWORD_LENGTH, RevocationStore, UserStore } from '@fragrance/identity';
+import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
 
 /** What `users` and `auth` commands read from the environment (the names the auth service uses). */
 export const UsersConfig = z.object({
@@ -45,10 +32,7 @@ async function withStores<T>(ctx: CommandContext, use: (stores: Stores) => Promi
       await redis.connect();
     } catch (error) {
       const { hostname, port } = new URL(config.REDIS_URL); // never the password
-      throw new Error(
-        `cannot reach Redis at ${hostname}:${port || 6379}: ${lastError || (error as Error).message}`,
-        { cause: error },
-      );
+      throw new Error(`cannot reach Redis at ${hostname}:${port || 6379}: ${lastError || (error as Error).message}`, { cause: error });
     }
     const prefix = config.REDIS_PREFIX;
     return await use({
@@ -100,23 +84,14 @@ export async function readPassword(ctx: CommandContext): Promise<string> {
     }
   }
   const chunks: Buffer[] = [];
-  for await (const chunk of stdin)
-    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  for await (const chunk of stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
   return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
 }
 
-function emailArgument(
-  ctx: CommandContext,
-  allowPositional: boolean,
-): { email: string; json: boolean } {
-  const { values, positionals } = parseOptions(
-    ctx.argv,
-    { email: { type: 'string' }, json: { type: 'boolean' } },
-    allowPositional,
-  );
+function emailArgument(ctx: CommandContext, allowPositional: boolean): { email: string; json: boolean } {
+  const { values, positionals } = parseOptions(ctx.argv, { email: { type: 'string' }, json: { type: 'boolean' } }, allowPositional);
   const email = values.email ?? positionals[0];
-  if (!email || positionals.length > 1 || (values.email && positionals.length > 0))
-    throw new UsageError('expected one email address');
+  if (!email || positionals.length > 1 || (values.email && positionals.length > 0)) throw new UsageError('expected one email address');
   return { email, json: values.json ?? false };
 }
 
@@ -126,8 +101,7 @@ const create: Command = {
   run: async (ctx) => {
     const { email, json } = emailArgument(ctx, false);
     const password = await readPassword(ctx);
-    if (password.length < MIN_PASSWORD_LENGTH)
-      throw new UsageError(`password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+    if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`password must be at least ${MIN_PASSWORD_LENGTH} characters`);
     const user = await withStores(ctx, ({ users }) => users.create(email, password));
     ctx.stdout.write(
       json
@@ -138,14 +112,11 @@ const create: Command = {
 };
 
 const disable: Command = {
-  summary:
-    'Disable a user: no more sign-in or refresh, and every token already issued stops working',
+  summary: 'Disable a user: no more sign-in or refresh, and every token already issued stops working',
   usage: 'users disable <email>',
   run: async (ctx) => {
     const { email, json } = emailArgument(ctx, true);
-    const user = await withStores(ctx, ({ users, revocations }) =>
-      disableUser(users, revocations, email),
-    );
+    const user = await withStores(ctx, ({ users, revocations }) => disableUser(users, revocations, email));
     ctx.stdout.write(
       json
         ? `${JSON.stringify({ id: user.id, email: user.email, disabled: true })}\n`
@@ -177,10 +148,7 @@ const list: Command = {
       return;
     }
     if (users.length === 0) return void ctx.stdout.write('no users\n');
-    for (const u of users)
-      ctx.stdout.write(
-        `${u.email.padEnd(40)} ${u.id}  ${u.disabled ? 'disabled' : 'active'}  ${u.createdAt}\n`,
-      );
+    for (const u of users) ctx.stdout.write(`${u.email.padEnd(40)} ${u.id}  ${u.disabled ? 'disabled' : 'active'}  ${u.createdAt}\n`);
   },
 };
 
@@ -190,14 +158,12 @@ export const usersGroup: CommandGroup = {
 };
 
 const rotateKeys: Command = {
-  summary:
-    'Add a new token-signing key (used from the next auth restart); older keys stay in the JWKS',
+  summary: 'Add a new token-signing key (used from the next auth restart); older keys stay in the JWKS',
   usage: 'auth rotate-keys [--keep <n>]',
   run: async (ctx) => {
     const { values } = parseOptions(ctx.argv, { keep: { type: 'string' } });
     const keep = values.keep === undefined ? 3 : Number(values.keep);
-    if (!Number.isInteger(keep) || keep < 2 || keep > 10)
-      throw new UsageError('--keep must be a whole number from 2 to 10');
+    if (!Number.isInteger(keep) || keep < 2 || keep > 10) throw new UsageError('--keep must be a whole number from 2 to 10');
     const result = await withStores(ctx, ({ keys }) => keys.rotateSigningKeys(keep));
     ctx.stdout.write(
       `new signing key ${result.kid}; published: ${result.kept.join(', ')}${result.retired.length ? `; retired: ${result.retired.join(', ')}` : ''}\nrestart the auth service instances to sign with it\n`,

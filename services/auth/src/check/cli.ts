@@ -21,9 +21,7 @@ const { values } = parseArgs({
   },
 });
 if (!values.email) {
-  process.stderr.write(
-    'usage: check -- --issuer <url> --email <email> [--conformance]  (password on stdin)\n',
-  );
+  process.stderr.write('usage: check -- --issuer <url> --email <email> [--conformance]  (password on stdin)\n');
   process.exit(2);
 }
 const issuer = values.issuer.replace(/\/+$/, '');
@@ -40,9 +38,7 @@ const step = (ok: boolean, label: string, detail = '') => {
   process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${label}${detail ? `  (${detail})` : ''}\n`);
 };
 
-const metadata = (await (
-  await fetch(`${issuer}/.well-known/oauth-authorization-server`)
-).json()) as Record<string, unknown>;
+const metadata = (await (await fetch(`${issuer}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
 step(metadata.issuer === issuer, 'metadata issuer', String(metadata.issuer));
 for (const [field, expected] of Object.entries({
   authorization_endpoint: `${issuer}/oauth/authorize`,
@@ -50,19 +46,13 @@ for (const [field, expected] of Object.entries({
   registration_endpoint: `${issuer}/oauth/register`,
 }))
   step(metadata[field] === expected, `metadata ${field}`, String(metadata[field]));
-step(
-  JSON.stringify(metadata.code_challenge_methods_supported) === '["S256"]',
-  'metadata code_challenge_methods_supported ["S256"]',
-);
+step(JSON.stringify(metadata.code_challenge_methods_supported) === '["S256"]', 'metadata code_challenge_methods_supported ["S256"]');
 
 const redirect = `http://127.0.0.1:${await freePort()}/callback`;
 const clientId = await registerClient(issuer, [redirect], 'Stack check');
 step(true, 'registered a client', clientId);
 const code = await obtainCode(issuer, clientId, redirect, credentials);
-step(
-  code.callback.searchParams.get('iss') === issuer,
-  'authorize → code, state and iss on the redirect',
-);
+step(code.callback.searchParams.get('iss') === issuer, 'authorize → code, state and iss on the redirect');
 const tokens = await exchange(issuer, clientId, redirect, code);
 const body = tokens.body;
 step(
@@ -79,10 +69,7 @@ const refreshed = await token(issuer, {
   refresh_token: String(body.refresh_token),
   client_id: clientId,
 });
-step(
-  refreshed.status === 200 && refreshed.body.refresh_token !== body.refresh_token,
-  'refresh with rotation',
-);
+step(refreshed.status === 200 && refreshed.body.refresh_token !== body.refresh_token, 'refresh with rotation');
 const revoked = await fetch(`${issuer}/oauth/revoke`, {
   method: 'POST',
   headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -93,31 +80,15 @@ const after = await token(issuer, {
   refresh_token: String(refreshed.body.refresh_token),
   client_id: clientId,
 });
-step(
-  revoked.status === 200 && after.body.error === 'invalid_grant',
-  'revoke, then refresh fails with invalid_grant',
-);
+step(revoked.status === 200 && after.body.error === 'invalid_grant', 'revoke, then refresh fails with invalid_grant');
 
 if (values.conformance) {
   const port = await freePort();
   const id = await registerClient(issuer, [`http://127.0.0.1:${port}/callback`], 'MCP conformance');
-  const bin = fileURLToPath(
-    new URL('../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url),
-  );
+  const bin = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url));
   const child = spawn(
     process.execPath,
-    [
-      bin,
-      'authorization',
-      '--url',
-      issuer,
-      '--client-id',
-      id,
-      '--port',
-      String(port),
-      '--resource',
-      `${issuer}/mcp`,
-    ],
+    [bin, 'authorization', '--url', issuer, '--client-id', id, '--port', String(port), '--resource', `${issuer}/mcp`],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
@@ -136,10 +107,7 @@ if (values.conformance) {
   });
   const exit = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   await driving;
-  step(
-    exit === 0 && /Total: \d+ passed, 0 failed/.test(output),
-    'MCP conformance authorization scenarios',
-  );
+  step(exit === 0 && /Total: \d+ passed, 0 failed/.test(output), 'MCP conformance authorization scenarios');
 }
 
 process.exitCode = failed === 0 ? 0 : 1;

@@ -17,8 +17,7 @@ export function readCookie(req: Request, name: string): string | undefined {
  * forged without our secret nor carried over to another interaction.
  */
 export function createCsrf(secret: string, secure: boolean) {
-  const sign = (uid: string, nonce: string) =>
-    createHmac('sha256', secret).update(`${uid}.${nonce}`).digest('base64url');
+  const sign = (uid: string, nonce: string) => createHmac('sha256', secret).update(`${uid}.${nonce}`).digest('base64url');
   return {
     /** The token for a form, setting the cookie when the browser has none yet. */
     issue(req: Request, res: Response, uid: string): string {

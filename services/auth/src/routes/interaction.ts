@@ -63,14 +63,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     return { name: client?.clientName ?? cimdHost ?? clientId, cimdHost };
   };
 
-  const renderLogin = async (
-    req: Request,
-    res: Response,
-    details: Details,
-    status = 200,
-    error?: string,
-    email?: string,
-  ) => {
+  const renderLogin = async (req: Request, res: Response, details: Details, status = 200, error?: string, email?: string) => {
     const client = await clientOf(details);
     sendPage(
       res,
@@ -87,9 +80,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
 
   const renderConsent = async (req: Request, res: Response, details: Details) => {
     const client = await clientOf(details);
-    const user = details.session?.accountId
-      ? await users.findById(details.session.accountId)
-      : undefined;
+    const user = details.session?.accountId ? await users.findById(details.session.accountId) : undefined;
     const requested = new Set(
       String(details.params.scope ?? CATALOGUE_SCOPE)
         .split(' ')
@@ -107,19 +98,15 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         redirectHost: redirectTarget(details.params.redirect_uri),
         ...(client.cimdHost ? { clientIdHost: client.cimdHost } : {}),
         email: user?.email ?? 'unknown user',
-        scopes: [...requested]
-          .filter((s) => SCOPE_DESCRIPTIONS[s])
-          .map((s) => ({ name: s, description: SCOPE_DESCRIPTIONS[s]! })),
+        scopes: [...requested].filter((s) => SCOPE_DESCRIPTIONS[s]).map((s) => ({ name: s, description: SCOPE_DESCRIPTIONS[s]! })),
         resource,
       }),
     );
   };
 
-  const wrap =
-    (handler: (req: Request, res: Response) => Promise<void>) =>
-    (req: Request, res: Response, next: NextFunction) => {
-      handler(req, res).catch(next);
-    };
+  const wrap = (handler: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response, next: NextFunction) => {
+    handler(req, res).catch(next);
+  };
 
   const refuseCsrf = (res: Response) =>
     sendPage(
@@ -127,8 +114,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       403,
       errorPage({
         title: 'Please try again',
-        message:
-          'The form was too old or did not come from this site. Go back, reload the page and try again.',
+        message: 'The form was too old or did not come from this site. Go back, reload the page and try again.',
         code: 'csrf_failed',
       }),
     );
@@ -162,8 +148,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       const body = req.body as Record<string, unknown>;
       const email = typeof body.email === 'string' ? body.email.slice(0, 320) : '';
       const password = typeof body.password === 'string' ? body.password : '';
-      if (!email || !password)
-        return renderLogin(req, res, details, 400, 'Enter your email and password.', email);
+      if (!email || !password) return renderLogin(req, res, details, 400, 'Enter your email and password.', email);
       const address = req.ip ?? 'unknown';
       const decision = await throttle.check(email, address);
       if (!decision.allowed) {
@@ -182,22 +167,10 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       if (!user) {
         await throttle.recordFailure(email, address);
         logger.info({ address }, 'sign-in failed');
-        return renderLogin(
-          req,
-          res,
-          details,
-          401,
-          'That email and password do not match an active account.',
-          email,
-        );
+        return renderLogin(req, res, details, 401, 'That email and password do not match an active account.', email);
       }
       await throttle.recordSuccess(email);
-      await provider.interactionFinished(
-        req,
-        res,
-        { login: { accountId: user.id } },
-        { mergeWithLastSubmission: false },
-      );
+      await provider.interactionFinished(req, res, { login: { accountId: user.id } }, { mergeWithLastSubmission: false });
     }),
   );
 
@@ -209,16 +182,11 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       if (!details) return;
       if (!csrf.verify(req, details.uid)) return refuseCsrf(res);
       if (details.prompt.name !== 'consent' || !details.session?.accountId) {
-        return void sendPage(
-          res,
-          400,
-          errorPage({ title: 'Sign in first', message: 'Consent needs a signed-in user.' }),
-        );
+        return void sendPage(res, 400, errorPage({ title: 'Sign in first', message: 'Consent needs a signed-in user.' }));
       }
       const clientId = String(details.params.client_id);
       const grant = details.grantId
-        ? ((await provider.Grant.find(details.grantId)) ??
-          new provider.Grant({ accountId: details.session.accountId, clientId }))
+        ? ((await provider.Grant.find(details.grantId)) ?? new provider.Grant({ accountId: details.session.accountId, clientId }))
         : new provider.Grant({ accountId: details.session.accountId, clientId });
       const missing = details.prompt.details as {
         missingOIDCScope?: string[];
@@ -231,12 +199,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         grant.addResourceScope(indicator, scopes.join(' '));
       }
       const grantId = await grant.save();
-      await provider.interactionFinished(
-        req,
-        res,
-        { consent: { grantId } },
-        { mergeWithLastSubmission: true },
-      );
+      await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
     }),
   );
 

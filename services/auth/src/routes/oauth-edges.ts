@@ -78,10 +78,7 @@ type ModelWithAdapter = {
 export function tokenRevocation(deps: RevokeDeps): Router {
   const { provider, issuer, logger } = deps;
   const keys = createLocalJWKSet(deps.jwks);
-  const models = provider as unknown as Record<
-    'RefreshToken' | 'AuthorizationCode' | 'AccessToken' | 'Grant',
-    ModelWithAdapter
-  >;
+  const models = provider as unknown as Record<'RefreshToken' | 'AuthorizationCode' | 'AccessToken' | 'Grant', ModelWithAdapter>;
   const oauthError = (res: Response, status: number, error: string, description: string) =>
     void res.status(status).json({ error, error_description: description });
 
@@ -103,9 +100,7 @@ export function tokenRevocation(deps: RevokeDeps): Router {
           issuer,
           typ: 'at+jwt',
         });
-        return payload.client_id === clientId && typeof payload.gid === 'string'
-          ? payload.gid
-          : undefined;
+        return payload.client_id === clientId && typeof payload.gid === 'string' ? payload.gid : undefined;
       } catch {
         return undefined;
       }
@@ -115,40 +110,25 @@ export function tokenRevocation(deps: RevokeDeps): Router {
   };
 
   const router = Router();
-  router.post(
-    '/oauth/revoke',
-    express.text({ type: () => true, limit: '56kb' }),
-    (req, res, next) => {
-      void (async () => {
-        res.setHeader('Cache-Control', 'no-store');
-        if (!req.is('application/x-www-form-urlencoded')) {
-          return oauthError(
-            res,
-            400,
-            'invalid_request',
-            'only application/x-www-form-urlencoded bodies are supported',
-          );
-        }
-        const params = new URLSearchParams(typeof req.body === 'string' ? req.body : '');
-        for (const name of ['token', 'token_type_hint', 'client_id']) {
-          if (params.getAll(name).length > 1)
-            return oauthError(res, 400, 'invalid_request', `${name} must not be repeated`);
-        }
-        const clientId = params.get('client_id');
-        const client =
-          clientId && !req.headers.authorization
-            ? await provider.Client.find(clientId).catch(() => undefined)
-            : undefined;
-        if (!clientId || !client)
-          return oauthError(res, 401, 'invalid_client', 'client authentication failed');
-        const token = params.get('token');
-        if (!token)
-          return oauthError(res, 400, 'invalid_request', 'missing required parameter token');
-        const grantId = await grantOf(token, clientId);
-        if (grantId) await revokeGrant(grantId);
-        res.status(200).end();
-      })().catch(next);
-    },
-  );
+  router.post('/oauth/revoke', express.text({ type: () => true, limit: '56kb' }), (req, res, next) => {
+    void (async () => {
+      res.setHeader('Cache-Control', 'no-store');
+      if (!req.is('application/x-www-form-urlencoded')) {
+        return oauthError(res, 400, 'invalid_request', 'only application/x-www-form-urlencoded bodies are supported');
+      }
+      const params = new URLSearchParams(typeof req.body === 'string' ? req.body : '');
+      for (const name of ['token', 'token_type_hint', 'client_id']) {
+        if (params.getAll(name).length > 1) return oauthError(res, 400, 'invalid_request', `${name} must not be repeated`);
+      }
+      const clientId = params.get('client_id');
+      const client = clientId && !req.headers.authorization ? await provider.Client.find(clientId).catch(() => undefined) : undefined;
+      if (!clientId || !client) return oauthError(res, 401, 'invalid_client', 'client authentication failed');
+      const token = params.get('token');
+      if (!token) return oauthError(res, 400, 'invalid_request', 'missing required parameter token');
+      const grantId = await grantOf(token, clientId);
+      if (grantId) await revokeGrant(grantId);
+      res.status(200).end();
+    })().catch(next);
+  });
   return router;
 }

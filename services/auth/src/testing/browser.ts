@@ -22,10 +22,7 @@ export class HeadlessUser {
       const eq = pair!.indexOf('=');
       const name = pair!.slice(0, eq).trim();
       const value = pair!.slice(eq + 1).trim();
-      const expired =
-        attributes.some(
-          (a) => /^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now(),
-        ) || value === '';
+      const expired = attributes.some((a) => /^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now()) || value === '';
       if (expired) this.#cookies.delete(name);
       else this.#cookies.set(name, value);
     }
@@ -40,8 +37,7 @@ export class HeadlessUser {
     init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
   ): Promise<PageResult> {
     const headers: Record<string, string> = { ...init.headers };
-    if (new URL(url).origin === this.origin && this.#cookies.size > 0)
-      headers.cookie = this.cookieHeader();
+    if (new URL(url).origin === this.origin && this.#cookies.size > 0) headers.cookie = this.cookieHeader();
     const body = init.form ? new URLSearchParams(init.form).toString() : undefined;
     if (body) headers['content-type'] = 'application/x-www-form-urlencoded';
     const response = await fetch(url, {
@@ -86,9 +82,7 @@ export class HeadlessUser {
         });
         continue;
       }
-      const wanted = forms.find((f) =>
-        f.action.endsWith(decision === 'allow' ? '/confirm' : '/abort'),
-      );
+      const wanted = forms.find((f) => f.action.endsWith(decision === 'allow' ? '/confirm' : '/abort'));
       if (wanted) {
         page = await this.request(wanted.action, { form: Object.fromEntries(wanted.fields) });
         continue;

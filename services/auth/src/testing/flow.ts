@@ -7,11 +7,7 @@ export function pkcePair(): { verifier: string; challenge: string } {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-export async function register(
-  issuer: string,
-  metadata: unknown,
-  headers: Record<string, string> = {},
-) {
+export async function register(issuer: string, metadata: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(`${issuer}/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
@@ -24,11 +20,7 @@ export async function register(
   };
 }
 
-export async function registerClient(
-  issuer: string,
-  redirectUris: string[],
-  name = 'Test Client',
-): Promise<string> {
+export async function registerClient(issuer: string, redirectUris: string[], name = 'Test Client'): Promise<string> {
   const { status, body } = await register(issuer, {
     client_name: name,
     redirect_uris: redirectUris,
@@ -91,12 +83,7 @@ export async function obtainCode(
   return { code, verifier, callback };
 }
 
-export async function exchange(
-  issuer: string,
-  clientId: string,
-  redirectUri: string,
-  result: CodeResult,
-) {
+export async function exchange(issuer: string, clientId: string, redirectUri: string, result: CodeResult) {
   return token(issuer, {
     grant_type: 'authorization_code',
     code: result.code,

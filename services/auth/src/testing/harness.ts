@@ -17,11 +17,7 @@ export interface Harness extends AuthService {
   close: () => Promise<void>;
 }
 
-export async function startAuth(
-  redis: Redis,
-  prefix: string,
-  overrides: Partial<AuthDeps> = {},
-): Promise<Harness> {
+export async function startAuth(redis: Redis, prefix: string, overrides: Partial<AuthDeps> = {}): Promise<Harness> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = overrides.issuer ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -42,9 +42,7 @@ export interface LoginView {
 }
 
 export function loginPage(view: LoginView): string {
-  const error = view.error
-    ? `<p class="error" role="alert" id="login-error">${esc(view.error)}</p>`
-    : '';
+  const error = view.error ? `<p class="error" role="alert" id="login-error">${esc(view.error)}</p>` : '';
   const described = view.error ? ' aria-describedby="login-error"' : '';
   return layout(
     'Sign in',
@@ -77,9 +75,7 @@ export interface ConsentView {
 }
 
 export function consentPage(view: ConsentView): string {
-  const items = view.scopes
-    .map((s) => `<li><strong>${esc(s.description)}</strong> <code>${esc(s.name)}</code></li>`)
-    .join('\n');
+  const items = view.scopes.map((s) => `<li><strong>${esc(s.description)}</strong> <code>${esc(s.name)}</code></li>`).join('\n');
   const vouched = view.clientIdHost
     ? `<p class="meta">Client identified by a document published at <strong>${esc(view.clientIdHost)}</strong>.</p>`
     : `<p class="meta">The client chose this name itself when it registered.</p>`;

@@ -30,7 +30,9 @@ function upstreamProblem(error: unknown, req: Request, logger: Logger): AppError
   if (error instanceof errors.ConnectionError || error instanceof errors.TimeoutError || error instanceof errors.NoLivingConnectionsError) {
     return new ServiceUnavailableError('The catalogue is temporarily unavailable.', error);
   }
-  return error instanceof Error ? new AppError(500, 'internal_error', 'Internal Server Error', 'Something went wrong on our side.', { cause: error }) : new ServiceUnavailableError('Unknown failure.');
+  return error instanceof Error
+    ? new AppError(500, 'internal_error', 'Internal Server Error', 'Something went wrong on our side.', { cause: error })
+    : new ServiceUnavailableError('Unknown failure.');
 }
 
 /** Does an If-None-Match header list this ETag (weak comparison, RFC 9110 §13.1.2)? */

@@ -68,9 +68,7 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
       if (res.statusCode >= 200 && res.statusCode < 300) return body;
       if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 429) {
         const problem = (body ?? {}) as { detail?: unknown; code?: unknown; invalid_params?: unknown };
-        const invalidParams = Array.isArray(problem.invalid_params)
-          ? (problem.invalid_params as { name: string; reason: string }[])
-          : [];
+        const invalidParams = Array.isArray(problem.invalid_params) ? (problem.invalid_params as { name: string; reason: string }[]) : [];
         throw new CatalogueRejectedError(
           res.statusCode,
           typeof problem.detail === 'string' ? problem.detail : `The catalogue refused the request (${res.statusCode}).`,

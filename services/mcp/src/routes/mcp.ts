@@ -13,7 +13,9 @@ export interface McpRouteDeps {
 /** JSON-RPC methods of a POST body, for the usage log (a body may be a batch in older revisions). */
 function methodsOf(body: unknown): string[] {
   const messages = Array.isArray(body) ? body : [body];
-  return messages.flatMap((m) => (m && typeof m === 'object' && typeof (m as { method?: unknown }).method === 'string' ? [(m as { method: string }).method] : []));
+  return messages.flatMap((m) =>
+    m && typeof m === 'object' && typeof (m as { method?: unknown }).method === 'string' ? [(m as { method: string }).method] : [],
+  );
 }
 
 /**
@@ -28,10 +30,7 @@ export function mcpRoutes({ catalogue, logger }: McpRouteDeps): Router {
   router.post('/', async (req: Request, res: Response) => {
     const { caller } = res.locals as AuthLocals;
     const requestId = requestIdOf(req);
-    logger.info(
-      { request_id: requestId, sub: caller.sub, client_id: caller.clientId, methods: methodsOf(req.body) },
-      'mcp request',
-    );
+    logger.info({ request_id: requestId, sub: caller.sub, client_id: caller.clientId, methods: methodsOf(req.body) }, 'mcp request');
     const server = createCatalogueMcpServer({ catalogue, logger, caller, requestId });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {

@@ -34,7 +34,9 @@ const text = (result: CallToolResult) => (result.content[0] as { text: string })
 describe('tool error mapping', () => {
   it('names each parameter the catalogue rejected', async () => {
     const result = await callWith(
-      catalogueThat(() => Promise.reject(new CatalogueRejectedError(400, 'bad', 'invalid_parameter', [{ name: 'brand', reason: 'is unknown' }]))),
+      catalogueThat(() =>
+        Promise.reject(new CatalogueRejectedError(400, 'bad', 'invalid_parameter', [{ name: 'brand', reason: 'is unknown' }])),
+      ),
       'search_fragrances',
       { brand: 'x' },
     );
@@ -43,22 +45,34 @@ describe('tool error mapping', () => {
   });
 
   it('says not found for a 404', async () => {
-    const result = await callWith(catalogueThat(() => Promise.reject(new CatalogueRejectedError(404, 'No fragrance with that id.'))), 'get_fragrance', {
-      id: '00000000-0000-4000-8000-000000000000',
-    });
+    const result = await callWith(
+      catalogueThat(() => Promise.reject(new CatalogueRejectedError(404, 'No fragrance with that id.'))),
+      'get_fragrance',
+      {
+        id: '00000000-0000-4000-8000-000000000000',
+      },
+    );
     expect(result.isError).toBe(true);
     expect(text(result)).toBe('Not found: No fragrance with that id.');
   });
 
   it('hides the internals of an unexpected failure but gives the request id', async () => {
-    const result = await callWith(catalogueThat(() => Promise.reject(new TypeError('secret internal detail'))), 'search_fragrances', {});
+    const result = await callWith(
+      catalogueThat(() => Promise.reject(new TypeError('secret internal detail'))),
+      'search_fragrances',
+      {},
+    );
     expect(result.isError).toBe(true);
     expect(text(result)).not.toContain('secret');
     expect(text(result)).toContain('req-42');
   });
 
   it('treats a catalogue answer of the wrong shape as unavailable, not as data', async () => {
-    const result = await callWith(catalogueThat(() => Promise.resolve({ data: 'nope' })), 'search_fragrances', {});
+    const result = await callWith(
+      catalogueThat(() => Promise.resolve({ data: 'nope' })),
+      'search_fragrances',
+      {},
+    );
     expect(result.isError).toBe(true);
     expect(text(result)).toMatch(/temporarily unavailable/);
   });

@@ -121,17 +121,16 @@ function buildServer(ctx: ToolContext): McpServer {
       if (error instanceof CatalogueRejectedError) {
         log('rejected', { status: error.status });
         const params = error.invalidParams.map((p) => `${p.name}: ${p.reason}`).join('; ');
-        const message =
-          error.status === 404
-            ? `Not found: ${error.message}`
-            : `Invalid arguments: ${params || error.message}`;
+        const message = error.status === 404 ? `Not found: ${error.message}` : `Invalid arguments: ${params || error.message}`;
         return { content: [{ type: 'text', text: message }], isError: true };
       }
       if (error instanceof CatalogueUnavailableError) {
         ctx.logger.error({ err: error, request_id: ctx.requestId, tool }, 'catalogue unavailable');
         log('unavailable');
         return {
-          content: [{ type: 'text', text: `The catalogue is temporarily unavailable; please retry in a moment (request id ${ctx.requestId}).` }],
+          content: [
+            { type: 'text', text: `The catalogue is temporarily unavailable; please retry in a moment (request id ${ctx.requestId}).` },
+          ],
           isError: true,
         };
       }
@@ -217,7 +216,11 @@ function buildServer(ctx: ToolContext): McpServer {
     (args) =>
       run('list_facets', FacetsOutput, async () => {
         const query = checkedQuery({ ...args, limit: 1 });
-        const body = (await ctx.catalogue.get('/v1/fragrances', { ...query, facets: 'brand,concentration,accord,decade' }, ctx.requestId)) as {
+        const body = (await ctx.catalogue.get(
+          '/v1/fragrances',
+          { ...query, facets: 'brand,concentration,accord,decade' },
+          ctx.requestId,
+        )) as {
           total?: unknown;
           facets?: { brand?: unknown; concentration?: unknown; accord?: unknown; decade?: unknown };
         };
@@ -255,7 +258,10 @@ function buildServer(ctx: ToolContext): McpServer {
         }
         throw error;
       }
-      ctx.logger.info({ request_id: ctx.requestId, sub: ctx.caller.sub, client_id: ctx.caller.clientId, resource: uri.href }, 'mcp resource read');
+      ctx.logger.info(
+        { request_id: ctx.requestId, sub: ctx.caller.sub, client_id: ctx.caller.clientId, resource: uri.href },
+        'mcp resource read',
+      );
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(record) }] };
     },
   );

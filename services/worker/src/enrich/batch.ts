@@ -31,7 +31,12 @@ const BOOKKEEPING = ['provenance', 'provenance_tags', 'updated_at'] as const;
  * Only the stored fields that change: the changed record fields, the provenance bookkeeping,
  * and whichever helper fields the search package derives (`toDocument`) that now differ.
  */
-export function partialDocument(toDocument: DocumentBuilder, before: FragranceDetail, after: FragranceDetail, changed: Iterable<string>): Record<string, unknown> {
+export function partialDocument(
+  toDocument: DocumentBuilder,
+  before: FragranceDetail,
+  after: FragranceDetail,
+  changed: Iterable<string>,
+): Record<string, unknown> {
   const next = after as unknown as Record<string, unknown>;
   const doc: Record<string, unknown> = {};
   for (const field of [...changed, ...BOOKKEEPING]) doc[field] = next[field];
@@ -45,7 +50,11 @@ export function partialDocument(toDocument: DocumentBuilder, before: FragranceDe
 }
 
 /** Runs every enricher over the rows, in order, each seeing what the previous ones supplied. */
-export async function computeUpdates(rows: readonly StoredRow[], deps: Pick<BatchDeps, 'enrichers' | 'toDocument'>, ctx: EnrichContext): Promise<ComputedRow[]> {
+export async function computeUpdates(
+  rows: readonly StoredRow[],
+  deps: Pick<BatchDeps, 'enrichers' | 'toDocument'>,
+  ctx: EnrichContext,
+): Promise<ComputedRow[]> {
   const state = rows.map((row) => ({ row, next: row.record, changedBy: new Set<ProvenanceSource>(), fields: new Set<string>() }));
   for (const enricher of deps.enrichers) {
     ctx.signal?.throwIfAborted();
@@ -99,13 +108,20 @@ export async function processBatch(deps: BatchDeps, data: EnrichBatchJobData, si
     const read = await readRows(deps.elasticsearch, deps.alias, pending);
     if (round === 1) {
       result.seen += read.rows.length + read.invalid.length;
-      if (read.missing.length > 0) deps.logger.info({ run: data.run_id, batch: data.batch_no, missing: read.missing.length }, 'rows no longer in the catalogue; skipped');
+      if (read.missing.length > 0)
+        deps.logger.info(
+          { run: data.run_id, batch: data.batch_no, missing: read.missing.length },
+          'rows no longer in the catalogue; skipped',
+        );
     } else {
       // Seen in round 1, deleted since (a re-ingest dropped them): nothing to write.
       tally(none, 'unchanged', read.missing.length);
     }
     if (read.invalid.length > 0) {
-      deps.logger.warn({ run: data.run_id, batch: data.batch_no, ids: read.invalid.slice(0, 5) }, 'stored documents that are not valid records');
+      deps.logger.warn(
+        { run: data.run_id, batch: data.batch_no, ids: read.invalid.slice(0, 5) },
+        'stored documents that are not valid records',
+      );
       tally(none, 'failed', read.invalid.length);
     }
     const computed = await computeUpdates(read.rows, deps, ctx);

@@ -1,7 +1,15 @@
 import type { Client } from '@elastic/elasticsearch';
 import { matchKey } from '@fragrance/dataset';
 import type { Logger } from '@fragrance/http';
-import { batchJobId, batchJobOptions, JOB_NAMES, runIdForJob, type EnrichBatchJobData, type EnrichRunJobData, type RunStore } from '@fragrance/jobs';
+import {
+  batchJobId,
+  batchJobOptions,
+  JOB_NAMES,
+  runIdForJob,
+  type EnrichBatchJobData,
+  type EnrichRunJobData,
+  type RunStore,
+} from '@fragrance/jobs';
 import type { Queue } from 'bullmq';
 import { scanCatalogue } from '../catalogue.ts';
 import { unmatchedOffers, type FeedIndex } from '../feed.ts';
@@ -42,7 +50,12 @@ export async function planRun(
   signal?: AbortSignal,
 ): Promise<PlanOutcome> {
   const runId = runIdForJob(job.id);
-  const begun = await deps.runs.begin({ id: runId, trigger: job.data.trigger, full: job.data.full, as_of: new Date(job.timestamp).toISOString() });
+  const begun = await deps.runs.begin({
+    id: runId,
+    trigger: job.data.trigger,
+    full: job.data.full,
+    as_of: new Date(job.timestamp).toISOString(),
+  });
   if (!begun.started) {
     deps.logger.warn({ run: runId, current: begun.current }, 'another enrichment run is in progress; this one is skipped');
     return { run_id: runId, skipped: `run ${begun.current} in progress`, rows: 0, batches: 0 };
@@ -68,8 +81,16 @@ export async function planRun(
     );
     const unmatched = feed ? unmatchedOffers(feed, keys) : { count: 0, sample: [] };
     batches = toBatches(selected, deps.batchSize);
-    await deps.runs.savePlan(runId, { rows_total: selected.length, batches, au_unmatched_offers: unmatched.count, au_unmatched_sample: unmatched.sample });
-    deps.logger.info({ run: runId, scanned, selected: selected.length, batches: batches.length, au_unmatched_offers: unmatched.count }, 'run planned');
+    await deps.runs.savePlan(runId, {
+      rows_total: selected.length,
+      batches,
+      au_unmatched_offers: unmatched.count,
+      au_unmatched_sample: unmatched.sample,
+    });
+    deps.logger.info(
+      { run: runId, scanned, selected: selected.length, batches: batches.length, au_unmatched_offers: unmatched.count },
+      'run planned',
+    );
   }
 
   const options = batchJobOptions(deps.batchAttempts, deps.batchBackoffMs);

@@ -230,7 +230,8 @@ export function aiEnricher(model: AiModel): Enricher {
         const values: SuppliedValues = {};
         if (input.want.includes('accords') && output.accords.length > 0) {
           values.accords = output.accords;
-          if (!fieldsOf(row, 'operator_curated').has('main_accords' satisfies EnrichableField)) values.main_accords = output.accords.slice(0, 5);
+          if (!fieldsOf(row, 'operator_curated').has('main_accords' satisfies EnrichableField))
+            values.main_accords = output.accords.slice(0, 5);
         }
         if (input.want.includes('description') && output.description) values.description = output.description;
         if (input.want.includes('seasons') && output.seasons.length > 0) values.seasons = output.seasons;

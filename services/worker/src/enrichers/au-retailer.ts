@@ -18,7 +18,14 @@ export function offersFrom(lines: readonly AuRetailerFeedLine[]): AuOffer[] {
     if (!seen || Date.parse(line.seen_at) > Date.parse(seen.seen_at)) latest.set(key, line);
   }
   return [...latest.values()]
-    .map((l): AuOffer => ({ retailer: l.retailer, url: l.url, price_aud: l.price_aud, size_ml: l.size_ml, in_stock: l.in_stock, seen_at: l.seen_at }))
+    .map((l): AuOffer => ({
+      retailer: l.retailer,
+      url: l.url,
+      price_aud: l.price_aud,
+      size_ml: l.size_ml,
+      in_stock: l.in_stock,
+      seen_at: l.seen_at,
+    }))
     .sort((a, b) => a.price_aud - b.price_aud || a.retailer.localeCompare(b.retailer) || a.size_ml - b.size_ml);
 }
 

@@ -28,11 +28,20 @@ describe('applySupplied', () => {
     const applied = applySupplied(base, 'ai_enriched', { values: { description: 'Warm and woody.' }, stamp: true }, AS_OF);
     expect(applied.modified).toBe(true);
     expect(applied.record.description).toBe('Warm and woody.');
-    expect(applied.record.provenance.find((p) => p.source === 'ai_enriched')).toEqual({ source: 'ai_enriched', fields: ['description'], recorded_at: AS_OF });
+    expect(applied.record.provenance.find((p) => p.source === 'ai_enriched')).toEqual({
+      source: 'ai_enriched',
+      fields: ['description'],
+      recorded_at: AS_OF,
+    });
     expect(applied.record.provenance_tags).toContain('ai_enriched');
     expect(applied.record.updated_at).toBe(AS_OF);
     // Applying the same values again changes nothing at all.
-    const again = applySupplied(applied.record, 'ai_enriched', { values: { description: 'Warm and woody.' }, stamp: true }, '2026-11-22T02:00:00.000Z');
+    const again = applySupplied(
+      applied.record,
+      'ai_enriched',
+      { values: { description: 'Warm and woody.' }, stamp: true },
+      '2026-11-22T02:00:00.000Z',
+    );
     expect(again.modified).toBe(false);
     expect(again.record).toBe(applied.record);
   });
@@ -43,7 +52,12 @@ describe('applySupplied', () => {
       description: 'Operator words.',
       provenance: [...base.provenance, { source: 'operator_curated', fields: ['description'], recorded_at: '2026-08-01T00:00:00Z' }],
     };
-    const applied = applySupplied(curated, 'ai_enriched', { values: { description: 'Machine words.', seasons: ['winter'] }, stamp: true }, AS_OF);
+    const applied = applySupplied(
+      curated,
+      'ai_enriched',
+      { values: { description: 'Machine words.', seasons: ['winter'] }, stamp: true },
+      AS_OF,
+    );
     expect(applied.record.description).toBe('Operator words.');
     expect(applied.changed).not.toContain('description');
     expect(applied.record.provenance.find((p) => p.source === 'ai_enriched')?.fields ?? []).not.toContain('description');
@@ -54,7 +68,14 @@ describe('applySupplied', () => {
     const applied = applySupplied(
       row,
       'au_retailer_scrape',
-      { values: { au_offers: [], au_availability: { available: false, price_min_aud: null, price_max_aud: null, checked_at: AS_OF }, available_in_au: false }, stamp: false },
+      {
+        values: {
+          au_offers: [],
+          au_availability: { available: false, price_min_aud: null, price_max_aud: null, checked_at: AS_OF },
+          available_in_au: false,
+        },
+        stamp: false,
+      },
       AS_OF,
     );
     expect(applied.record.au_offers).toEqual([]);
@@ -83,7 +104,12 @@ describe('au_retailer_scrape', () => {
     // A line in another spelling still matches its record.
     const row = withOffers();
     const line = feedLines.find((l) => auValuesFor(row, indexFeed([l]), AS_OF).stamp) as AuRetailerFeedLine;
-    const respelled = { ...line, brand: line.brand.toUpperCase(), name: `${line.name.toLowerCase()} 100ml`, concentration: row.concentration === 'Eau de Parfum' ? 'EDP' : line.concentration };
+    const respelled = {
+      ...line,
+      brand: line.brand.toUpperCase(),
+      name: `${line.name.toLowerCase()} 100ml`,
+      concentration: row.concentration === 'Eau de Parfum' ? 'EDP' : line.concentration,
+    };
     expect(auValuesFor(row, indexFeed([respelled]), AS_OF).stamp).toBe(true);
   });
 
@@ -137,8 +163,18 @@ describe('ai_enriched (OpenAI-compatible endpoint)', () => {
           res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":{"message":"overloaded"}}');
           return;
         }
-        const content = mode === 'garbage' ? 'not json' : JSON.stringify({ accords: ['Woody', 'amber', 'woody'], description: ' A dry woody amber. ', seasons: ['winter', 'monsoon'], occasions: ['evening'] });
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }));
+        const content =
+          mode === 'garbage'
+            ? 'not json'
+            : JSON.stringify({
+                accords: ['Woody', 'amber', 'woody'],
+                description: ' A dry woody amber. ',
+                seasons: ['winter', 'monsoon'],
+                occasions: ['evening'],
+              });
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }));
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

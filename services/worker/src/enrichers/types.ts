@@ -2,14 +2,7 @@ import type { FragranceDetail, ProvenanceSource } from '@fragrance/contracts';
 
 /** Record fields an enricher may supply (never id, name, brand, notes or provenance itself). */
 export type EnrichableField =
-  | 'accords'
-  | 'main_accords'
-  | 'description'
-  | 'seasons'
-  | 'occasions'
-  | 'au_availability'
-  | 'au_offers'
-  | 'available_in_au';
+  'accords' | 'main_accords' | 'description' | 'seasons' | 'occasions' | 'au_availability' | 'au_offers' | 'available_in_au';
 
 export type SuppliedValues = Partial<Pick<FragranceDetail, EnrichableField>>;
 
