@@ -40,6 +40,20 @@ export class ValidationError extends AppError {
   }
 }
 
+/** A request target the edge will not route: dot segments, encoded slashes, bad encodings, odd forms. */
+export class InvalidRequestTargetError extends AppError {
+  constructor(detail: string) {
+    super(400, 'invalid_path', 'Invalid request path', detail);
+  }
+}
+
+/** A method the resource does not support; `Allow` lists the ones it does. */
+export class MethodNotAllowedError extends AppError {
+  constructor(allow: readonly string[], detail: string) {
+    super(405, 'method_not_allowed', 'Method Not Allowed', detail, { headers: { Allow: allow.join(', ') } });
+  }
+}
+
 export class NotFoundError extends AppError {
   constructor(detail = 'The requested resource does not exist.') {
     super(404, 'not_found', 'Not Found', detail);

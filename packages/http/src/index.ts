@@ -1,6 +1,8 @@
 export {
   AppError,
   ForbiddenError,
+  InvalidRequestTargetError,
+  MethodNotAllowedError,
   NotFoundError,
   PayloadTooLargeError,
   RateLimitedError,
@@ -10,5 +12,5 @@ export {
   ValidationError,
 } from './errors.ts';
 export { notFoundHandler, problemHandler, sendProblem, toProblem } from './problem.ts';
-export { createLogger, requestIdOf, requestLogger, type Logger } from './logger.ts';
+export { createLogger, isSafeRequestId, requestIdOf, requestLogger, type Logger } from './logger.ts';
 export { serve, type ServeOptions } from './serve.ts';

@@ -30,12 +30,26 @@ function pathOf(req: IncomingMessage): string {
   return url.split('?')[0] ?? '';
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/**
+ * Shapes of secrets a client might paste into the header by mistake (or to get it logged): our
+ * API keys, JWTs, and long unbroken base64url runs such as opaque OAuth tokens. A UUID or a
+ * 32-hex trace id is not one of them.
+ */
+const SECRET_SHAPED = /^fcs_|^eyJ|[A-Za-z0-9_-]{40,}/i;
 
-/** Reuses a well-formed inbound X-Request-Id (so ids pass through every hop) or makes one. */
+/** Whether a client-sent request id is short, plain and not shaped like a key or token. */
+export function isSafeRequestId(value: string): boolean {
+  return REQUEST_ID.test(value) && !SECRET_SHAPED.test(value);
+}
+
+/**
+ * Reuses a safe inbound X-Request-Id (so ids pass through every hop) or makes one. Every service
+ * applies the same rule, so an id the edge replaced never reaches a log below it either.
+ */
 export function requestIdOf(req: IncomingMessage): string {
   const inbound = req.headers['x-request-id'];
-  return typeof inbound === 'string' && REQUEST_ID.test(inbound) ? inbound : randomUUID();
+  return typeof inbound === 'string' && isSafeRequestId(inbound) ? inbound : randomUUID();
 }
 
 /**

@@ -1,12 +1,14 @@
+import onHeaders from 'on-headers';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Agent } from 'undici';
 import { createAdmitter, createRefunder, redactApiKeys, type Clock } from '@fragrance/api-keys';
-import { AppError, notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import { MethodNotAllowedError, notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
 import { apiKeyAuth, quotaOf } from './api-key-auth.ts';
 import type { GatewayConfig } from './config.ts';
 import { redisCheck, upstreamCheck, type HealthCheck } from './health.ts';
 import { proxyTo } from './proxy.ts';
+import { normaliseRequestTargets } from './request-target.ts';
 import { healthRoutes } from './routes/health.ts';
 import { meRoutes } from './routes/me.ts';
 
@@ -32,6 +34,7 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
     next();
   });
   app.use(requestLogger(logger));
+  app.use(normaliseRequestTargets(app));
 
   const checks: Record<string, HealthCheck> = {
     redis: redisCheck(redis),
@@ -43,16 +46,22 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
       name: 'auth',
       url: config.AUTH_SERVICE_URL,
       agent: agents.auth,
-      paths: ['/oauth', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'],
+      paths: ['/oauth{/*rest}', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'],
     },
     // The MCP server and its RFC 9728 metadata (also at the path-suffixed location).
-    { name: 'mcp', url: config.MCP_SERVICE_URL, agent: agents.mcp, paths: ['/mcp', '/.well-known/oauth-protected-resource'] },
+    {
+      name: 'mcp',
+      url: config.MCP_SERVICE_URL,
+      agent: agents.mcp,
+      paths: ['/mcp', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'],
+    },
   ] as const;
   for (const upstream of optionalUpstreams) {
     if (!upstream.url || !upstream.agent) continue;
     checks[upstream.name] = upstreamCheck(upstream.url, upstream.agent, config.HEALTH_TIMEOUT_MS);
-    // Sign-in pages and MCP event streams may legitimately idle: no body timeout there.
-    app.use(
+    // Exact routes (all of /oauth belongs to the authorization server): nothing else of theirs is
+    // public. Sign-in pages and MCP event streams may legitimately idle: no body timeout there.
+    app.all(
       [...upstream.paths],
       proxyTo({
         upstream: upstream.url,
@@ -81,10 +90,8 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
     dropRequestHeaders: ['authorization', 'cookie'],
   });
   const isRead = (method: string) => method === 'GET' || method === 'HEAD';
-  const readOnly: RequestHandler = (req, res, next) => {
-    if (isRead(req.method)) return next();
-    res.setHeader('Allow', 'GET, HEAD');
-    next(new AppError(405, 'method_not_allowed', 'Method Not Allowed', 'The data API is read-only: use GET.'));
+  const readOnly: RequestHandler = (req, _res, next) => {
+    next(isRead(req.method) ? undefined : new MethodNotAllowedError(['GET', 'HEAD'], 'The data API is read-only: use GET.'));
   };
   const peek = apiKeyAuth(admit, 'peek');
   const charge = apiKeyAuth(admit, 'admit');
@@ -92,8 +99,13 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
   const chargeReads: RequestHandler = (req, res, next) => (isRead(req.method) ? charge : peek)(req, res, next);
 
   // A request that fails on our side (5xx) is given back: customers pay for answers, not outages.
+  // The answer already says so: its RateLimit-Remaining counts the request as not made.
   const refund = createRefunder({ redis, prefix: config.REDIS_PREFIX });
   const refundServerErrors: RequestHandler = (req, res, next) => {
+    onHeaders(res, () => {
+      const quota = quotaOf(res);
+      if (quota && res.statusCode >= 500) res.setHeader('RateLimit-Remaining', String(Math.min(quota.limit, quota.remaining + 1)));
+    });
     res.once('finish', () => {
       const quota = quotaOf(res);
       if (quota && res.statusCode >= 500)
@@ -102,9 +114,10 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
     next();
   };
 
-  // {base_url} = /v1. The OpenAPI document is public; everything else needs a key.
-  app.get('/v1/openapi.json', toCatalogue);
-  app.use('/v1/fragrances', chargeReads, readOnly, refundServerErrors, toCatalogue);
+  // {base_url} = /v1. The OpenAPI document is public; everything else needs a key. Only the
+  // routes of the public contract are forwarded: the catalogue's other routes stay internal.
+  app.all('/v1/openapi.json', readOnly, toCatalogue);
+  app.all(['/v1/fragrances', '/v1/fragrances/:id', '/v1/fragrances/:id/similar'], chargeReads, readOnly, refundServerErrors, toCatalogue);
   // GET /v1/me does not count against the quota.
   app.use('/v1/me', peek, readOnly, meRoutes());
   // Any other /v1 path needs a key too, then gets a free 404.

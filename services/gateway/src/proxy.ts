@@ -15,6 +15,9 @@ const HOP_BY_HOP = new Set([
   'upgrade',
   'host',
   'content-length',
+  // Node answers `Expect: 100-continue` to the client itself and the body is buffered here, so the
+  // expectation is met at this hop (undici refuses to send the header at all).
+  'expect',
 ]);
 
 export interface ProxyOptions {

@@ -64,13 +64,17 @@ export async function startGateway(options: {
     REDIS_PREFIX: options.prefix,
     ...options.env,
   });
-  const agent = createUpstreamAgent();
+  const agents = {
+    catalogue: createUpstreamAgent(),
+    ...(config.AUTH_SERVICE_URL ? { auth: createUpstreamAgent() } : {}),
+    ...(config.MCP_SERVICE_URL ? { mcp: createUpstreamAgent() } : {}),
+  };
   const server = createServer(
     buildApp({
       config,
       logger: options.logger ?? createLogger('gateway-test', 'silent'),
       redis: options.redis,
-      agents: { catalogue: agent },
+      agents,
       ...(options.clock ? { clock: options.clock } : {}),
     }),
   );
@@ -80,7 +84,7 @@ export async function startGateway(options: {
     url,
     close: async () => {
       await close(server);
-      await agent.close();
+      await Promise.all(Object.values(agents).map((agent) => agent.close()));
     },
   };
 }
