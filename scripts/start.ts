@@ -12,6 +12,8 @@ const GATEWAY_URL = 'http://127.0.0.1:8080';
 const ELASTICSEARCH_URL = 'http://127.0.0.1:9200';
 const REDIS_URL = 'redis://127.0.0.1:6379';
 
+// Every service and the ops CLI get the same environment, so a REDIS_PREFIX set by the caller is the
+// same for gateway, auth and mcp (mcp must read the revocation records auth writes under it).
 const sharedEnv = {
   ...process.env,
   ELASTICSEARCH_URL,

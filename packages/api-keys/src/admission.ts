@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { dayWindow, secondsUntil, systemClock, type Clock } from './day-window.ts';
 import { hashApiKey, isWellFormedApiKey, keyIdOfHash } from './key-format.ts';
 import { redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
+import { luaScript, scriptCommand, type ScriptArg } from './lua.ts';
 
-const ADMIT_LUA = readFileSync(new URL('./admit.lua', import.meta.url), 'utf8');
+// The bucket function first: admit.lua calls it, and the whole decision stays one atomic script.
+const ADMIT_LUA = luaScript('token-bucket.lua', 'admit.lua');
 const COMMAND = 'fcsAdmit';
 
 export interface BucketSettings {
@@ -49,15 +50,11 @@ export interface AdmitterOptions {
 export type Admitter = (apiKey: string, mode: 'admit' | 'peek') => Promise<Admission>;
 
 type AdmitReply = [status: string, owner: string, quota: number, used: number, retryMs: number];
-type AdmitCommand = (k1: string, k2: string, k3: string, ...argv: (string | number)[]) => Promise<AdmitReply>;
+type AdmitCommand = (k1: string, k2: string, k3: string, ...argv: ScriptArg[]) => Promise<AdmitReply>;
 
-/** Registers the Lua script on a connection once (ioredis then runs it by EVALSHA, reloading after NOSCRIPT). */
+/** The admission script, registered on the connection once. */
 function admitCommandOf(redis: Redis): AdmitCommand {
-  // defineCommand adds a method ioredis's types cannot know about; this is its one typed view.
-  const commands = redis as unknown as Record<string, AdmitCommand | undefined>;
-  if (!commands[COMMAND]) redis.defineCommand(COMMAND, { numberOfKeys: 3, lua: ADMIT_LUA });
-  const command = commands[COMMAND]!;
-  return (...args) => command.apply(redis, args);
+  return scriptCommand<AdmitReply>(redis, COMMAND, ADMIT_LUA, 3);
 }
 
 /**

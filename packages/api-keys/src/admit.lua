@@ -1,4 +1,5 @@
 -- One atomic admission decision per request (one round trip), see admission.ts.
+-- take_token comes from token-bucket.lua, prepended to this text at load time (lua.ts).
 -- KEYS[1] apikey:<sha256>          the key's record (hash)
 -- KEYS[2] usage:<id>:<day>         requests admitted on the current quota day (billing + used_today)
 -- KEYS[3] quota:<id>:bucket        token bucket {tokens, ts}
@@ -30,21 +31,8 @@ if used >= quota then return {'daily', owner, quota, used, 0} end
 
 local capacity = tonumber(rec[4]) or tonumber(ARGV[4])
 local refill = tonumber(rec[5]) or tonumber(ARGV[5])
-local bucket = redis.call('HMGET', KEYS[3], 'tokens', 'ts')
-local tokens = tonumber(bucket[1]) or capacity
-local ts = tonumber(bucket[2]) or now
--- Clocks of several gateways may disagree slightly: never refill for time running backwards.
-if now > ts then
-  tokens = math.min(capacity, tokens + (now - ts) * refill / 1000)
-  ts = now
-end
-if tokens < 1 then
-  return {'burst', owner, quota, used, math.ceil((1 - tokens) * 1000 / refill)}
-end
-tokens = tokens - 1
-redis.call('HSET', KEYS[3], 'tokens', tostring(tokens), 'ts', ts)
--- Once full again the bucket carries no information: let it expire.
-redis.call('PEXPIRE', KEYS[3], math.ceil(capacity * 1000 / refill) + 1000)
+local taken, retry_ms = take_token(KEYS[3], capacity, refill, now)
+if not taken then return {'burst', owner, quota, used, retry_ms} end
 
 used = redis.call('INCR', KEYS[2])
 if used == 1 then redis.call('EXPIRE', KEYS[2], ARGV[3]) end

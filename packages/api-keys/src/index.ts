@@ -22,3 +22,4 @@ export {
   type KeyStoreOptions,
 } from './key-store.ts';
 export { DEFAULT_PREFIX, redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
+export { createTokenBucket, type TakenCounter, type TokenBucket, type TokenBucketOptions, type TokenDecision } from './token-bucket.ts';

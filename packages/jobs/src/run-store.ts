@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { BatchResult, RunTrigger } from './payloads.ts';
@@ -48,67 +49,34 @@ const HISTORY = 100;
 const CURRENT_TTL_SECONDS = 6 * 3600;
 const FINISHED_PLAN_TTL_SECONDS = 7 * 24 * 3600;
 
-// Marks the run finished once every planned batch has reported. Shared by plan and batch scripts.
-const MAYBE_FINISH = `
-local function maybe_finish(hash, current, batches, plan, run_id, now, ttl)
-  if redis.call('HGET', hash, 'status') ~= 'running' then return 0 end
-  local total = tonumber(redis.call('HGET', hash, 'batches_total') or '-1')
-  local done = tonumber(redis.call('HGET', hash, 'batches_done') or '0')
-  local failed = tonumber(redis.call('HGET', hash, 'batches_failed') or '0')
-  if total < 0 or done + failed < total then return 0 end
-  local failed_rows = tonumber(redis.call('HGET', hash, 'failed') or '0')
-  local status = 'completed'
-  if failed > 0 or failed_rows > 0 then status = 'completed_with_failures' end
-  redis.call('HSET', hash, 'status', status, 'finished_at', now)
-  if redis.call('GET', current) == run_id then redis.call('DEL', current) end
-  redis.call('EXPIRE', batches, ttl)
-  redis.call('EXPIRE', plan, ttl)
-  return 1
-end
-`;
+type ScriptArg = string | number;
 
-// KEYS: current, hash, runs zset. ARGV: run id, current ttl, started ms, then hash field/value pairs.
-const BEGIN = `
-local cur = redis.call('GET', KEYS[1])
-if cur and cur ~= ARGV[1] then return cur end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', tonumber(ARGV[2]))
-if redis.call('EXISTS', KEYS[2]) == 0 then
-  for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1]) end
-  redis.call('ZADD', KEYS[3], tonumber(ARGV[3]), ARGV[1])
-end
-return ''
-`;
+/** A script's text from Lua files beside this module, read once at load; shared functions come first. */
+const luaScript = (...files: string[]): string =>
+  files.map((file) => readFileSync(new URL(`./${file}`, import.meta.url), 'utf8')).join('\n');
 
-// KEYS: hash, batches set, current, plan. ARGV: run id, batch no, outcome, now, current ttl, plan ttl, field/increment pairs.
-const RECORD_BATCH =
-  MAYBE_FINISH +
-  `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
-if redis.call('SADD', KEYS[2], ARGV[2]) == 0 then return -1 end
-for i = 7, #ARGV, 2 do redis.call('HINCRBY', KEYS[1], ARGV[i], tonumber(ARGV[i + 1])) end
-if ARGV[3] == 'done' then redis.call('HINCRBY', KEYS[1], 'batches_done', 1) else redis.call('HINCRBY', KEYS[1], 'batches_failed', 1) end
-if redis.call('GET', KEYS[3]) == ARGV[1] then redis.call('EXPIRE', KEYS[3], tonumber(ARGV[5])) end
-return maybe_finish(KEYS[1], KEYS[3], KEYS[2], KEYS[4], ARGV[1], ARGV[4], tonumber(ARGV[6]))
-`;
+// maybe-finish.lua defines a function two scripts call; Lua scripts have no includes, so it is
+// prepended to their text (each stays one atomic script).
+const SCRIPTS = {
+  fcsRunBegin: { numberOfKeys: 3, lua: luaScript('begin-run.lua') },
+  fcsRunRecordBatch: { numberOfKeys: 4, lua: luaScript('maybe-finish.lua', 'record-batch.lua') },
+  fcsRunMarkPlanned: { numberOfKeys: 4, lua: luaScript('maybe-finish.lua', 'mark-planned.lua') },
+  fcsRunFail: { numberOfKeys: 2, lua: luaScript('fail-run.lua') },
+} as const;
+type ScriptName = keyof typeof SCRIPTS;
 
-// KEYS: hash, batches set, current, plan. ARGV: run id, now, plan ttl, then field/value pairs.
-const MARK_PLANNED =
-  MAYBE_FINISH +
-  `
-for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-redis.call('HSET', KEYS[1], 'status', 'running', 'planned', '1')
-return maybe_finish(KEYS[1], KEYS[3], KEYS[2], KEYS[4], ARGV[1], ARGV[2], tonumber(ARGV[3]))
-`;
-
-// KEYS: hash, current. ARGV: run id, now, error. Only an unfinished run can fail.
-const FAIL = `
-local status = redis.call('HGET', KEYS[1], 'status')
-if status == 'planning' or status == 'running' then
-  redis.call('HSET', KEYS[1], 'status', 'failed', 'finished_at', ARGV[2], 'error', ARGV[3])
-end
-if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
-return 1
-`;
+/**
+ * Registers the run scripts on a connection once (ioredis then runs them by EVALSHA, reloading
+ * after NOSCRIPT) and returns a caller: keys first, then arguments.
+ */
+function runScriptsOf(redis: Redis): <Reply>(name: ScriptName, ...args: ScriptArg[]) => Promise<Reply> {
+  // defineCommand adds methods ioredis's types cannot know about; this is their one typed view.
+  const commands = redis as unknown as Record<string, ((...args: ScriptArg[]) => Promise<unknown>) | undefined>;
+  for (const [name, definition] of Object.entries(SCRIPTS)) {
+    if (!commands[name]) redis.defineCommand(name, definition);
+  }
+  return async <Reply>(name: ScriptName, ...args: ScriptArg[]) => (await commands[name]!.apply(redis, args)) as Reply;
+}
 
 const num = (value: string | undefined): number => (value === undefined ? 0 : Number(value));
 
@@ -176,6 +144,7 @@ export function createRunStore(options: { redis: Redis; prefix: string }): RunSt
     batches: (id: string) => `${prefix}:runs:${id}:batches`,
     plan: (id: string) => `${prefix}:runs:${id}:plan`,
   };
+  const runScript = runScriptsOf(redis);
   const runKeys = (id: string) => [keys.hash(id), keys.batches(id), keys.current, keys.plan(id)];
 
   const get = async (id: string): Promise<RunSummary | undefined> => {
@@ -193,9 +162,8 @@ export function createRunStore(options: { redis: Redis; prefix: string }): RunSt
         as_of: run.as_of,
         started_at: new Date(startedMs).toISOString(),
       };
-      const current = (await redis.eval(
-        BEGIN,
-        3,
+      const current = await runScript<string>(
+        'fcsRunBegin',
         keys.current,
         keys.hash(run.id),
         keys.index,
@@ -203,7 +171,7 @@ export function createRunStore(options: { redis: Redis; prefix: string }): RunSt
         CURRENT_TTL_SECONDS,
         startedMs,
         ...Object.entries(fields).flat(),
-      )) as string;
+      );
       if (current !== '') return { started: false, current };
       await trimHistory();
       const summary = await get(run.id);
@@ -233,14 +201,13 @@ export function createRunStore(options: { redis: Redis; prefix: string }): RunSt
     },
 
     async markPlanned(id) {
-      const finished = (await redis.eval(
-        MARK_PLANNED,
-        4,
+      const finished = await runScript<number>(
+        'fcsRunMarkPlanned',
         ...runKeys(id),
         id,
         new Date().toISOString(),
         FINISHED_PLAN_TTL_SECONDS,
-      )) as number;
+      );
       return finished === 1;
     },
 
@@ -260,9 +227,8 @@ export function createRunStore(options: { redis: Redis; prefix: string }): RunSt
       for (const [name, counts] of Object.entries(result.per_enricher)) {
         increments.push(`e:${name}:changed`, counts.changed, `e:${name}:unchanged`, counts.unchanged, `e:${name}:failed`, counts.failed);
       }
-      const outcomeCode = (await redis.eval(
-        RECORD_BATCH,
-        4,
+      const outcomeCode = await runScript<number>(
+        'fcsRunRecordBatch',
         ...runKeys(id),
         id,
         batchNo,
@@ -271,12 +237,12 @@ export function createRunStore(options: { redis: Redis; prefix: string }): RunSt
         CURRENT_TTL_SECONDS,
         FINISHED_PLAN_TTL_SECONDS,
         ...increments,
-      )) as number;
+      );
       return outcomeCode === 1;
     },
 
     async fail(id, error) {
-      await redis.eval(FAIL, 2, keys.hash(id), keys.current, id, new Date().toISOString(), error.slice(0, 500));
+      await runScript('fcsRunFail', keys.hash(id), keys.current, id, new Date().toISOString(), error.slice(0, 500));
     },
 
     get,

@@ -17,6 +17,8 @@ const McpConfigShape = z.object({
   PORT: port(8083),
   LOG_LEVEL: logLevel(),
   REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
+  /** Prefix of every Redis key read and written: the auth service's (revoked:*), so its revocations bite here; mcp:* is ours. */
+  REDIS_PREFIX: z.string().min(1).max(64).default('fcs:'),
   CATALOGUE_SERVICE_URL: httpUrl().default('http://127.0.0.1:8081'),
   CATALOGUE_TIMEOUT_MS: millis(5_000),
   /** Public base URL clients reach (the edge). The MCP resource identifier is `${MCP_URL}/mcp`. */

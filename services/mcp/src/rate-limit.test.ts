@@ -26,6 +26,18 @@ describe('per-user MCP rate limit (token bucket in Redis)', () => {
     expect(await limiter.usage(day)).toEqual({ 'u1 c1': 3, 'u1 c2': 2 });
   });
 
+  it('does not refill for time running backwards (MCP servers whose clocks disagree)', async () => {
+    let clock = 1_800_000_000_000;
+    const limiter = createRateLimiter({ redis: t.redis, prefix: t.prefix, perMinute: 60, burst: 2, now: () => clock });
+    expect((await limiter.admit('skew', 'c')).allowed).toBe(true);
+    expect((await limiter.admit('skew', 'c')).allowed).toBe(true);
+    clock -= 5_000; // a server 5 s behind: the bucket is still empty
+    expect(await limiter.admit('skew', 'c')).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    clock += 6_000; // 1 s after the last token was taken: one token, not six seconds' worth
+    expect((await limiter.admit('skew', 'c')).allowed).toBe(true);
+    expect((await limiter.admit('skew', 'c')).allowed).toBe(false);
+  });
+
   it('keeps users apart and lets its keys expire', async () => {
     const limiter = createRateLimiter({ redis: t.redis, prefix: t.prefix, perMinute: 60, burst: 1 });
     expect((await limiter.admit('u2', 'c')).allowed).toBe(true);

@@ -1,35 +1,11 @@
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
+import { createTokenBucket } from '@fragrance/api-keys';
 import { RateLimitedError, ServiceUnavailableError } from '@fragrance/http';
 import type { AuthLocals } from './auth/bearer.ts';
 
-/**
- * Per-user token bucket plus a daily usage counter, in one atomic script (one round trip):
- * KEYS[1] bucket hash {tokens, at}, KEYS[2] daily usage hash; ARGV capacity, refill per ms,
- * now ms, usage field. Returns {allowed 0|1, ms until one token is available}.
- */
-const SCRIPT = `
-local capacity = tonumber(ARGV[1])
-local rate = tonumber(ARGV[2])
-local now = tonumber(ARGV[3])
-local bucket = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(bucket[1]) or capacity
-local at = tonumber(bucket[2]) or now
-tokens = math.min(capacity, tokens + math.max(0, now - at) * rate)
-local allowed = 0
-local wait = 0
-if tokens >= 1 then
-  tokens = tokens - 1
-  allowed = 1
-  redis.call('HINCRBY', KEYS[2], ARGV[4], 1)
-  redis.call('EXPIRE', KEYS[2], 3024000)
-else
-  wait = math.ceil((1 - tokens) / rate)
-end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
-redis.call('PEXPIRE', KEYS[1], math.ceil(capacity / rate) + 1000)
-return {allowed, wait}
-`;
+/** A usage day is kept 35 days after its last count (docs/mcp.md). */
+const USAGE_TTL_SECONDS = 35 * 86_400;
 
 export interface RateLimitOptions {
   redis: Redis;
@@ -47,25 +23,31 @@ export interface McpRateLimiter {
   usage(day: string): Promise<Record<string, number>>;
 }
 
+/**
+ * Per-user token bucket plus a daily usage counter, in one atomic script per request (one round
+ * trip): the api-keys token bucket (the gateway's rules, including its clock-skew guard), counting
+ * each admitted request in the day's usage hash.
+ */
 export function createRateLimiter(options: RateLimitOptions): McpRateLimiter {
   const now = options.now ?? Date.now;
-  const ratePerMs = options.perMinute / 60_000;
+  const bucket = createTokenBucket({
+    redis: options.redis,
+    prefix: `${options.prefix}mcp:bucket:`,
+    capacity: options.burst,
+    refillPerSecond: options.perMinute / 60,
+  });
   const usageKey = (day: string) => `${options.prefix}mcp:usage:${day}`;
   return {
     async admit(sub, clientId) {
       const at = now();
       const day = new Date(at).toISOString().slice(0, 10);
-      const [allowed, waitMs] = (await options.redis.eval(
-        SCRIPT,
-        2,
-        `${options.prefix}mcp:bucket:${sub}`,
-        usageKey(day),
-        options.burst,
-        ratePerMs,
-        at,
-        `${sub} ${clientId}`,
-      )) as [number, number];
-      return allowed === 1 ? { allowed: true } : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+      const decision = await bucket.take(sub, {
+        now: at,
+        count: { key: usageKey(day), field: `${sub} ${clientId}`, ttlSeconds: USAGE_TTL_SECONDS },
+      });
+      return decision.taken
+        ? { allowed: true }
+        : { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
     },
     async usage(day) {
       const raw = await options.redis.hgetall(usageKey(day));

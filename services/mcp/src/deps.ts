@@ -1,0 +1,42 @@
+import { Redis } from 'ioredis';
+import { RevocationStore } from '@fragrance/identity';
+import type { Logger } from '@fragrance/http';
+import type { McpDeps } from './app.ts';
+import { tokenVerifierFor } from './auth/verify-token.ts';
+import { createCatalogueClient } from './catalogue/client.ts';
+import type { McpConfig } from './config.ts';
+import { createRateLimiter } from './rate-limit.ts';
+
+export interface RunningDeps extends McpDeps {
+  /** Closes the Redis connection and the catalogue client (on shutdown). */
+  close(): Promise<void>;
+}
+
+/**
+ * Everything the app needs, built from the configuration alone. main.ts runs exactly this, and
+ * tests build the app through it too, so a setting main.ts fails to wire shows up as a failing test.
+ */
+export function createDeps(config: McpConfig, logger: Logger): RunningDeps {
+  // Fail fast rather than queue commands while Redis is away: requests get a 503 instead.
+  const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 1_000 });
+  redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
+  const catalogue = createCatalogueClient({ baseUrl: config.CATALOGUE_SERVICE_URL, timeoutMs: config.CATALOGUE_TIMEOUT_MS });
+  const verify = tokenVerifierFor(config, new RevocationStore(redis, { prefix: config.REDIS_PREFIX }));
+  const rateLimiter = createRateLimiter({
+    redis,
+    prefix: config.REDIS_PREFIX,
+    perMinute: config.MCP_RATE_LIMIT_PER_MINUTE,
+    burst: config.MCP_RATE_LIMIT_BURST,
+  });
+  return {
+    config,
+    logger,
+    redis,
+    verify,
+    rateLimiter,
+    catalogue,
+    close: async () => {
+      await Promise.all([redis.quit(), catalogue.close()]);
+    },
+  };
+}
