@@ -9,4 +9,4 @@ export {
   stopLocalRedis,
 } from './local.ts';
 export { resolveEndpoints, type Endpoints } from './endpoints.ts';
-export { freePort, waitForHealthy } from './processes.ts';
+export { freePort, startService, waitForHealthy, type RunningService } from './processes.ts';

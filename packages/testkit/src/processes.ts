@@ -1,5 +1,7 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { REPO_ROOT } from './local.ts';
 
 /** A loopback port nothing listens on right now (for a service a test or bench starts). */
 export async function freePort(): Promise<number> {
@@ -13,11 +15,15 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** Polls `<url>/health` until it answers 200; the error names the last answer. */
-export async function waitForHealthy(url: string, timeoutMs: number): Promise<void> {
+/**
+ * Polls `<url>/health` until it answers 200; the error names the last answer. `stillAlive` may
+ * throw to give up early (e.g. the process being waited for has exited).
+ */
+export async function waitForHealthy(url: string, timeoutMs: number, stillAlive?: () => void): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {
+    stillAlive?.();
     try {
       const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
       last = `${res.status} ${await res.text()}`;
@@ -28,4 +34,53 @@ export async function waitForHealthy(url: string, timeoutMs: number): Promise<vo
     await sleep(250);
   }
   throw new Error(`${url}/health did not turn healthy: ${last}`);
+}
+
+export interface RunningService {
+  name: string;
+  url: string;
+  /** Everything the service wrote so far (stdout and stderr), for failure reports. */
+  output: () => string;
+  /** SIGTERM, then SIGKILL after 5 s; resolves once the process is gone. */
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts `services/<name>/src/main.ts` as its own process (services never import each other) on
+ * loopback `port` with `env`, and waits until its /health answers 200.
+ */
+export async function startService(name: string, port: number, env: Record<string, string>, timeoutMs = 60_000): Promise<RunningService> {
+  const child: ChildProcess = spawn(process.execPath, [`services/${name}/src/main.ts`], {
+    cwd: REPO_ROOT,
+    // eslint-disable-next-line no-restricted-properties -- children need the toolchain's PATH, nothing else of ours
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-64_000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const url = `http://127.0.0.1:${port}`;
+  const service: RunningService = {
+    name,
+    url,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  try {
+    await waitForHealthy(url, timeoutMs, () => {
+      if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output}`);
+    });
+  } catch (error) {
+    await service.stop();
+    throw error;
+  }
+  return service;
 }
