@@ -20,7 +20,6 @@ export {
   deriveAccords,
   deriveOccasions,
   deriveSeasons,
-  foldText,
   matchKey,
   NOTE_ACCORDS,
   NOTE_INFO,

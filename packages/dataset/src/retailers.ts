@@ -1,7 +1,7 @@
 import type { AuRetailerFeedLine, Concentration } from '@fragrance/contracts';
 import type { Rng } from './rng.ts';
-import { CONCENTRATION_SPELLINGS } from '@fragrance/contracts';
-import { foldText, stripAccents } from './vocab.ts';
+import { CONCENTRATION_SPELLINGS, foldKey } from '@fragrance/contracts';
+import { stripAccents } from './vocab.ts';
 
 /** How one invented Australian retailer writes its listings. */
 export interface Retailer {
@@ -109,7 +109,7 @@ export function offerPrice(rng: Rng, basePrice: number, concentration: Concentra
 }
 
 function slug(text: string): string {
-  return foldText(text).replace(/ /g, '-');
+  return foldKey(text).replace(/ /g, '-');
 }
 
 /** Product page URL; the same product and size always get the same URL at a retailer. */

@@ -1,11 +1,10 @@
-import { CONCENTRATION_SPELLINGS, CONCENTRATIONS } from '@fragrance/contracts';
+import { CONCENTRATION_SPELLINGS, CONCENTRATIONS, foldKey } from '@fragrance/contracts';
 import { describe, expect, it } from 'vitest';
 import {
   ACCORDS,
   deriveAccords,
   deriveOccasions,
   deriveSeasons,
-  foldText,
   matchKey,
   NOTE_ACCORDS,
   NOTES,
@@ -65,8 +64,8 @@ describe('vocabulary', () => {
   });
 
   it('folds case, accents, punctuation and size suffixes out of a match key', () => {
-    expect(foldText('Maison Lüméa')).toBe('maison lumea');
-    expect(foldText('Sølv & Ånd — No. 7')).toBe('solv and no 7'); // & and the dash are punctuation; Å folds to a
+    expect(foldKey('Maison Lüméa')).toBe('maison lumea');
+    expect(foldKey('Sølv & Ånd — No. 7')).toBe('solv and no 7'); // & and the dash are punctuation; Å folds to a
     expect(stripAccents('Crépuscule Brûlé')).toBe('Crepuscule Brule');
     expect(matchKey('MAISON LUMEA', 'nuit de seville 100ml', 'EDP')).toBe(matchKey('Maison Lüméa', 'Nuit de Séville', 'Eau de Parfum'));
     expect(matchKey('Maison Lüméa', 'Nuit de Séville - 50mL', 'edp')).toBe(matchKey('Maison Lüméa', 'Nuit de Séville', 'Eau de Parfum'));

@@ -567,19 +567,6 @@ export function deriveOccasions(accords: readonly string[], concentration: Conce
   return OCCASIONS.filter((o) => out.has(o));
 }
 
-const foldCache = new Map<string, string>();
-
-/** `foldKey` from the contracts, memoised: names repeat a lot while a catalogue is generated and matched. */
-export function foldText(text: string): string {
-  let folded = foldCache.get(text);
-  if (folded === undefined) {
-    if (foldCache.size > 200_000) foldCache.clear();
-    folded = foldKey(text);
-    foldCache.set(text, folded);
-  }
-  return folded;
-}
-
 /** Accents removed, case kept: how some retailers write names. */
 export function stripAccents(text: string): string {
   return text
@@ -607,8 +594,8 @@ const SIZE_SUFFIX = /\s*[-–]?\s*\d+\s*ml\s*$/i;
  * suffix dropped) and concentration, folded so case, accents and abbreviations do not matter.
  */
 export function matchKey(brand: string, name: string, concentration: string): string {
-  const conc = parseConcentration(concentration) ?? foldText(concentration);
-  return `${foldText(brand)}|${foldText(name.replace(SIZE_SUFFIX, ''))}|${foldText(conc)}`;
+  const conc = parseConcentration(concentration) ?? foldKey(concentration);
+  return `${foldKey(brand)}|${foldKey(name.replace(SIZE_SUFFIX, ''))}|${foldKey(conc)}`;
 }
 
 /** Countries of brands (ISO 3166-1 alpha-2) with their weight in the catalogue. */

@@ -1,6 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
-import type { FragranceDetail } from '@fragrance/contracts';
-import { searchKey } from './normalise.ts';
+import { foldKey, type FragranceDetail } from '@fragrance/contracts';
 
 /**
  * Version of the mapping and of the folding that fills `search`. Bump it with any change to
@@ -40,13 +39,13 @@ export type IndexedFragrance = FragranceDetail & { search: SearchFields };
  * or accords of an indexed record (e.g. a partial update) must rewrite `search` with this.
  */
 export function searchFields(record: Pick<FragranceDetail, 'name' | 'brand' | 'perfumers' | 'notes' | 'accords'>): SearchFields {
-  const notes = [...record.notes.top, ...record.notes.heart, ...record.notes.base].map(searchKey);
+  const notes = [...record.notes.top, ...record.notes.heart, ...record.notes.base].map(foldKey);
   return {
-    name: searchKey(record.name),
-    brand: searchKey(record.brand),
-    perfumers: record.perfumers.map(searchKey),
+    name: foldKey(record.name),
+    brand: foldKey(record.brand),
+    perfumers: record.perfumers.map(foldKey),
     notes: [...new Set(notes)],
-    accords: record.accords.map(searchKey),
+    accords: record.accords.map(foldKey),
   };
 }
 
@@ -67,7 +66,7 @@ const foldedKeyword = (): estypes.MappingProperty => ({
  * Explicit, strict mapping: every field of FragranceDetail is declared (a stray field is a
  * bulk error, not a silent new mapping). Only the server core is used: the standard analyzer,
  * keyword fields, and index_prefixes for fast prefix matching of the last query word;
- * accent and case folding happen in the application (see searchKey).
+ * accent and case folding happen in the application (see foldKey in the contracts).
  */
 export const FRAGRANCE_MAPPING: estypes.MappingTypeMapping = {
   dynamic: 'strict',
