@@ -13,7 +13,6 @@ import { MAX_SEED, Rng, weightedTable, type WeightedTable } from './rng.ts';
 import { AU_RETAILERS, feedLineFor, offerPrice, offerUrl, pickOfferSize, roundPrice, type Retailer } from './retailers.ts';
 import {
   ACCORDS,
-  BRAND_COUNTRIES,
   deriveAccords,
   deriveOccasions,
   deriveSeasons,
@@ -21,7 +20,8 @@ import {
   NOTE_INFO,
   type Accord,
   type NoteInfo,
-} from './vocab.ts';
+} from '@fragrance/vocabulary';
+import { BRAND_COUNTRIES } from './countries.ts';
 
 export interface GenerateOptions {
   /** Number of catalogue records. */

@@ -4,7 +4,8 @@ import type { CatalogueRun } from './catalogue.ts';
 import { DATASET_AS_OF } from './catalogue.ts';
 import { brandName, fragranceName } from './names.ts';
 import { AU_RETAILERS, feedLineFor, pickOfferSize, roundPrice } from './retailers.ts';
-import { BRAND_COUNTRIES, matchKey } from './vocab.ts';
+import { matchKey } from '@fragrance/vocabulary';
+import { BRAND_COUNTRIES } from './countries.ts';
 
 /** Share of feed lines that match no catalogue record (the enricher must report them). */
 export const UNMATCHED_FEED_SHARE = 0.03;
