@@ -1,5 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
-import { foldKey, type FragranceDetail } from '@fragrance/contracts';
+import { foldKey, FragranceSummary, type FragranceDetail } from '@fragrance/contracts';
 
 /**
  * Version of the mapping and of the folding that fills `search`. Bump it with any change to
@@ -8,18 +8,11 @@ import { foldKey, type FragranceDetail } from '@fragrance/contracts';
  */
 export const INDEX_SCHEMA_VERSION = 2;
 
-/** Fields of a FragranceSummary: what a search hit returns from _source. */
-export const SUMMARY_FIELDS = [
-  'id',
-  'name',
-  'brand',
-  'country',
-  'concentration',
-  'year_released',
-  'rating',
-  'main_accords',
-  'available_in_au',
-] as const;
+/**
+ * Fields of a FragranceSummary, read off its schema: what a search hit returns from _source. A
+ * field added to the summary contract is returned without touching this list.
+ */
+export const SUMMARY_FIELDS = Object.keys(FragranceSummary.shape) as ReadonlyArray<keyof FragranceSummary>;
 
 /** Helper fields computed at ingest; never returned to clients. */
 export const SEARCH_OBJECT = 'search';
