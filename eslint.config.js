@@ -18,6 +18,24 @@ export default tseslint.config(
     },
   },
   {
+    // The generator is for ops, bench and tests; services use @fragrance/vocabulary for its rules.
+    files: ['services/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/test-fixtures.ts', 'services/*/test/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@fragrance/dataset',
+              message: 'Services do not ship the generator: import the vocabulary from @fragrance/vocabulary.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/config.ts', '**/main.ts', '**/cli.ts', '**/*.test.ts', '**/testkit/src/**', '**/bench/**', 'scripts/**'],
     rules: { 'no-restricted-properties': 'off' },
   },

@@ -15,7 +15,7 @@ export {
   Rating,
 } from './fragrance.ts';
 export { MeResponse } from './me.ts';
-export { foldKey, foldText } from './text.ts';
+export { foldKey } from './text.ts';
 export {
   DEFAULT_LIMIT,
   type Facet,

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from './openapi.ts';
 import { normaliseConcentration, SearchQuery } from './search.ts';
-import { foldText } from './text.ts';
 
 const issues = (input: Record<string, string>) => {
   const result = SearchQuery.safeParse(input);
@@ -9,15 +8,6 @@ const issues = (input: Record<string, string>) => {
     ? []
     : result.error.issues.map((i) => `${i.path.join('.') || (i as { keys?: string[] }).keys?.join(',')}: ${i.message}`);
 };
-
-describe('foldText', () => {
-  it('folds case, accents, ligature-like forms and whitespace', () => {
-    expect(foldText('  Hermès   TERRE d’Hermès ')).toBe('hermes terre d’hermes');
-    expect(foldText('Crème Brûlée')).toBe('creme brulee');
-    expect(foldText('ＡＢＣ')).toBe('abc');
-    expect(foldText('Øresund Cœur Straße Łódź')).toBe('oresund coeur strasse lodz');
-  });
-});
 
 describe('normaliseConcentration', () => {
   it.each([

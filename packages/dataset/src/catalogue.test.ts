@@ -1,7 +1,8 @@
 import { AuRetailerFeedLine, FragranceDetail, PROVENANCE_SOURCES } from '@fragrance/contracts';
+import { matchKey } from '@fragrance/vocabulary';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AU_RETAILERS } from './retailers.ts';
-import { DATASET_AS_OF, generateAuRetailerFeed, generateCatalogue, matchKey } from './index.ts';
+import { DATASET_AS_OF, generateAuRetailerFeed, generateCatalogue } from './index.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

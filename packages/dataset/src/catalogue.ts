@@ -1,4 +1,5 @@
 import {
+  foldKey,
   PROVENANCE_SOURCES,
   type AuOffer,
   type AuRetailerFeedLine,
@@ -12,16 +13,15 @@ import { MAX_SEED, Rng, weightedTable, type WeightedTable } from './rng.ts';
 import { AU_RETAILERS, feedLineFor, offerPrice, offerUrl, pickOfferSize, roundPrice, type Retailer } from './retailers.ts';
 import {
   ACCORDS,
-  BRAND_COUNTRIES,
   deriveAccords,
   deriveOccasions,
   deriveSeasons,
-  foldText,
   matchKey,
   NOTE_INFO,
   type Accord,
   type NoteInfo,
-} from './vocab.ts';
+} from '@fragrance/vocabulary';
+import { BRAND_COUNTRIES } from './countries.ts';
 
 export interface GenerateOptions {
   /** Number of catalogue records. */
@@ -177,8 +177,8 @@ function planPerfumers(rng: Rng, count: number): WeightedTable<string> {
   const names: string[] = [];
   while (names.length < total) {
     const name = perfumerName(rng);
-    if (seen.has(foldText(name))) continue;
-    seen.add(foldText(name));
+    if (seen.has(foldKey(name))) continue;
+    seen.add(foldKey(name));
     names.push(name);
   }
   // A few perfumers work for many houses; most for one or two.
@@ -196,8 +196,8 @@ function planBrands(rng: Rng, count: number): BrandPlan[] {
   for (const size of sizes) {
     const country = rng.fromTable(COUNTRY_TABLE);
     let name = brandName(rng, country);
-    while (seen.has(foldText(name))) name = brandName(rng, country);
-    seen.add(foldText(name));
+    while (seen.has(foldKey(name))) name = brandName(rng, country);
+    seen.add(foldKey(name));
     const gulf = country === 'AE' || country === 'SA' || country === 'OM';
     const style = rng.sample(gulf && rng.chance(0.7) ? GULF_STYLE : STYLE_ACCORDS, rng.int(1, 3));
     const poolSize = Math.min(12, 1 + Math.floor(Math.log2(size + 1)));

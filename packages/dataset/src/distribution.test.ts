@@ -1,6 +1,7 @@
 import type { FragranceDetail } from '@fragrance/contracts';
+import { deriveAccords } from '@fragrance/vocabulary';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deriveAccords, generateCatalogue } from './index.ts';
+import { generateCatalogue } from './index.ts';
 
 const hasDiacritic = (s: string) => /\P{ASCII}/u.test(s);
 const share = <T>(items: readonly T[], test: (item: T) => boolean) => items.filter(test).length / items.length;

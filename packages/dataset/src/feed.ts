@@ -1,10 +1,11 @@
 import type { AuRetailerFeedLine } from '@fragrance/contracts';
-import { CONCENTRATIONS } from '@fragrance/contracts';
+import { CONCENTRATIONS, foldKey } from '@fragrance/contracts';
 import type { CatalogueRun } from './catalogue.ts';
 import { DATASET_AS_OF } from './catalogue.ts';
 import { brandName, fragranceName } from './names.ts';
 import { AU_RETAILERS, feedLineFor, pickOfferSize, roundPrice } from './retailers.ts';
-import { BRAND_COUNTRIES, foldText, matchKey } from './vocab.ts';
+import { matchKey } from '@fragrance/vocabulary';
+import { BRAND_COUNTRIES } from './countries.ts';
 
 /** Share of feed lines that match no catalogue record (the enricher must report them). */
 export const UNMATCHED_FEED_SHARE = 0.03;
@@ -31,7 +32,7 @@ export class FeedCollector {
     const rng = run.feedRng;
     // unmatched / (matched + unmatched) ≈ UNMATCHED_FEED_SHARE
     const unmatched = Math.round((this.#matched * UNMATCHED_FEED_SHARE) / (1 - UNMATCHED_FEED_SHARE));
-    const brandKeys = new Set(run.brands.map((b) => foldText(b.name)));
+    const brandKeys = new Set(run.brands.map((b) => foldKey(b.name)));
     for (let i = 0; i < unmatched; i++) {
       const retailer = rng.pick(AU_RETAILERS);
       const concentration = rng.pick(CONCENTRATIONS);
@@ -40,7 +41,7 @@ export class FeedCollector {
         brand = rng.pick(run.brands).name; // a known house, a product the catalogue lacks
       } else {
         do brand = brandName(rng, rng.pick(BRAND_COUNTRIES)[0]);
-        while (brandKeys.has(foldText(brand)));
+        while (brandKeys.has(foldKey(brand)));
       }
       let name = fragranceName(rng);
       while (run.keys.has(matchKey(brand, name, concentration))) name = fragranceName(rng);

@@ -10,28 +10,9 @@ export {
   type GeneratedEntry,
   type GenerateOptions,
 } from './catalogue.ts';
+export { BRAND_COUNTRIES } from './countries.ts';
 export { FeedCollector, UNMATCHED_FEED_SHARE } from './feed.ts';
 export { generateAuRetailerFeed, generateCatalogue } from './generate.ts';
-export { AU_RETAILERS, AU_SIZES, type Retailer } from './retailers.ts';
+export { AU_RETAILERS, AU_SIZES, stripAccents, type Retailer } from './retailers.ts';
 export { MAX_SEED } from './rng.ts';
-export {
-  ACCORDS,
-  BRAND_COUNTRIES,
-  deriveAccords,
-  deriveOccasions,
-  deriveSeasons,
-  foldText,
-  matchKey,
-  NOTE_ACCORDS,
-  NOTE_INFO,
-  NOTES,
-  OCCASIONS,
-  parseConcentration,
-  SEASONS,
-  stripAccents,
-  type Accord,
-  type NoteInfo,
-  type Occasion,
-  type Season,
-} from './vocab.ts';
 export { CATALOGUE_FILE, FEED_FILE, writeDataset, type WriteDatasetOptions, type WrittenDataset } from './write.ts';

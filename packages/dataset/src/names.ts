@@ -1,5 +1,5 @@
+import { foldKey } from '@fragrance/contracts';
 import type { Rng } from './rng.ts';
-import { foldText } from './vocab.ts';
 
 /**
  * Invented names. Brands, products and perfumers are made from syllables and stock words so
@@ -110,7 +110,7 @@ export function inventedWord(rng: Rng, accentP = 0.4): string {
     let word = stem + joint + ending;
     if (!ACCENTED.test(ending) && rng.chance(accentP)) word = accentOnce(rng, word, flavour);
     if (word.length < 4 || word.length > 10) continue;
-    if (REAL_BRAND_WORDS.has(foldText(word))) continue;
+    if (REAL_BRAND_WORDS.has(foldKey(word))) continue;
     return capitalise(word);
   }
 }

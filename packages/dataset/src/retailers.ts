@@ -1,7 +1,20 @@
 import type { AuRetailerFeedLine, Concentration } from '@fragrance/contracts';
 import type { Rng } from './rng.ts';
-import { CONCENTRATION_SPELLINGS } from '@fragrance/contracts';
-import { foldText, stripAccents } from './vocab.ts';
+import { CONCENTRATION_SPELLINGS, foldKey } from '@fragrance/contracts';
+
+/** Accents removed, case kept: how some retailers write names. */
+export function stripAccents(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/ø/g, 'o')
+    .replace(/Ø/g, 'O')
+    .replace(/æ/g, 'ae')
+    .replace(/Æ/g, 'Ae')
+    .replace(/œ/g, 'oe')
+    .replace(/ł/g, 'l')
+    .normalize('NFC');
+}
 
 /** How one invented Australian retailer writes its listings. */
 export interface Retailer {
@@ -109,7 +122,7 @@ export function offerPrice(rng: Rng, basePrice: number, concentration: Concentra
 }
 
 function slug(text: string): string {
-  return foldText(text).replace(/ /g, '-');
+  return foldKey(text).replace(/ /g, '-');
 }
 
 /** Product page URL; the same product and size always get the same URL at a retailer. */

@@ -24,7 +24,6 @@ export {
   type IndexedFragrance,
   type SearchFields,
 } from './mapping.ts';
-export { MAX_QUERY_WORDS, queryKey, searchKey } from './normalise.ts';
+export { MAX_QUERY_WORDS, queryKey } from './normalise.ts';
 export { buildSearchQuery, FACET_AGGREGATIONS, type BuiltSearch } from './query.ts';
 export { buildSimilarQuery } from './similar.ts';
-export { foldText } from '@fragrance/contracts';

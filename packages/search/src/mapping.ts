@@ -1,6 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
-import type { FragranceDetail } from '@fragrance/contracts';
-import { searchKey } from './normalise.ts';
+import { foldKey, FragranceSummary, type FragranceDetail } from '@fragrance/contracts';
 
 /**
  * Version of the mapping and of the folding that fills `search`. Bump it with any change to
@@ -9,18 +8,11 @@ import { searchKey } from './normalise.ts';
  */
 export const INDEX_SCHEMA_VERSION = 2;
 
-/** Fields of a FragranceSummary: what a search hit returns from _source. */
-export const SUMMARY_FIELDS = [
-  'id',
-  'name',
-  'brand',
-  'country',
-  'concentration',
-  'year_released',
-  'rating',
-  'main_accords',
-  'available_in_au',
-] as const;
+/**
+ * Fields of a FragranceSummary, read off its schema: what a search hit returns from _source. A
+ * field added to the summary contract is returned without touching this list.
+ */
+export const SUMMARY_FIELDS = Object.keys(FragranceSummary.shape) as ReadonlyArray<keyof FragranceSummary>;
 
 /** Helper fields computed at ingest; never returned to clients. */
 export const SEARCH_OBJECT = 'search';
@@ -40,13 +32,13 @@ export type IndexedFragrance = FragranceDetail & { search: SearchFields };
  * or accords of an indexed record (e.g. a partial update) must rewrite `search` with this.
  */
 export function searchFields(record: Pick<FragranceDetail, 'name' | 'brand' | 'perfumers' | 'notes' | 'accords'>): SearchFields {
-  const notes = [...record.notes.top, ...record.notes.heart, ...record.notes.base].map(searchKey);
+  const notes = [...record.notes.top, ...record.notes.heart, ...record.notes.base].map(foldKey);
   return {
-    name: searchKey(record.name),
-    brand: searchKey(record.brand),
-    perfumers: record.perfumers.map(searchKey),
+    name: foldKey(record.name),
+    brand: foldKey(record.brand),
+    perfumers: record.perfumers.map(foldKey),
     notes: [...new Set(notes)],
-    accords: record.accords.map(searchKey),
+    accords: record.accords.map(foldKey),
   };
 }
 
@@ -67,7 +59,7 @@ const foldedKeyword = (): estypes.MappingProperty => ({
  * Explicit, strict mapping: every field of FragranceDetail is declared (a stray field is a
  * bulk error, not a silent new mapping). Only the server core is used: the standard analyzer,
  * keyword fields, and index_prefixes for fast prefix matching of the last query word;
- * accent and case folding happen in the application (see searchKey).
+ * accent and case folding happen in the application (see foldKey in the contracts).
  */
 export const FRAGRANCE_MAPPING: estypes.MappingTypeMapping = {
   dynamic: 'strict',

@@ -2,16 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { SearchQuery } from '@fragrance/contracts';
 import { decodeCursor, encodeCursor, queryFingerprint, SearchInputError } from './cursor.ts';
 import { searchFields } from './mapping.ts';
-import { queryKey, searchKey } from './normalise.ts';
+import { queryKey } from './normalise.ts';
 import { buildSearchQuery } from './query.ts';
 import { makeRecord } from './testing.ts';
 
-describe('searchKey', () => {
-  it('folds case, accents and punctuation the same way for index and query', () => {
-    expect(searchKey("Terre d'Hermès")).toBe('terre d hermes');
-    expect(searchKey('TERRE D’HERMES')).toBe('terre d hermes');
-    expect(searchKey('  Dolce&Gabbana  ')).toBe('dolce gabbana');
-    expect(searchKey('Ølfactive Ñandú')).toBe('olfactive nandu');
+describe('folding', () => {
+  it('folds a query like the indexed fields (foldKey: case, accents, punctuation)', () => {
+    expect(queryKey("Terre d'Hermès")).toBe('terre d hermes');
+    expect(queryKey('TERRE D’HERMES')).toBe('terre d hermes');
+    expect(queryKey('  Dolce&Gabbana  ')).toBe('dolce gabbana');
+    expect(queryKey('Ølfactive Ñandú')).toBe('olfactive nandu');
   });
 
   it('keeps at most ten words of a query', () => {

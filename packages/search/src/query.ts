@@ -1,8 +1,8 @@
 import type { estypes } from '@elastic/elasticsearch';
-import { DEFAULT_LIMIT, type Facet, type SearchQuery } from '@fragrance/contracts';
+import { DEFAULT_LIMIT, foldKey, type Facet, type SearchQuery } from '@fragrance/contracts';
 import { decodeCursor, queryFingerprint, SearchInputError, type CursorState } from './cursor.ts';
 import { SUMMARY_FIELDS } from './mapping.ts';
-import { queryKey, searchKey } from './normalise.ts';
+import { queryKey } from './normalise.ts';
 
 /**
  * Popularity added to relevance: weight × log10(1 + votes), i.e. +1 at 9 votes, +3 at 999,
@@ -60,17 +60,17 @@ function textQuery(key: string): estypes.QueryDslQueryContainer {
 function filters(params: SearchQuery): { filter: estypes.QueryDslQueryContainer[]; mustNot: estypes.QueryDslQueryContainer[] } {
   const filter: estypes.QueryDslQueryContainer[] = [];
   const mustNot: estypes.QueryDslQueryContainer[] = [];
-  if (params.brand !== undefined) filter.push({ term: { 'search.brand': searchKey(params.brand) } });
+  if (params.brand !== undefined) filter.push({ term: { 'search.brand': foldKey(params.brand) } });
   if (params.concentration !== undefined) filter.push({ term: { concentration: params.concentration } });
   if (params.country !== undefined) filter.push({ term: { country: params.country } });
   if (params.year_from !== undefined || params.year_to !== undefined) {
     filter.push({ range: { year_released: { gte: params.year_from, lte: params.year_to } } });
   }
   if (params.available_in_au !== undefined) filter.push({ term: { available_in_au: params.available_in_au } });
-  for (const note of params.note ?? []) filter.push({ term: { 'search.notes': searchKey(note) } });
-  for (const accord of params.accord ?? []) filter.push({ term: { 'search.accords': searchKey(accord) } });
-  if (params.exclude_note?.length) mustNot.push({ terms: { 'search.notes': params.exclude_note.map(searchKey) } });
-  if (params.exclude_accord?.length) mustNot.push({ terms: { 'search.accords': params.exclude_accord.map(searchKey) } });
+  for (const note of params.note ?? []) filter.push({ term: { 'search.notes': foldKey(note) } });
+  for (const accord of params.accord ?? []) filter.push({ term: { 'search.accords': foldKey(accord) } });
+  if (params.exclude_note?.length) mustNot.push({ terms: { 'search.notes': params.exclude_note.map(foldKey) } });
+  if (params.exclude_accord?.length) mustNot.push({ terms: { 'search.accords': params.exclude_accord.map(foldKey) } });
   return { filter, mustNot };
 }
 

@@ -1,6 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
+import { foldKey } from '@fragrance/contracts';
 import { SUMMARY_FIELDS, type IndexedFragrance } from './mapping.ts';
-import { searchKey } from './normalise.ts';
 
 /**
  * "More like this" over notes and accords: each shared note or accord scores (rarer ones
@@ -13,7 +13,7 @@ export function buildSimilarQuery(
 ): estypes.SearchRequest {
   const notes = source.search?.notes ?? [];
   const accords = source.search?.accords ?? [];
-  const main = new Set((source.main_accords ?? []).map(searchKey));
+  const main = new Set((source.main_accords ?? []).map(foldKey));
   const should: estypes.QueryDslQueryContainer[] = [
     ...notes.map((note) => ({ term: { 'search.notes': { value: note, boost: 1 } } })),
     ...accords.map((accord) => ({ term: { 'search.accords': { value: accord, boost: main.has(accord) ? 2 : 1 } } })),

@@ -2,10 +2,10 @@ import type { Server } from 'node:http';
 import { Client } from '@elastic/elasticsearch';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FragranceSummary, Problem, SearchResponse, type FragranceDetail } from '@fragrance/contracts';
+import { foldKey, FragranceSummary, Problem, SearchResponse, type FragranceDetail } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { createLogger } from '@fragrance/http';
-import { ingestCatalogue, searchKey } from '@fragrance/search';
+import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
 import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
 import { buildApp } from './app.ts';
@@ -20,8 +20,7 @@ const terre = makeRecord({
   votes: 9000,
 });
 const records: FragranceDetail[] = [...generateCatalogue({ count: 800, seed: 21 }), terre];
-const fold = searchKey;
-const notesOf = (r: FragranceDetail) => [...r.notes.top, ...r.notes.heart, ...r.notes.base].map(fold);
+const notesOf = (r: FragranceDetail) => [...r.notes.top, ...r.notes.heart, ...r.notes.base].map(foldKey);
 
 async function listen(client: Client, alias: string): Promise<{ server: Server; base: string }> {
   const config = CatalogueConfig.parse({ ELASTICSEARCH_URL: 'http://127.0.0.1:1', CATALOGUE_ALIAS: alias });
@@ -92,9 +91,9 @@ describe('catalogue routes', () => {
     });
 
     it('brand: exact, case- and accent-insensitive', async () => {
-      const brand = records.find((r) => fold(r.brand) !== r.brand.toLowerCase())?.brand ?? 'Hermès';
-      const expected = records.filter((r) => fold(r.brand) === fold(brand)).length;
-      const page = await search(`brand=${encodeURIComponent(fold(brand).toUpperCase())}`);
+      const brand = records.find((r) => foldKey(r.brand) !== r.brand.toLowerCase())?.brand ?? 'Hermès';
+      const expected = records.filter((r) => foldKey(r.brand) === foldKey(brand)).length;
+      const page = await search(`brand=${encodeURIComponent(foldKey(brand).toUpperCase())}`);
       expect(page.total).toBe(expected);
       expect(page.data.every((d) => d.brand === brand)).toBe(true);
       expect((await search(`brand=${encodeURIComponent(brand.slice(0, 4))}`)).total).toBe(0);
@@ -144,7 +143,7 @@ describe('catalogue routes', () => {
       };
       expect(await got(`note=${encodeURIComponent(note.toUpperCase())}`)).toEqual(expectIds((r) => notesOf(r).includes(note)));
       expect(await got(`accord=${encodeURIComponent(`${accord},${other}`)}`)).toEqual(
-        expectIds((r) => r.accords.map(fold).includes(fold(accord)) && r.accords.map(fold).includes(fold(other))),
+        expectIds((r) => r.accords.map(foldKey).includes(foldKey(accord)) && r.accords.map(foldKey).includes(foldKey(other))),
       );
       expect(
         await got(
@@ -152,7 +151,10 @@ describe('catalogue routes', () => {
         ),
       ).toEqual(
         expectIds(
-          (r) => r.accords.map(fold).includes(fold(accord)) && !notesOf(r).includes(note) && !r.accords.map(fold).includes(fold(other)),
+          (r) =>
+            r.accords.map(foldKey).includes(foldKey(accord)) &&
+            !notesOf(r).includes(note) &&
+            !r.accords.map(foldKey).includes(foldKey(other)),
         ),
       );
     });
@@ -164,7 +166,7 @@ describe('catalogue routes', () => {
 
     it('combines every filter with AND', async () => {
       const pred = (r: FragranceDetail) =>
-        fold(r.brand) === 'hermes' &&
+        foldKey(r.brand) === 'hermes' &&
         r.concentration === 'Eau de Toilette' &&
         r.country === 'FR' &&
         r.year_released !== null &&

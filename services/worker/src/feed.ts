@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { AuRetailerFeedLine } from '@fragrance/contracts';
-import { matchKey } from '@fragrance/dataset';
+import { matchKey } from '@fragrance/vocabulary';
 
 /** The AU retailer feed, indexed by the key a feed line shares with its catalogue record. */
 export interface FeedIndex {

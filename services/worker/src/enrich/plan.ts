@@ -1,5 +1,4 @@
 import type { Client } from '@elastic/elasticsearch';
-import { matchKey } from '@fragrance/dataset';
 import type { Logger } from '@fragrance/http';
 import {
   batchJobId,
@@ -10,6 +9,7 @@ import {
   type EnrichRunJobData,
   type RunStore,
 } from '@fragrance/jobs';
+import { matchKey } from '@fragrance/vocabulary';
 import type { Queue } from 'bullmq';
 import { scanCatalogue } from '../catalogue.ts';
 import { unmatchedOffers, type FeedIndex } from '../feed.ts';

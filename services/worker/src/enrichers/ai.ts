@@ -1,5 +1,5 @@
 import type { Concentration, FragranceDetail } from '@fragrance/contracts';
-import { deriveAccords, deriveOccasions, deriveSeasons, OCCASIONS, SEASONS } from '@fragrance/dataset';
+import { deriveAccords, deriveOccasions, deriveSeasons, OCCASIONS, SEASONS } from '@fragrance/vocabulary';
 import { z } from 'zod';
 import { fieldsOf } from '../enrich/apply.ts';
 import type { EnrichableField, Enricher, Supplied, SuppliedValues } from './types.ts';

@@ -1,5 +1,5 @@
 import type { AuOffer, AuRetailerFeedLine, FragranceDetail } from '@fragrance/contracts';
-import { matchKey } from '@fragrance/dataset';
+import { matchKey } from '@fragrance/vocabulary';
 import type { FeedIndex } from '../feed.ts';
 import type { Enricher, Supplied } from './types.ts';
 
