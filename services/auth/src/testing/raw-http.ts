@@ -11,13 +11,23 @@ export interface RawResponse {
 
 export async function rawRequest(
   url: string,
-  init: { method?: string; headers?: readonly (readonly [string, string])[]; body?: string } = {},
+  init: {
+    method?: string;
+    headers?: readonly (readonly [string, string])[];
+    body?: string;
+    /** Send the body as one chunk of Transfer-Encoding: chunked (add that header) instead of with Content-Length. */
+    chunked?: boolean;
+  } = {},
 ): Promise<RawResponse> {
   const target = new URL(url);
-  const body = init.body === undefined ? undefined : Buffer.from(init.body, 'utf8');
+  const content = init.body === undefined ? undefined : Buffer.from(init.body, 'utf8');
+  const body =
+    content && init.chunked
+      ? Buffer.concat([Buffer.from(`${content.length.toString(16)}\r\n`), content, Buffer.from('\r\n0\r\n\r\n')])
+      : content;
   const lines = [`${init.method ?? 'GET'} ${target.pathname}${target.search} HTTP/1.1`, `Host: ${target.host}`, 'Connection: close'];
   for (const [name, value] of init.headers ?? []) lines.push(`${name}: ${value}`);
-  if (body) lines.push(`Content-Length: ${body.length}`);
+  if (body && !init.chunked) lines.push(`Content-Length: ${body.length}`);
   // latin1 keeps every code point below 256 as exactly that byte on the wire.
   const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
 
