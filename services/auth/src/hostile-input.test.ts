@@ -258,3 +258,41 @@ describe('hostile request headers on the sign-in post', () => {
     expect(response.status).toBe(401);
   });
 });
+
+describe('sign-in and consent form bodies are limited to 8 KiB', () => {
+  /** A urlencoded form of exactly `bytes` bytes: the real CSRF token, the email and a padded password. */
+  const formOf = (csrf: string, bytes: number) => {
+    const start = new URLSearchParams({ csrf, email: erin.email }).toString() + '&password=';
+    return start + 'p'.repeat(bytes - start.length);
+  };
+  const post = (form: LiveForm, body: string) =>
+    rawRequest(form.action, {
+      method: 'POST',
+      headers: [
+        ['Cookie', form.user.cookieHeader()],
+        ['Content-Type', FORM],
+      ],
+      body,
+    });
+
+  it.each([
+    ['sign-in', atLogin],
+    ['consent', atConsent],
+  ])('%s post over 8 KiB → 413 payload_too_large problem+json naming the limit', async (_label, at) => {
+    const form = await at();
+    const response = await post(form, formOf(form.csrf, 8 * 1024 + 1));
+    expect(response.status).toBe(413);
+    expect(response.headers.get('content-type')?.[0]).toMatch(/^application\/problem\+json/);
+    expect(JSON.parse(response.body)).toMatchObject({
+      status: 413,
+      code: 'payload_too_large',
+      detail: 'Request bodies may be at most 8192 bytes.',
+    });
+  });
+
+  it('a sign-in post of exactly 8 KiB is read (the password is judged: 401)', async () => {
+    const form = await atLogin();
+    const response = await post(form, formOf(form.csrf, 8 * 1024));
+    expect(response.status).toBe(401);
+  });
+});
