@@ -9,7 +9,8 @@ import { createProvider } from './provider.ts';
 import { createCsrf } from './routes/csrf.ts';
 import { healthRoutes } from './routes/health.ts';
 import { interactionRoutes } from './routes/interaction.ts';
-import { defaultScope, tokenRevocation, registrationGuard } from './routes/oauth-edges.ts';
+import { CLIENT_LIMITS } from './client-limits.ts';
+import { defaultScope, registrationBodyLimit, registrationGuard, tokenRevocation } from './routes/oauth-edges.ts';
 import { ASSETS_PATH } from './views/pages.ts';
 
 export interface AuthDeps {
@@ -116,6 +117,7 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
     }),
   );
   app.use(defaultScope());
+  app.use(registrationBodyLimit(CLIENT_LIMITS.registrationBodyBytes));
   app.use(registrationGuard(redis, prefix, deps.registrationLimitPerHour));
   app.use(tokenRevocation({ provider, issuer: deps.issuer, jwks: publicJwks, logger }));
   // Everything else under /oauth and the metadata documents belong to oidc-provider.

@@ -161,6 +161,35 @@ describe('Client ID Metadata Documents', () => {
     expect(page.body).toMatch(/invalid_(client|client_metadata|redirect_uri)\b/);
   });
 
+  it.each([
+    [
+      '11 redirect URIs',
+      'invalid_redirect_uri',
+      (url: string) => ({ client_id: url, redirect_uris: Array.from({ length: 11 }, (_, i) => `${REDIRECT}${i}`) }),
+      'redirect_uris may list at most 10 entries (got 11)',
+    ],
+    [
+      'a client_name of 201 characters',
+      'invalid_client_metadata',
+      (url: string) => ({ client_id: url, redirect_uris: [REDIRECT], client_name: 'n'.repeat(201) }),
+      'client_name is 201 characters long; at most 200 are allowed',
+    ],
+    [
+      'a logo_uri of 2001 characters',
+      'invalid_client_metadata',
+      (url: string) => ({ client_id: url, redirect_uris: [REDIRECT], logo_uri: `https://localhost/${'l'.repeat(1983)}` }),
+      'logo_uri is 2001 characters long; at most 2000 are allowed',
+    ],
+  ])('holds a document to the registration size limits: %s → %s', async (_label, error, make, description) => {
+    const path = `/limits-${Math.random().toString(36).slice(2)}.json`;
+    const clientId = publish(path, make(`${base}${path}`));
+    const page = await startAt(auth, clientId);
+    expect(page.location).toBeUndefined();
+    expect(page.status).toBe(400);
+    expect(page.body).toContain(error);
+    expect(page.body).toContain(description);
+  });
+
   it('refuses a document that is too large, not JSON, or missing', async () => {
     const big = publish('/big.json', {
       client_id: `${base}/big.json`,

@@ -5,6 +5,7 @@ import { testRedis, type TestRedis } from '@fragrance/testkit';
 import { HeadlessUser } from './testing/browser.ts';
 import { authorizeUrl, exchange, obtainCode, pkcePair, register, registerClient, token } from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
+import { rawRequest } from './testing/raw-http.ts';
 
 // Every way a request can be wrong, each with the exact error the RFCs name.
 let t: TestRedis;
@@ -411,7 +412,19 @@ describe('registration (RFC 7591) refuses bad metadata', () => {
     const response = await register(auth.issuer, metadata);
     expect(response.status).toBe(400);
     expect(response.body.error).toBe(error);
+    // The description says what is wrong with the member (not a generic sentence).
+    expect(response.body.error_description).toMatch(error === 'invalid_redirect_uri' ? /^redirect_uris\b/ : /\w/);
   });
+
+  it.each(['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'self_signed_tls_client_auth'])(
+    'token_endpoint_auth_method %s → invalid_client_metadata naming the one allowed method, none',
+    async (method) => {
+      const response = await register(auth.issuer, { redirect_uris: [REDIRECT], token_endpoint_auth_method: method });
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('invalid_client_metadata');
+      expect(response.body.error_description).toBe(`token_endpoint_auth_method must be "none" (public clients only), not "${method}"`);
+    },
+  );
 
   it('a body that is not JSON → invalid_request', async () => {
     const response = await register(auth.issuer, '{not json');
@@ -444,6 +457,143 @@ describe('registration (RFC 7591) refuses bad metadata', () => {
     } finally {
       await limited.close();
     }
+  });
+});
+
+describe('registration (RFC 7591) size limits', () => {
+  const uris = (n: number) => Array.from({ length: n }, (_, i) => `https://app.example/cb/${i}`);
+  const longUri = (length: number) => {
+    const start = 'https://app.example/';
+    return start + 'p'.repeat(length - start.length);
+  };
+
+  it.each([
+    ['11 redirect URIs', 'invalid_redirect_uri', { redirect_uris: uris(11) }, 'redirect_uris may list at most 10 entries (got 11)'],
+    [
+      'a redirect URI of 2001 characters',
+      'invalid_redirect_uri',
+      { redirect_uris: [REDIRECT, longUri(2001)] },
+      'redirect_uris[1] is 2001 characters long; at most 2000 are allowed',
+    ],
+    [
+      'a client_name of 201 characters',
+      'invalid_client_metadata',
+      { redirect_uris: [REDIRECT], client_name: 'n'.repeat(201) },
+      'client_name is 201 characters long; at most 200 are allowed',
+    ],
+    [
+      'a software_version of 201 characters',
+      'invalid_client_metadata',
+      { redirect_uris: [REDIRECT], software_version: 'v'.repeat(201) },
+      'software_version is 201 characters long; at most 200 are allowed',
+    ],
+    [
+      'a scope of 224 characters',
+      'invalid_client_metadata',
+      { redirect_uris: [REDIRECT], scope: Array(15).fill('catalogue:read').join(' ') },
+      'scope is 224 characters long; at most 200 are allowed',
+    ],
+    [
+      'a client_uri of 2001 characters',
+      'invalid_client_metadata',
+      { redirect_uris: [REDIRECT], client_uri: longUri(2001) },
+      'client_uri is 2001 characters long; at most 2000 are allowed',
+    ],
+    [
+      'a logo_uri of 2001 characters',
+      'invalid_client_metadata',
+      { redirect_uris: [REDIRECT], logo_uri: longUri(2001) },
+      'logo_uri is 2001 characters long; at most 2000 are allowed',
+    ],
+    [
+      '11 contacts',
+      'invalid_client_metadata',
+      { redirect_uris: [REDIRECT], contacts: Array.from({ length: 11 }, (_, i) => `c${i}@example.com`) },
+      'contacts may list at most 10 entries (got 11)',
+    ],
+    [
+      'a contact of 201 characters',
+      'invalid_client_metadata',
+      { redirect_uris: [REDIRECT], contacts: [`${'c'.repeat(189)}@example.com`] },
+      'contacts[0] is 201 characters long; at most 200 are allowed',
+    ],
+    [
+      '11 post-logout redirect URIs',
+      'invalid_client_metadata',
+      { redirect_uris: [REDIRECT], post_logout_redirect_uris: uris(11) },
+      'post_logout_redirect_uris may list at most 10 entries (got 11)',
+    ],
+  ])('%s → %s naming the limit', async (_label, error, metadata, description) => {
+    const response = await register(auth.issuer, metadata);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error, error_description: description });
+  });
+
+  it('accepts every member at its limit', async () => {
+    const response = await register(auth.issuer, {
+      redirect_uris: [...uris(9), longUri(2000)],
+      client_name: 'n'.repeat(200),
+      software_id: 'i'.repeat(200),
+      software_version: 'v'.repeat(200),
+      client_uri: longUri(2000),
+      contacts: Array.from({ length: 10 }, (_, i) => `c${i}@example.com`),
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    expect(response.body.redirect_uris).toHaveLength(10);
+    expect(response.body.client_name).toHaveLength(200);
+  });
+
+  it('1,000 redirect URIs are refused, nothing is stored', async () => {
+    const clients = async () => (await t.redis.keys(`${t.prefix}oidc:Client:*`)).length;
+    const before = await clients();
+    const response = await register(auth.issuer, { redirect_uris: uris(1000) });
+    expect(response.status).toBe(413);
+    expect(await clients()).toBe(before);
+  });
+
+  const body = (bytes: number) => {
+    const json = JSON.stringify({ redirect_uris: [REDIRECT], client_name: '' });
+    return JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'n'.repeat(bytes - json.length) });
+  };
+
+  it('a body over 16 KiB → 413 payload_too_large problem+json naming the limit', async () => {
+    const response = await fetch(`${auth.issuer}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: body(16 * 1024 + 1),
+    });
+    expect(response.status).toBe(413);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await response.json()).toMatchObject({
+      status: 413,
+      code: 'payload_too_large',
+      detail: 'Request bodies may be at most 16384 bytes.',
+    });
+  });
+
+  it('the body limit holds without a Content-Length (chunked), and a chunked body under it is read', async () => {
+    const chunked = async (json: string) =>
+      rawRequest(`${auth.issuer}/oauth/register`, {
+        method: 'POST',
+        headers: [
+          ['Content-Type', 'application/json'],
+          ['Transfer-Encoding', 'chunked'],
+        ],
+        chunked: true,
+        body: json,
+      });
+    const big = await chunked(body(16 * 1024 + 1));
+    expect(big.status).toBe(413);
+    expect(JSON.parse(big.body)).toMatchObject({ code: 'payload_too_large' });
+    const small = await chunked(JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'Chunked' }));
+    expect(small.status, small.body).toBe(201);
+    expect(JSON.parse(small.body)).toMatchObject({ client_name: 'Chunked' });
+  });
+
+  it('a body of exactly 16 KiB is read (then judged on its metadata)', async () => {
+    const response = await register(auth.issuer, body(16 * 1024));
+    expect(response.status).toBe(400);
+    expect(response.body.error_description).toMatch(/^client_name is \d+ characters long; at most 200 are allowed$/);
   });
 });
 

@@ -4,6 +4,7 @@ import type { RevocationStore, SigningJwk, UserStore } from '@fragrance/identity
 import type { Logger } from '@fragrance/http';
 import { redisAdapterFactory } from './adapter.ts';
 import { createCimdFetch, type CimdFetchOptions } from './cimd.ts';
+import { checkClientLimits } from './client-limits.ts';
 import { checkRedirectUris } from './redirect-uris.ts';
 import { errorPage } from './views/pages.ts';
 
@@ -109,17 +110,27 @@ export function createProvider(options: ProviderOptions): Provider {
           throw new errors.InvalidClientMetadata(`${key} must be a string`);
         }
         if (key !== 'software_id') return;
+        // InvalidClientMetadata answers invalid_redirect_uri when the description starts with
+        // "redirect_uris", keeping the description (InvalidRedirectUri would replace it).
+        const tooLarge = checkClientLimits(metadata);
+        if (tooLarge) throw new errors.InvalidClientMetadata(tooLarge);
+        // Public clients only. Said here, naming what is allowed, because oidc-provider's own
+        // refusal of some methods (private_key_jwt: "jwks or jwks_uri is mandatory") does not.
+        const method = metadata.token_endpoint_auth_method;
+        if (typeof method === 'string' && method !== 'none') {
+          throw new errors.InvalidClientMetadata(`token_endpoint_auth_method must be "none" (public clients only), not "${method}"`);
+        }
         // oidc-provider decides whether to mint a secret from the raw registration body, before
         // clientDefaults make the client public; a public client must not receive one.
-        if (metadata.token_endpoint_auth_method === 'none') {
+        if (method === 'none') {
           delete metadata.client_secret;
           delete metadata.client_secret_expires_at;
         }
         const uris = metadata.redirect_uris;
         if (uris === undefined) return; // oidc-provider reports the missing member itself
-        if (!Array.isArray(uris) || uris.length === 0) throw new errors.InvalidRedirectUri('redirect_uris must be a non-empty array');
+        if (!Array.isArray(uris) || uris.length === 0) throw new errors.InvalidClientMetadata('redirect_uris must be a non-empty array');
         const { errors: problems, impliedApplicationType } = checkRedirectUris(uris);
-        if (problems.length > 0) throw new errors.InvalidRedirectUri(`redirect_uris: ${problems.join('; ')}`);
+        if (problems.length > 0) throw new errors.InvalidClientMetadata(`redirect_uris: ${problems.join('; ')}`);
         metadata.application_type = impliedApplicationType;
       },
     },

@@ -1,3 +1,5 @@
+import { CLIENT_LIMITS } from './client-limits.ts';
+
 /**
  * The redirect URI policy of this server (OAuth 2.1 §2.3.1, RFC 8252 §7, MCP 2025-11-25):
  * - https to any host;
@@ -26,7 +28,7 @@ export type RedirectUriKind = 'https' | 'loopback' | 'private-use';
 /** Classifies a redirect URI or returns the reason it is refused. */
 export function classifyRedirectUri(value: unknown): { kind: RedirectUriKind } | { error: string } {
   if (typeof value !== 'string' || value.length === 0) return { error: 'must be a non-empty string' };
-  if (value.length > 2000) return { error: 'is longer than 2000 characters' };
+  if (value.length > CLIENT_LIMITS.uriLength) return { error: `is longer than ${CLIENT_LIMITS.uriLength} characters` };
   if (!SCHEME.test(value)) return { error: `${value} is not an absolute URI` };
   const url = URL.parse(value);
   if (!url) return { error: `${value} is not a valid URI` };

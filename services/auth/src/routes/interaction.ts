@@ -1,7 +1,7 @@
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type Provider from 'oidc-provider';
 import type { LoginThrottle, UserStore } from '@fragrance/identity';
-import type { Logger } from '@fragrance/http';
+import { PayloadTooLargeError, type Logger } from '@fragrance/http';
 import { CATALOGUE_SCOPE } from '../provider.ts';
 import { consentPage, errorPage, loginPage, SCOPE_DESCRIPTIONS } from '../views/pages.ts';
 import type { createCsrf } from './csrf.ts';
@@ -16,6 +16,9 @@ export interface InteractionDeps {
 }
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/** Largest sign-in or consent form body (a few short fields). */
+const FORM_LIMIT_BYTES = 8 * 1024;
 
 function sendPage(res: Response, status: number, html: string): void {
   res.status(status).type('html').setHeader('Cache-Control', 'no-store').send(html);
@@ -35,7 +38,12 @@ function redirectTarget(redirectUri: unknown): string {
 export function interactionRoutes(deps: InteractionDeps): Router {
   const { provider, users, throttle, csrf, resource, logger } = deps;
   const router = Router();
-  const form = express.urlencoded({ extended: false, limit: '8kb' });
+  const parseForm = express.urlencoded({ extended: false, limit: FORM_LIMIT_BYTES });
+  // body-parser's own 413 would reach the problem handler as a generic bad_request.
+  const form: RequestHandler = (req, res, next) =>
+    parseForm(req, res, (err?: unknown) =>
+      next((err as { type?: unknown } | undefined)?.type === 'entity.too.large' ? new PayloadTooLargeError(FORM_LIMIT_BYTES) : err),
+    );
 
   const load = async (req: Request, res: Response): Promise<Details | undefined> => {
     try {

@@ -1,8 +1,9 @@
-import express, { Router, type Response } from 'express';
+import type { IncomingMessage } from 'node:http';
+import express, { Router, type RequestHandler, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import type Provider from 'oidc-provider';
-import { RateLimitedError, sendProblem } from '@fragrance/http';
+import { PayloadTooLargeError, RateLimitedError, sendProblem } from '@fragrance/http';
 import type { Logger } from '@fragrance/http';
 import { CATALOGUE_SCOPE } from '../provider.ts';
 
@@ -21,6 +22,39 @@ export function defaultScope(): Router {
     next();
   });
   return router;
+}
+
+/** Reads a body of unknown length, refusing it as soon as it passes `limit` bytes. */
+async function readBounded(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  // destroyOnReturn: false keeps the socket, so the 413 can still be sent.
+  for await (const chunk of req.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new PayloadTooLargeError(limit);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * Registration bodies are small JSON documents; a larger one is refused with 413
+ * payload_too_large before oidc-provider reads it (its own limit is 56 KiB). A declared
+ * Content-Length (always present behind the gateway, which buffers bodies) is judged without
+ * reading; a chunked body is read here, bounded, and handed to oidc-provider as req.body, which
+ * it reads when the stream is already consumed.
+ */
+export function registrationBodyLimit(maxBytes: number): RequestHandler {
+  return (req, _res, next) => {
+    if (req.method !== 'POST' || req.path !== '/oauth/register') return next();
+    const declared = req.headers['content-length'];
+    if (declared !== undefined) return next(Number(declared) > maxBytes ? new PayloadTooLargeError(maxBytes) : undefined);
+    if (req.headers['transfer-encoding'] === undefined) return next();
+    readBounded(req, maxBytes).then((body) => {
+      req.body = body;
+      next();
+    }, next);
+  };
 }
 
 /** Dynamic registration is open to anyone, so each source address gets a budget per hour. */
