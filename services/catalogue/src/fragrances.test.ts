@@ -230,6 +230,19 @@ describe('catalogue routes', () => {
       expect(names(await problem('/v1/fragrances?Query=x&brand=a&brand=b&limit=0'))).toEqual(['Query', 'brand', 'limit']);
     });
 
+    it('rejects Object.prototype names like any unknown parameter, on every route with query parameters', async () => {
+      const routes = ['/v1/fragrances', `/v1/fragrances/${terre.id}`, `/v1/fragrances/${terre.id}/similar`];
+      for (const route of routes) {
+        for (const name of ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf']) {
+          const p = await problem(`${route}?${name}=1`);
+          expect(names(p), `${route}?${name}`).toEqual([name]);
+          expect(p.code).toBe('invalid_parameter');
+          expect(names(await problem(`${route}?${name}=1&${name}=2`)), `${route}?${name} twice`).toEqual([name]);
+        }
+        expect(names(await problem(`${route}?%5F%5Fproto%5F%5F=1`))).toEqual(['__proto__']);
+      }
+    });
+
     it('rejects every malformed value with a 400 naming the parameter', async () => {
       const cases: [string, string][] = [
         ['year_from=199x', 'year_from'],
