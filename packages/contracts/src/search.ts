@@ -111,7 +111,7 @@ export const SearchQuery = z
       .meta({ description: `Hits to skip; default 0. offset + limit may not exceed ${MAX_RESULT_WINDOW}: page deeper with cursor.` }),
     cursor: z
       .string()
-      .regex(/^[A-Za-z0-9_-]{1,1024}$/, { error: 'is not a cursor returned by this API' })
+      .regex(/^[A-Za-z0-9_.-]{1,1024}$/, { error: 'is not a cursor returned by this API' })
       .optional()
       .meta({
         description:
