@@ -3,7 +3,7 @@
 // Runs under the project's Node 24 (scripts/toolchain.sh) with type stripping.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -26,9 +26,25 @@ const sharedEnv = {
   MCP_URL: GATEWAY_URL,
 };
 
+/**
+ * The catalogue's cursor signing key (CURSOR_SECRET): the operator's if set, else one generated
+ * on the first start and kept in .local/ (git-ignored, owner-only), so cursors survive restarts.
+ */
+function cursorSecret(): string {
+  if (process.env.CURSOR_SECRET) return process.env.CURSOR_SECRET;
+  const dir = `${process.env.FRAGRANCE_LOCAL_DIR ?? `${root}.local`}/catalogue`;
+  const file = `${dir}/cursor-secret`;
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
 /** Every long-running service of the stack, in start order. */
 const services: { name: string; env?: Record<string, string> }[] = [
-  { name: 'catalogue', env: { PORT: '8081' } },
+  { name: 'catalogue', env: { PORT: '8081', CURSOR_SECRET: cursorSecret() } },
   { name: 'auth', env: { PORT: '8082' } },
   { name: 'mcp', env: { PORT: '8083' } },
   { name: 'gateway', env: { PORT: '8080' } },

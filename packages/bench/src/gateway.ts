@@ -10,7 +10,16 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { newLatencyHistogram, runLoad, type LoadRequest, type LoadResult } from './load.ts';
 import { pick } from './random.ts';
-import { DEFAULT_ES, ensureElasticsearch, ROOT, run, say as sayAs, startService as startBenchService, stopChildren } from './support.ts';
+import {
+  cursorSecret,
+  DEFAULT_ES,
+  ensureElasticsearch,
+  ROOT,
+  run,
+  say as sayAs,
+  startService as startBenchService,
+  stopChildren,
+} from './support.ts';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
@@ -151,7 +160,11 @@ async function main(): Promise<void> {
     const [cataloguePort, gatewayPort] = [await freePort(), await freePort()];
     const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    const catalogue = startBenchService('catalogue', { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL }, 'gateway');
+    const catalogue = startBenchService(
+      'catalogue',
+      { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL, CURSOR_SECRET: cursorSecret() },
+      'gateway',
+    );
     const gateway = startBenchService(
       'gateway',
       { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL },

@@ -16,10 +16,10 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Client } from '@elastic/elasticsearch';
 import { SearchQuery } from '@fragrance/contracts';
-import { buildSearchQuery, SEARCH_FILTER_PATH, SEARCH_OBJECT } from '@fragrance/search';
+import { buildSearchQuery, createCursorCodec, SEARCH_FILTER_PATH, SEARCH_OBJECT } from '@fragrance/search';
 import { newLatencyHistogram, runLoad, type LoadRequest } from './load.ts';
 import { pick, seededRandom } from './random.ts';
-import { DEFAULT_ES, ensureElasticsearch, ROOT, run, say as sayAs, startService, stopChildren } from './support.ts';
+import { cursorSecret, DEFAULT_ES, ensureElasticsearch, ROOT, run, say as sayAs, startService, stopChildren } from './support.ts';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
@@ -32,6 +32,9 @@ const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
 const ALIAS = 'fragrances';
 const MIX_SIZE = 3_000;
 const say = (m: string) => sayAs('search', m);
+/** The key of the catalogue this bench starts, so target (a) can verify the cursors it issued. */
+const CURSOR_SECRET = cursorSecret();
+const cursors = createCursorCodec({ current: CURSOR_SECRET });
 
 interface Sampled {
   id: string;
@@ -105,7 +108,7 @@ function servicePath(params: Record<string, string>): string {
 
 /** The Elasticsearch request the service sends for these parameters (same builder, same trim). */
 function esSearch(params: Record<string, string>): LoadRequest {
-  const built = buildSearchQuery(SearchQuery.parse(params));
+  const built = buildSearchQuery(SearchQuery.parse(params), cursors);
   return {
     method: 'POST',
     path: `/${ALIAS}/_search?filter_path=${SEARCH_FILTER_PATH.join(',')}`,
@@ -303,7 +306,7 @@ async function main(): Promise<void> {
   const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
   const catalogue = startService(
     'catalogue',
-    { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS },
+    { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS, CURSOR_SECRET },
     'search',
   );
   let gatewayPid: number | undefined;

@@ -1,6 +1,8 @@
 // Process plumbing shared by the benches: child services, commands, the dev cluster.
 // Free ports and health waits come from @fragrance/testkit.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -12,6 +14,16 @@ export function run(description: string, command: string, args: string[], env: R
   const result = spawnSync(command, args, { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
   if (result.status !== 0) throw new Error(`${description} failed (exit ${result.status}):\n${result.stderr}`);
   return result.stdout;
+}
+
+/**
+ * CURSOR_SECRET for the catalogue a bench starts: the environment's, else the dev stack's (kept by
+ * `npm start` in .local/catalogue/cursor-secret, so cursors also work through a running gateway
+ * given with BENCH_GATEWAY_URL), else a fresh one.
+ */
+export function cursorSecret(): string {
+  const file = `${process.env.FRAGRANCE_LOCAL_DIR ?? `${ROOT}.local`}/catalogue/cursor-secret`;
+  return process.env.CURSOR_SECRET ?? (existsSync(file) ? readFileSync(file, 'utf8').trim() : randomBytes(48).toString('base64url'));
 }
 
 /** The dev cluster is started (or reused) when the bench targets it; other URLs must be up. */

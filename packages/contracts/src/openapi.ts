@@ -65,7 +65,13 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
           description:
             'Filters combine with AND. Results are ordered by relevance (ties broken by popularity), or by popularity without `query`. Page with limit/offset inside the first 10,000 hits, or with `cursor` at any depth. Unknown or repeated parameters are rejected with 400.',
           requestParams: { query: SearchQuery },
-          responses: { '200': ok('One page of summaries.', SearchResponse), ...errors },
+          responses: {
+            '200': ok('One page of summaries.', SearchResponse),
+            ...errors,
+            '400': problem(
+              'A parameter is invalid, unknown or repeated (`code: invalid_parameter`; `invalid_params` names each one), or the `cursor` alone is not one this API issued for this query: edited, signed with a retired key, malformed or from another query (`code: invalid_cursor`; request the first page again without it).',
+            ),
+          },
         },
       },
       '/fragrances/{id}': {

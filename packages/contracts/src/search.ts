@@ -21,18 +21,27 @@ export function normaliseConcentration(value: string): Concentration | undefined
 export const FACETS = ['brand', 'concentration', 'accord', 'decade'] as const;
 export type Facet = (typeof FACETS)[number];
 
+/*
+ * Query parameters arrive as strings. Each schema below converts in a `z.preprocess` step and then
+ * validates the typed value, so the OpenAPI document (generated from the input side, which for a
+ * preprocess is the typed schema) carries the same type, bounds, enum and item limits that
+ * validation enforces, with no second copy of them.
+ */
+
+/** Query parameters that are comma lists: `form` style without explode, i.e. `a,b`, not `x=a&x=b`. */
+const COMMA_LIST = { param: { style: 'form', explode: false } } as const;
+
 const integer = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^-?\d{1,9}$/, { error: 'must be an integer' })
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .int()
-        .min(min, { error: `must be at least ${min}` })
-        .max(max, { error: `must be at most ${max}` }),
-    );
+  z.preprocess(
+    // Only plain decimal integers convert; anything else ('1e2', '0x1f', ' 5', '') stays a string
+    // and fails the number check.
+    (value: string) => (typeof value === 'string' && /^-?\d{1,9}$/.test(value) ? Number(value) : value),
+    z
+      .number({ error: 'must be an integer' })
+      .int({ error: 'must be an integer' })
+      .min(min, { error: `must be at least ${min}` })
+      .max(max, { error: `must be at most ${max}` }),
+  );
 
 const text = (max: number) =>
   z
@@ -41,12 +50,17 @@ const text = (max: number) =>
     .min(1, { error: 'must not be empty' })
     .max(max, { error: `must be at most ${max} characters` });
 
-/** A comma-separated list (repeating the parameter is rejected: one value, commas inside). */
-const list = (max: number, description: string) =>
+const splitList = (value: string) => (typeof value === 'string' ? value.split(',').map((item) => item.trim()) : value);
+
+/**
+ * An optional comma-separated list (repeating the parameter is rejected: one value, commas
+ * inside). Optional here because zod-openapi reads parameter-level fields (style) off the
+ * outermost schema.
+ */
+const optionalList = (max: number, description: string) =>
   z
-    .string()
-    .transform((value) => value.split(',').map((item) => item.trim()))
-    .pipe(
+    .preprocess(
+      splitList,
       z
         .array(
           z
@@ -56,9 +70,13 @@ const list = (max: number, description: string) =>
         )
         .max(MAX_LIST_ITEMS, { error: `must list at most ${MAX_LIST_ITEMS} items` }),
     )
-    .meta({ description });
+    .optional()
+    .meta({ description, ...COMMA_LIST });
 
-const booleanText = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((v) => v === 'true');
+const booleanText = z.preprocess(
+  (value: string) => (value === 'true' ? true : value === 'false' ? false : value),
+  z.boolean({ error: 'must be true or false' }),
+);
 
 /**
  * Query parameters of GET /v1/fragrances, as strings in and typed values out. Unknown
@@ -78,22 +96,15 @@ export const SearchQuery = z
       }),
     brand: text(100).optional().meta({ description: 'Exact brand name, case- and accent-insensitive.', example: 'Hermès' }),
     concentration: z
-      .string()
-      .transform((value, ctx) => {
-        const canonical = normaliseConcentration(value);
-        if (!canonical) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `must be one of ${CONCENTRATIONS.join(', ')} (or EDP, EDT, EDC, extrait, cologne)`,
-          });
-          return z.NEVER;
-        }
-        return canonical;
-      })
+      .preprocess(
+        // Every accepted spelling maps onto the vocabulary; anything else stays as sent and fails.
+        (value: string) => (typeof value === 'string' ? (normaliseConcentration(value) ?? value) : value),
+        z.enum(CONCENTRATIONS, { error: `must be one of ${CONCENTRATIONS.join(', ')} (or EDP, EDT, EDC, extrait, cologne)` }),
+      )
       .optional()
       .meta({
         description: `One of ${CONCENTRATIONS.join(', ')}; case-insensitive; EDP, EDT, EDC, "extrait" and "cologne" accepted.`,
-        example: 'EDP',
+        example: 'Eau de Parfum',
       }),
     country: z
       .string()
@@ -106,42 +117,37 @@ export const SearchQuery = z
     limit: integer(1, MAX_LIMIT)
       .optional()
       .meta({ description: `Page size, 1..${MAX_LIMIT}; default ${DEFAULT_LIMIT}.` }),
-    offset: integer(0, MAX_RESULT_WINDOW)
+    // Its own bound is the window less the smallest page; offset + limit is checked below.
+    offset: integer(0, MAX_RESULT_WINDOW - 1)
       .optional()
       .meta({ description: `Hits to skip; default 0. offset + limit may not exceed ${MAX_RESULT_WINDOW}: page deeper with cursor.` }),
     cursor: z
       .string()
-      .regex(/^[A-Za-z0-9_-]{1,1024}$/, { error: 'is not a cursor returned by this API' })
+      .regex(/^[A-Za-z0-9_.-]{1,1024}$/, { error: 'is not a cursor returned by this API' })
       .optional()
       .meta({
         description:
           'Opaque `next_cursor` of the previous page: returns the page after it (search_after), at any depth. Send the same query and filters with it; not combinable with offset.',
       }),
-    note: list(
-      100,
-      'Comma-separated notes the fragrance must all have (any of top, heart, base); case- and accent-insensitive.',
-    ).optional(),
-    exclude_note: list(100, 'Comma-separated notes the fragrance must have none of.').optional(),
-    accord: list(100, 'Comma-separated accords the fragrance must all have.').optional(),
-    exclude_accord: list(100, 'Comma-separated accords the fragrance must have none of.').optional(),
+    note: optionalList(100, 'Comma-separated notes the fragrance must all have (any of top, heart, base); case- and accent-insensitive.'),
+    exclude_note: optionalList(100, 'Comma-separated notes the fragrance must have none of.'),
+    accord: optionalList(100, 'Comma-separated accords the fragrance must all have.'),
+    exclude_accord: optionalList(100, 'Comma-separated accords the fragrance must have none of.'),
     available_in_au: booleanText.optional().meta({ description: 'Only fragrances (not) available at an Australian retailer.' }),
     facets: z
-      .string()
-      .transform((value, ctx) => {
-        const items = [...new Set(value.split(',').map((item) => item.trim()))];
-        if (items.includes('')) {
-          ctx.addIssue({ code: 'custom', message: `must not contain an empty item; use any of ${FACETS.join(', ')}` });
-          return z.NEVER;
-        }
-        const bad = items.filter((item) => !(FACETS as readonly string[]).includes(item));
-        if (bad.length > 0) {
-          ctx.addIssue({ code: 'custom', message: `unknown facet ${bad.join(', ')}; use any of ${FACETS.join(', ')}` });
-          return z.NEVER;
-        }
-        return items as Facet[];
-      })
+      .preprocess(
+        (value: string) => (typeof value === 'string' ? [...new Set(splitList(value))] : value),
+        z.array(
+          z.enum(FACETS, {
+            error: (issue) =>
+              issue.input === ''
+                ? `must not contain an empty item; use any of ${FACETS.join(', ')}`
+                : `unknown facet ${String(issue.input)}; use any of ${FACETS.join(', ')}`,
+          }),
+        ),
+      )
       .optional()
-      .meta({ description: `Comma-separated facet counts to return: ${FACETS.join(', ')}.`, example: 'brand,decade' }),
+      .meta({ description: `Comma-separated facet counts to return: ${FACETS.join(', ')}.`, example: ['brand', 'decade'], ...COMMA_LIST }),
   })
   .superRefine((q, ctx) => {
     if (q.year_from !== undefined && q.year_to !== undefined && q.year_from > q.year_to) {

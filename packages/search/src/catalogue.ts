@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
 import type { FacetBucket, Facets, FragranceDetail, FragranceSummary, SearchQuery, SearchResponse } from '@fragrance/contracts';
-import { encodeCursor } from './cursor.ts';
+import { createCursorCodec, type CursorKeys } from './cursor.ts';
 import { SEARCH_OBJECT, SUMMARY_FIELDS, type IndexedFragrance } from './mapping.ts';
 import { buildSearchQuery } from './query.ts';
 import { buildSimilarQuery } from './similar.ts';
@@ -46,9 +46,20 @@ const isNotFound = (error: unknown) => error instanceof errors.ResponseError && 
  * Read access to the catalogue behind `alias`. One client (keep-alive) for every request;
  * responses are trimmed with filter_path and _source includes.
  */
-export function createCatalogueRepository({ client, alias }: { client: Client; alias: string }): CatalogueRepository {
+export function createCatalogueRepository({
+  client,
+  alias,
+  cursorKeys,
+}: {
+  client: Client;
+  alias: string;
+  /** Signs the next_cursor of each page and verifies the cursors clients send back. */
+  cursorKeys: CursorKeys;
+}): CatalogueRepository {
+  const cursors = createCursorCodec(cursorKeys);
+
   async function search(params: SearchQuery): Promise<SearchResponse> {
-    const built = buildSearchQuery(params);
+    const built = buildSearchQuery(params, cursors);
     const response = await client.search<FragranceSummary, Record<string, { buckets?: Bucket[] }>>(
       { index: alias, ...built.body },
       { querystring: { filter_path: SEARCH_FILTER_PATH.join(',') } },
@@ -60,7 +71,7 @@ export function createCatalogueRepository({ client, alias }: { client: Client; a
     const nextPosition = built.offset + data.length;
     const next_cursor =
       last?.sort && data.length === built.limit && nextPosition < total
-        ? encodeCursor({ after: last.sort, position: nextPosition }, built.fingerprint)
+        ? cursors.encode({ after: last.sort, position: nextPosition }, built.fingerprint)
         : null;
     const facets = facetsOf(response.aggregations);
     return { data, total, limit: built.limit, offset: built.offset, next_cursor, ...(facets ? { facets } : {}) };

@@ -1,5 +1,15 @@
 export { createCatalogueRepository, SEARCH_FILTER_PATH, type CatalogueRepository, type FragranceWithVersion } from './catalogue.ts';
-export { decodeCursor, encodeCursor, queryFingerprint, SearchInputError, type CursorState } from './cursor.ts';
+export {
+  createCursorCodec,
+  InvalidCursorError,
+  MAX_CURSOR_POSITION,
+  queryFingerprint,
+  SearchInputError,
+  type CursorCodec,
+  type CursorKeys,
+  type CursorState,
+  type SortValueKind,
+} from './cursor.ts';
 export {
   aliasTargets,
   catalogueStatus,

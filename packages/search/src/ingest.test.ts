@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,7 +56,7 @@ describe('ingestCatalogue', () => {
     const first = records[0] as FragranceDetail;
     const doc = await es.client.get({ index: alias, id: first.id });
     expect(doc._source).toMatchObject({ ...first, search: expect.objectContaining({ brand: expect.any(String) }) });
-    const repo = createCatalogueRepository({ client: es.client, alias });
+    const repo = createCatalogueRepository({ client: es.client, alias, cursorKeys: { current: randomBytes(32).toString('base64url') } });
     expect((await repo.get(first.id))?.fragrance).toEqual(first);
   });
 
@@ -104,7 +105,7 @@ describe('ingestCatalogue', () => {
   it('never fails or shows an empty catalogue to searches while a new version is built and swapped', async () => {
     const alias = es.index('swap');
     await ingestCatalogue({ client: es.client, alias, records: [...generateCatalogue({ count: 150, seed: 11 })] });
-    const repo = createCatalogueRepository({ client: es.client, alias });
+    const repo = createCatalogueRepository({ client: es.client, alias, cursorKeys: { current: randomBytes(32).toString('base64url') } });
     const queries = [{}, { query: 'rose' }, { concentration: 'edp' }, { year_from: '1990' }].map((q) => SearchQuery.parse(q));
     let running = true;
     let searches = 0;

@@ -1,6 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { DEFAULT_LIMIT, foldKey, type Facet, type SearchQuery } from '@fragrance/contracts';
-import { decodeCursor, queryFingerprint, SearchInputError, type CursorState } from './cursor.ts';
+import { queryFingerprint, type CursorCodec, type CursorState, type SortValueKind } from './cursor.ts';
 import { SUMMARY_FIELDS } from './mapping.ts';
 import { queryKey } from './normalise.ts';
 
@@ -81,20 +81,30 @@ export const FACET_AGGREGATIONS: Record<Facet, estypes.AggregationsAggregationCo
   decade: { histogram: { field: 'year_released', interval: 10, min_doc_count: 1 } },
 };
 
+/** A sort and the kind of each of its values, which a cursor's search_after must match. */
+interface SortOrder {
+  sort: estypes.SortCombinations[];
+  kinds: readonly SortValueKind[];
+}
+const BY_RELEVANCE: SortOrder = { sort: ['_score', { 'rating.count': 'desc' }, { id: 'asc' }], kinds: ['float', 'integer', 'keyword'] };
+const BY_POPULARITY: SortOrder = { sort: [{ 'rating.count': 'desc' }, { id: 'asc' }], kinds: ['integer', 'keyword'] };
+
 /**
  * Turns validated search parameters into one Elasticsearch request. With `query`, hits are
  * ordered by relevance plus a small popularity term, then votes, then id (a total order, so
- * cursors are stable); without it, by votes then id.
+ * cursors are stable); without it, by votes then id. A cursor is verified (signature, query,
+ * sort value types, position) by `cursors` before anything is built; a bad one throws
+ * InvalidCursorError.
  */
-export function buildSearchQuery(params: SearchQuery): BuiltSearch {
+export function buildSearchQuery(params: SearchQuery, cursors: CursorCodec): BuiltSearch {
   const limit = params.limit ?? DEFAULT_LIMIT;
   const fingerprint = queryFingerprint(params);
-  const cursor: CursorState | undefined = params.cursor === undefined ? undefined : decodeCursor(params.cursor, fingerprint);
   const key = params.query === undefined ? '' : queryKey(params.query);
+  const order = key ? BY_RELEVANCE : BY_POPULARITY;
+  const cursor: CursorState | undefined = params.cursor === undefined ? undefined : cursors.decode(params.cursor, fingerprint, order.kinds);
   const { filter, mustNot } = filters(params);
 
   let query: estypes.QueryDslQueryContainer;
-  let sort: estypes.SortCombinations[];
   if (key) {
     const bool = textQuery(key).bool ?? {};
     query = {
@@ -105,19 +115,13 @@ export function buildSearchQuery(params: SearchQuery): BuiltSearch {
         boost_mode: 'sum',
       },
     };
-    sort = ['_score', { 'rating.count': 'desc' }, { id: 'asc' }];
   } else {
     query = filter.length || mustNot.length ? { bool: { filter, must_not: mustNot } } : { match_all: {} };
-    sort = [{ 'rating.count': 'desc' }, { id: 'asc' }];
-  }
-  if (cursor && cursor.after.length !== sort.length) {
-    // A cursor's sort values always match its query's sort; a mismatch means tampering.
-    throw new SearchInputError('cursor', 'is not a cursor returned by this API');
   }
 
   const body: estypes.SearchRequest = {
     query,
-    sort,
+    sort: [...order.sort],
     size: limit,
     track_total_hits: true,
     _source: { includes: [...SUMMARY_FIELDS] },

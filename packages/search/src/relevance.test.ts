@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SearchQuery, type SearchQueryInput } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
@@ -24,7 +25,7 @@ describe('relevance', () => {
     es = await testElasticsearch('relevance');
     alias = es.index('fragrances');
     await ingestCatalogue({ client: es.client, alias, records: [...generateCatalogue({ count: 1500, seed: 5 }), ...Object.values(hand)] });
-    repo = createCatalogueRepository({ client: es.client, alias });
+    repo = createCatalogueRepository({ client: es.client, alias, cursorKeys: { current: randomBytes(32).toString('base64url') } });
   });
   afterAll(() => es.cleanup());
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@fragrance/http';
@@ -13,7 +14,7 @@ describe('catalogue app', () => {
   afterAll(() => es.cleanup());
 
   async function get(client: Client, path: string) {
-    const config = CatalogueConfig.parse({ ELASTICSEARCH_URL: es.url });
+    const config = CatalogueConfig.parse({ ELASTICSEARCH_URL: es.url, CURSOR_SECRET: randomBytes(32).toString('base64url') });
     const server = buildApp({ config, logger: createLogger('t', 'silent'), elasticsearch: client }).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     try {

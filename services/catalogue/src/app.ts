@@ -21,7 +21,12 @@ export function buildApp({ config, logger, elasticsearch }: CatalogueDeps): Expr
   app.use(requestLogger(logger));
   app.use(healthRoutes(elasticsearch));
   app.use(openApiRoutes(config.PUBLIC_BASE_URL));
-  app.use(fragranceRoutes(createCatalogueRepository({ client: elasticsearch, alias: config.CATALOGUE_ALIAS }), logger));
+  const repository = createCatalogueRepository({
+    client: elasticsearch,
+    alias: config.CATALOGUE_ALIAS,
+    cursorKeys: { current: config.CURSOR_SECRET, previous: config.CURSOR_SECRET_PREVIOUS },
+  });
+  app.use(fragranceRoutes(repository, logger));
   app.use(notFoundHandler);
   app.use(problemHandler);
   return app;

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { host, httpUrl, logLevel, millis, parseConfig, port } from '@fragrance/config';
 
+const MIN_SECRET_LENGTH = 32;
+// The message never contains the value: config errors are printed at start-up.
+const cursorSecret = () =>
+  z.string().min(MIN_SECRET_LENGTH, {
+    error: `must be at least ${MIN_SECRET_LENGTH} characters of random data (e.g. openssl rand -base64 48)`,
+  });
+
 /** Every variable the catalogue service reads; documented in docs/configuration.md. */
 export const CatalogueConfig = z.object({
   HOST: host(),
@@ -16,6 +23,13 @@ export const CatalogueConfig = z.object({
   ELASTICSEARCH_TIMEOUT_MS: millis(5_000),
   /** The public {base_url}, advertised in the OpenAPI document's `servers`. */
   PUBLIC_BASE_URL: httpUrl().default('http://127.0.0.1:8080/v1'),
+  /**
+   * HMAC-SHA256 key signing every `next_cursor`. Required, no default: a guessable key would let
+   * clients forge cursors. `npm start` generates and keeps one; tests pass their own.
+   */
+  CURSOR_SECRET: cursorSecret(),
+  /** The key before the last rotation: cursors it signed are still accepted, none are issued with it. */
+  CURSOR_SECRET_PREVIOUS: cursorSecret().optional(),
 });
 export type CatalogueConfig = z.infer<typeof CatalogueConfig>;
 

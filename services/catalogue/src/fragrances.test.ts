@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { Client } from '@elastic/elasticsearch';
 import fc from 'fast-check';
@@ -19,11 +20,18 @@ const terre = makeRecord({
   year_released: 2006,
   votes: 9000,
 });
+/** This run's cursor signing key; each test server gets it unless a test passes its own. */
+const TEST_CURSOR_SECRET = randomBytes(32).toString('base64url');
 const records: FragranceDetail[] = [...generateCatalogue({ count: 800, seed: 21 }), terre];
 const notesOf = (r: FragranceDetail) => [...r.notes.top, ...r.notes.heart, ...r.notes.base].map(foldKey);
 
-async function listen(client: Client, alias: string): Promise<{ server: Server; base: string }> {
-  const config = CatalogueConfig.parse({ ELASTICSEARCH_URL: 'http://127.0.0.1:1', CATALOGUE_ALIAS: alias });
+async function listen(client: Client, alias: string, env: Record<string, string> = {}): Promise<{ server: Server; base: string }> {
+  const config = CatalogueConfig.parse({
+    ELASTICSEARCH_URL: 'http://127.0.0.1:1',
+    CATALOGUE_ALIAS: alias,
+    CURSOR_SECRET: TEST_CURSOR_SECRET,
+    ...env,
+  });
   const server = buildApp({ config, logger: createLogger('t', 'silent'), elasticsearch: client }).listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   return { server, base: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
@@ -225,11 +233,100 @@ describe('catalogue routes', () => {
       expect(names(await problem('/v1/fragrances?cursor=Zm9v'))).toEqual(['cursor']);
     });
 
+    describe('cursor integrity', () => {
+      /** The JSON a cursor carries, and whatever follows it (the signature), to re-assemble an edited one. */
+      const open = (cursor: string) => {
+        const [payload = '', ...rest] = cursor.split('.');
+        return { json: JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>, rest };
+      };
+      const seal = (json: unknown, rest: string[]) => [Buffer.from(JSON.stringify(json)).toString('base64url'), ...rest].join('.');
+      async function invalidCursor(query: string, cursor: string) {
+        const p = await problem(`/v1/fragrances?${query}&cursor=${encodeURIComponent(cursor)}`);
+        expect(p.code, cursor).toBe('invalid_cursor');
+        expect(names(p)).toEqual(['cursor']);
+        return p;
+      }
+
+      it('answers 400 invalid_cursor, never 500, for a cursor whose payload was edited', async () => {
+        const page = await search('query=rose&limit=5');
+        const cursor = page.next_cursor ?? '';
+        expect(cursor).not.toBe('');
+        const { json, rest } = open(cursor);
+        const after = json.a as unknown[];
+        const edits: Record<string, unknown>[] = [
+          { ...json, a: ['x', ...after.slice(1)] }, // a string where Elasticsearch expects the score: was a 500
+          { ...json, p: 999_999 }, // was a page claiming offset 999999 of 801
+          { ...json, p: -1 },
+          { ...json, a: [] },
+          { ...json, f: 'another-query' },
+        ];
+        for (const edit of edits) await invalidCursor('query=rose&limit=5', seal(edit, rest));
+        // The untouched cursor still works.
+        expect((await search(`query=rose&limit=5&cursor=${cursor}`)).offset).toBe(5);
+      });
+
+      it('answers invalid_cursor for an edited signature or garbage', async () => {
+        const cursor = (await search('limit=3')).next_cursor ?? '';
+        const last = cursor.at(-1) === 'A' ? 'B' : 'A';
+        await invalidCursor('limit=3', cursor.slice(0, -1) + last);
+        await invalidCursor('limit=3', cursor.slice(0, -2));
+        for (const garbage of ['Zm9v', 'not-a-cursor', 'a.b', '.', 'x'.repeat(2000), 'not a cursor!', `${cursor}.${cursor}`]) {
+          await invalidCursor('limit=3', garbage);
+        }
+        // A cursor from another query is a cursor error too.
+        const p = await invalidCursor('concentration=edt', (await search('concentration=edp&limit=3')).next_cursor ?? '');
+        expect(p.invalid_params?.[0]?.reason).toMatch(/different query/);
+      });
+
+      it('accepts a cursor signed with CURSOR_SECRET_PREVIOUS (rotation), rejects one signed with an unknown key', async () => {
+        const alias = es.index('fragrances');
+        const oldSecret = randomBytes(32).toString('base64url');
+        const newSecret = randomBytes(32).toString('base64url');
+        const before = await listen(es.client, alias, { CURSOR_SECRET: oldSecret });
+        const rotated = await listen(es.client, alias, { CURSOR_SECRET: newSecret, CURSOR_SECRET_PREVIOUS: oldSecret });
+        const forgotten = await listen(es.client, alias, { CURSOR_SECRET: newSecret });
+        try {
+          const first = SearchResponse.parse(await (await fetch(`${before.base}/v1/fragrances?limit=4`)).json());
+          const cursor = first.next_cursor ?? '';
+          const expected = SearchResponse.parse(await (await fetch(`${before.base}/v1/fragrances?limit=4&cursor=${cursor}`)).json());
+          const res = await fetch(`${rotated.base}/v1/fragrances?limit=4&cursor=${cursor}`);
+          expect(res.status).toBe(200);
+          const next = SearchResponse.parse(await res.json());
+          expect(next.data).toEqual(expected.data);
+          expect(next.offset).toBe(4);
+          // New cursors are signed with the new key only.
+          const newer = next.next_cursor ?? '';
+          expect((await fetch(`${forgotten.base}/v1/fragrances?limit=4&cursor=${newer}`)).status).toBe(200);
+          expect((await fetch(`${before.base}/v1/fragrances?limit=4&cursor=${newer}`)).status).toBe(400);
+          for (const origin of [forgotten.base, base]) {
+            const rejected = await fetch(`${origin}/v1/fragrances?limit=4&cursor=${cursor}`);
+            expect(rejected.status).toBe(400);
+            expect(Problem.parse(await rejected.json()).code).toBe('invalid_cursor');
+          }
+        } finally {
+          for (const s of [before, rotated, forgotten]) s.server.close();
+        }
+      });
+    });
+
     it('rejects unknown and repeated parameters, naming them', async () => {
       expect(names(await problem('/v1/fragrances?colour=red'))).toEqual(['colour']);
       expect(names(await problem('/v1/fragrances?limit=1&limit=2'))).toEqual(['limit']);
       expect(names(await problem('/v1/fragrances?note=rose&note=oud'))).toEqual(['note']);
       expect(names(await problem('/v1/fragrances?Query=x&brand=a&brand=b&limit=0'))).toEqual(['Query', 'brand', 'limit']);
+    });
+
+    it('rejects Object.prototype names like any unknown parameter, on every route with query parameters', async () => {
+      const routes = ['/v1/fragrances', `/v1/fragrances/${terre.id}`, `/v1/fragrances/${terre.id}/similar`];
+      for (const route of routes) {
+        for (const name of ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf']) {
+          const p = await problem(`${route}?${name}=1`);
+          expect(names(p), `${route}?${name}`).toEqual([name]);
+          expect(p.code).toBe('invalid_parameter');
+          expect(names(await problem(`${route}?${name}=1&${name}=2`)), `${route}?${name} twice`).toEqual([name]);
+        }
+        expect(names(await problem(`${route}?%5F%5Fproto%5F%5F=1`))).toEqual(['__proto__']);
+      }
     });
 
     it('rejects every malformed value with a 400 naming the parameter', async () => {

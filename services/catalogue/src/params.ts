@@ -29,7 +29,9 @@ export function invalidParams(error: z.ZodError): InvalidParam[] {
  */
 export function parseQuery<S extends z.ZodType>(req: Request, schema: S): z.output<S> {
   const params = rawQuery(req);
-  const values: Record<string, string> = {};
+  // No prototype: on a plain {} `values.__proto__ = v` hits the inherited setter instead of
+  // adding a key, so `?__proto__=1` slipped past the strict schema's unknown-key check.
+  const values: Record<string, string> = Object.create(null) as Record<string, string>;
   const repeated = new Set<string>();
   for (const [key, value] of params) {
     if (Object.hasOwn(values, key)) repeated.add(key);

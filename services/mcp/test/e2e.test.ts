@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -97,7 +98,11 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
 
     const shared = { REDIS_URL: redis.url };
     services = await Promise.all([
-      startService('catalogue', cataloguePort, { ELASTICSEARCH_URL: es.url, CATALOGUE_ALIAS: alias }),
+      startService('catalogue', cataloguePort, {
+        ELASTICSEARCH_URL: es.url,
+        CATALOGUE_ALIAS: alias,
+        CURSOR_SECRET: randomBytes(32).toString('base64url'),
+      }),
       startService('auth', authPort, {
         ...shared,
         REDIS_PREFIX: redis.prefix,

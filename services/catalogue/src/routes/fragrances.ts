@@ -3,7 +3,8 @@ import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { FragranceIdParams, SearchQuery, SimilarQuery } from '@fragrance/contracts';
 import { AppError, NotFoundError, ServiceUnavailableError, ValidationError, type Logger } from '@fragrance/http';
-import { SearchInputError, type CatalogueRepository } from '@fragrance/search';
+import { InvalidCursorError, SearchInputError, type CatalogueRepository } from '@fragrance/search';
+import { InvalidCursorProblem } from '../errors.ts';
 import { parsePath, parseQuery } from '../params.ts';
 
 const DEFAULT_SIMILAR = 10;
@@ -13,6 +14,7 @@ const NoQuery = z.strictObject({});
 /** Turns an Elasticsearch failure into a problem a client can act on; never a bare 500. */
 function upstreamProblem(error: unknown, req: Request, logger: Logger): AppError {
   if (error instanceof AppError) return error;
+  if (error instanceof InvalidCursorError) return new InvalidCursorProblem(error.message);
   if (error instanceof SearchInputError) return new ValidationError([{ name: error.param, reason: error.message }]);
   if (error instanceof errors.ResponseError) {
     const type = (error.body as { error?: { type?: string } } | undefined)?.error?.type;
@@ -47,7 +49,15 @@ export function fragranceRoutes(repository: CatalogueRepository, logger: Logger)
   const router = Router();
 
   router.get('/v1/fragrances', async (req, res) => {
-    const params = parseQuery(req, SearchQuery);
+    let params;
+    try {
+      params = parseQuery(req, SearchQuery);
+    } catch (error) {
+      // A cursor that is not even well-formed is answered like any other bad cursor, when it is
+      // the only problem: the client's fix is the same (start again without one).
+      const only = error instanceof ValidationError && error.invalidParams.every((p) => p.name === 'cursor');
+      throw only ? new InvalidCursorProblem(error.invalidParams[0]?.reason ?? 'is not a cursor') : error;
+    }
     try {
       res.json(await repository.search(params));
     } catch (error) {
