@@ -2,9 +2,22 @@ import { createServer } from 'node:http';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { Problem } from '@fragrance/contracts';
-import { InternalError, MethodNotAllowedError, NotFoundError, RateLimitedError, ValidationError } from './errors.ts';
+import {
+  BadRequestError,
+  ForbiddenError,
+  InternalError,
+  InvalidRequestTargetError,
+  MethodNotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+  UpstreamError,
+  ValidationError,
+} from './errors.ts';
 import { createLogger, requestLogger } from './logger.ts';
-import { notFoundHandler, problemHandler, writeProblem } from './problem.ts';
+import { notFoundHandler, problemHandler, toProblem, writeProblem } from './problem.ts';
 
 async function call(app: express.Express, path: string, init?: RequestInit) {
   const server = app.listen(0, '127.0.0.1');
@@ -121,6 +134,30 @@ describe('writeProblem', () => {
       });
     } finally {
       server.close();
+    }
+  });
+});
+
+describe('the shared error classes', () => {
+  it('each becomes a Problem body that validates, with its own code and status', () => {
+    const cases = [
+      [new BadRequestError(), 400, 'bad_request'],
+      [new ValidationError([{ name: 'q', reason: 'too long' }]), 400, 'invalid_parameter'],
+      [new InvalidRequestTargetError('has dot segments'), 400, 'invalid_path'],
+      [new UnauthorizedError(), 401, 'unauthorized'],
+      [new ForbiddenError(), 403, 'forbidden'],
+      [new NotFoundError(), 404, 'not_found'],
+      [new MethodNotAllowedError(['GET'], 'read-only'), 405, 'method_not_allowed'],
+      [new PayloadTooLargeError(1024), 413, 'payload_too_large'],
+      [new RateLimitedError(1, 'slow down'), 429, 'rate_limited'],
+      [new InternalError(), 500, 'internal_error'],
+      [new UpstreamError(502, 'broke'), 502, 'upstream_error'],
+      [new UpstreamError(503, 'down'), 503, 'service_unavailable'],
+      [new UpstreamError(504, 'slow'), 504, 'upstream_timeout'],
+      [new ServiceUnavailableError('down'), 503, 'service_unavailable'],
+    ] as const;
+    for (const [error, status, code] of cases) {
+      expect(Problem.parse(toProblem(error)), error.name).toMatchObject({ status, code, title: error.title });
     }
   });
 });
