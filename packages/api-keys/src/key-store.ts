@@ -26,7 +26,7 @@ export const Refill = z.coerce.number().positive('must be > 0').max(1_000_000);
 
 /** Thrown for an id that names no key: the CLI prints it as a plain error. */
 export class UnknownKeyError extends Error {
-  readonly code = 'UNKNOWN_KEY';
+  readonly code = 'unknown_key';
   constructor(id: string) {
     super(`no API key with id ${id}`);
   }

@@ -39,7 +39,7 @@ describe('parseConfig', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const configError = error as ConfigError;
-    expect(configError.code).toBe('CONFIG_INVALID');
+    expect(configError.code).toBe('config_invalid');
     expect([...configError.variables].sort()).toEqual(['PORT', 'REDIS_URL', 'VERBOSE']);
     expect(configError.message).toMatch(/PORT: /);
     expect(configError.message).toMatch(/VERBOSE: must be true, false, 1 or 0/);

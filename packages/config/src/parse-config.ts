@@ -2,7 +2,7 @@ import type { z } from 'zod';
 
 /** A variable was missing or invalid; the message names every offending variable. */
 export class ConfigError extends Error {
-  readonly code = 'CONFIG_INVALID';
+  readonly code = 'config_invalid';
   readonly variables: readonly string[];
 
   constructor(problems: readonly { variable: string; message: string }[]) {

@@ -1,4 +1,4 @@
-export { InvalidParam, Problem, PROBLEM_CONTENT_TYPE } from './problem.ts';
+export { InvalidParam, Problem, PROBLEM_CODES, PROBLEM_CONTENT_TYPE, ProblemCode } from './problem.ts';
 export {
   AuAvailability,
   AuOffer,

@@ -8,6 +8,42 @@ export const InvalidParam = z
   })
   .meta({ id: 'InvalidParam' });
 
+/**
+ * Every stable `code` a service answers in problem+json, grouped by status. A client may switch
+ * on these; adding one is an API change, renaming one is a breaking change. `AppError` takes only
+ * these, so a code cannot appear in a response without being listed (and documented) here.
+ */
+export const PROBLEM_CODES = [
+  // 400
+  'bad_request',
+  'invalid_parameter',
+  'invalid_cursor',
+  'invalid_path',
+  // 401 / 403
+  'unauthorized',
+  'invalid_token',
+  'forbidden',
+  'insufficient_scope',
+  // 404 / 405 / 413
+  'not_found',
+  'method_not_allowed',
+  'payload_too_large',
+  // 429
+  'rate_limited',
+  'daily_quota_exceeded',
+  'burst_limit_exceeded',
+  'mcp_rate_limited',
+  'registration_rate_limited',
+  // 5xx
+  'internal_error',
+  'upstream_error',
+  'service_unavailable',
+  'upstream_timeout',
+] as const;
+
+export const ProblemCode = z.enum(PROBLEM_CODES);
+export type ProblemCode = z.infer<typeof ProblemCode>;
+
 /** RFC 9457 problem details, plus a stable machine-readable `code`. */
 export const Problem = z
   .object({
@@ -16,7 +52,7 @@ export const Problem = z
     status: z.number().int().min(400).max(599),
     detail: z.string().optional(),
     instance: z.string().optional(),
-    code: z.string().meta({ description: 'Stable machine-readable error code.', example: 'invalid_parameter' }),
+    code: ProblemCode.meta({ description: 'Stable machine-readable error code.', example: 'invalid_parameter' }),
     request_id: z.string().optional(),
     invalid_params: z.array(InvalidParam).optional(),
     retry_after_seconds: z

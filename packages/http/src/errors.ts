@@ -1,20 +1,20 @@
-import type { InvalidParam } from '@fragrance/contracts';
+import type { InvalidParam, ProblemCode } from '@fragrance/contracts';
 
 /**
- * Base of every error a service may show a client. `code` is stable and documented; `status`
- * and `title` shape the problem+json body. Anything that is not an AppError becomes a 500
+ * Base of every error a service may show a client. `code` is stable and documented (one of
+ * `ProblemCode` in @fragrance/contracts); `status` and `title` shape the problem+json body. Anything that is not an AppError becomes a 500
  * whose details stay in the log.
  */
 export class AppError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ProblemCode;
   readonly title: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly extensions: Readonly<Record<string, unknown>>;
 
   constructor(
     status: number,
-    code: string,
+    code: ProblemCode,
     title: string,
     detail?: string,
     options: { headers?: Record<string, string>; extensions?: Record<string, unknown>; cause?: unknown } = {},
@@ -26,6 +26,16 @@ export class AppError extends Error {
     this.title = title;
     this.headers = options.headers ?? {};
     this.extensions = options.extensions ?? {};
+  }
+}
+
+/**
+ * A request the body parser refused (bad charset, unsupported encoding, ...). Its own 4xx status
+ * is kept; `code` is always `bad_request`.
+ */
+export class BadRequestError extends AppError {
+  constructor(detail = 'The request could not be processed.', status = 400) {
+    super(status, 'bad_request', 'Bad Request', detail);
   }
 }
 
@@ -73,7 +83,7 @@ export class ForbiddenError extends AppError {
 }
 
 export class RateLimitedError extends AppError {
-  constructor(retryAfterSeconds: number, detail: string, code = 'rate_limited') {
+  constructor(retryAfterSeconds: number, detail: string, code: ProblemCode = 'rate_limited') {
     const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
     super(429, code, 'Too Many Requests', detail, {
       headers: { 'Retry-After': String(seconds) },
@@ -88,6 +98,13 @@ export class PayloadTooLargeError extends AppError {
       // The rest of the body is never read: the connection cannot be reused.
       headers: { Connection: 'close' },
     });
+  }
+}
+
+/** A bug or broken invariant on our side: the detail stays generic, the cause goes to the log. */
+export class InternalError extends AppError {
+  constructor(detail = 'Something went wrong on our side.', cause?: unknown) {
+    super(500, 'internal_error', 'Internal Server Error', detail, { cause });
   }
 }
 

@@ -1,6 +1,8 @@
 export {
   AppError,
+  BadRequestError,
   ForbiddenError,
+  InternalError,
   InvalidRequestTargetError,
   MethodNotAllowedError,
   NotFoundError,
@@ -11,6 +13,6 @@ export {
   UpstreamError,
   ValidationError,
 } from './errors.ts';
-export { notFoundHandler, problemHandler, sendProblem, toProblem } from './problem.ts';
+export { notFoundHandler, problemHandler, sendProblem, toProblem, writeProblem } from './problem.ts';
 export { createLogger, isSafeRequestId, requestIdOf, requestLogger, type Logger } from './logger.ts';
 export { serve, type ServeOptions } from './serve.ts';

@@ -1,9 +1,23 @@
+import { createServer } from 'node:http';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { Problem } from '@fragrance/contracts';
-import { NotFoundError, RateLimitedError, ValidationError } from './errors.ts';
+import {
+  BadRequestError,
+  ForbiddenError,
+  InternalError,
+  InvalidRequestTargetError,
+  MethodNotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+  UpstreamError,
+  ValidationError,
+} from './errors.ts';
 import { createLogger, requestLogger } from './logger.ts';
-import { notFoundHandler, problemHandler } from './problem.ts';
+import { notFoundHandler, problemHandler, toProblem, writeProblem } from './problem.ts';
 
 async function call(app: express.Express, path: string, init?: RequestInit) {
   const server = app.listen(0, '127.0.0.1');
@@ -53,6 +67,31 @@ describe('problemHandler', () => {
     const { res, body } = await call(appThatThrows(new Error('secret stack detail')), '/boom');
     expect(res.status).toBe(500);
     expect(JSON.stringify(body)).not.toContain('secret stack detail');
+    expect(Problem.parse(body)).toMatchObject({ code: 'internal_error', title: 'Internal Server Error' });
+  });
+
+  it('answers an InternalError with its generic detail, not its cause', async () => {
+    const { res, body } = await call(appThatThrows(new InternalError(undefined, new Error('secret cause'))), '/boom');
+    expect(res.status).toBe(500);
+    expect(Problem.parse(body)).toMatchObject({ code: 'internal_error', detail: 'Something went wrong on our side.' });
+    expect(JSON.stringify(body)).not.toContain('secret cause');
+  });
+
+  it("keeps the body parser's own 4xx status as bad_request", async () => {
+    const { res, body } = await call(appThatThrows(new NotFoundError()), '/json', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=klingon' },
+      body: '{}',
+    });
+    expect(res.status).toBe(415);
+    expect(Problem.parse(body)).toMatchObject({ status: 415, code: 'bad_request' });
+  });
+
+  it('sends a MethodNotAllowedError with its Allow header', async () => {
+    const { res, body } = await call(appThatThrows(new MethodNotAllowedError(['GET', 'HEAD'], 'read-only')), '/boom');
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
+    expect(Problem.parse(body)).toMatchObject({ code: 'method_not_allowed', detail: 'read-only' });
   });
 
   it('answers unknown routes and malformed JSON with problem+json', async () => {
@@ -72,5 +111,53 @@ describe('problemHandler', () => {
       headers: { 'x-request-id': 'bad id with spaces' },
     });
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('writeProblem', () => {
+  it('answers a plain node:http response with the same problem+json and headers', async () => {
+    const server = createServer((_req, res) => writeProblem(res, new RateLimitedError(1, 'slow down')));
+    server.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const { port } = server.address() as { port: number };
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/anything`);
+      expect(res.status).toBe(429);
+      expect(res.headers.get('content-type')).toBe('application/problem+json; charset=utf-8');
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(Problem.parse(await res.json())).toMatchObject({
+        type: 'https://docs.fragrance-catalogue.example/problems/rate_limited',
+        status: 429,
+        code: 'rate_limited',
+        detail: 'slow down',
+        retry_after_seconds: 1,
+      });
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('the shared error classes', () => {
+  it('each becomes a Problem body that validates, with its own code and status', () => {
+    const cases = [
+      [new BadRequestError(), 400, 'bad_request'],
+      [new ValidationError([{ name: 'q', reason: 'too long' }]), 400, 'invalid_parameter'],
+      [new InvalidRequestTargetError('has dot segments'), 400, 'invalid_path'],
+      [new UnauthorizedError(), 401, 'unauthorized'],
+      [new ForbiddenError(), 403, 'forbidden'],
+      [new NotFoundError(), 404, 'not_found'],
+      [new MethodNotAllowedError(['GET'], 'read-only'), 405, 'method_not_allowed'],
+      [new PayloadTooLargeError(1024), 413, 'payload_too_large'],
+      [new RateLimitedError(1, 'slow down'), 429, 'rate_limited'],
+      [new InternalError(), 500, 'internal_error'],
+      [new UpstreamError(502, 'broke'), 502, 'upstream_error'],
+      [new UpstreamError(503, 'down'), 503, 'service_unavailable'],
+      [new UpstreamError(504, 'slow'), 504, 'upstream_timeout'],
+      [new ServiceUnavailableError('down'), 503, 'service_unavailable'],
+    ] as const;
+    for (const [error, status, code] of cases) {
+      expect(Problem.parse(toProblem(error)), error.name).toMatchObject({ status, code, title: error.title });
+    }
   });
 });

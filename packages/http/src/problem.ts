@@ -1,6 +1,7 @@
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { PROBLEM_CONTENT_TYPE, type Problem } from '@fragrance/contracts';
-import { AppError, NotFoundError, ValidationError } from './errors.ts';
+import { AppError, BadRequestError, InternalError, NotFoundError, ValidationError } from './errors.ts';
 
 const TYPE_BASE = 'https://docs.fragrance-catalogue.example/problems/';
 
@@ -25,6 +26,18 @@ export function sendProblem(res: Response, error: AppError): void {
     .send(JSON.stringify(toProblem(error, typeof requestId === 'string' ? requestId : undefined)));
 }
 
+/**
+ * `sendProblem` for a plain node:http server (no Express), e.g. the worker's health port: the
+ * same headers and body.
+ */
+export function writeProblem(res: ServerResponse, error: AppError): void {
+  for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
+  const requestId = res.getHeader('x-request-id');
+  const body = JSON.stringify(toProblem(error, typeof requestId === 'string' ? requestId : undefined));
+  res.writeHead(error.status, { 'content-type': `${PROBLEM_CONTENT_TYPE}; charset=utf-8`, 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
 /** Turns anything thrown into problem+json: the one place errors meet HTTP. */
 export const problemHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
   if (res.headersSent) {
@@ -43,11 +56,11 @@ export const problemHandler: ErrorRequestHandler = (err: unknown, req, res, _nex
     return;
   }
   if (typeof bodyError.status === 'number' && bodyError.status >= 400 && bodyError.status < 500) {
-    sendProblem(res, new AppError(bodyError.status, 'bad_request', 'Bad Request', 'The request could not be processed.'));
+    sendProblem(res, new BadRequestError(undefined, bodyError.status));
     return;
   }
   req.log?.error({ err }, 'unhandled error');
-  sendProblem(res, new AppError(500, 'internal_error', 'Internal Server Error', 'Something went wrong on our side.'));
+  sendProblem(res, new InternalError());
 };
 
 export const notFoundHandler: RequestHandler = (req, _res, next) => {

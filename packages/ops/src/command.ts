@@ -2,7 +2,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 /** Thrown for bad CLI usage: printed without a stack, exit code 2. */
 export class UsageError extends Error {
-  readonly code = 'USAGE';
+  readonly code = 'usage';
 }
 
 export interface CommandContext {

@@ -51,7 +51,7 @@ export interface IngestResult {
 }
 
 export class IngestError extends Error {
-  readonly code = 'INGEST_FAILED';
+  readonly code = 'ingest_failed';
 }
 
 interface Pending {

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Problem } from '@fragrance/contracts';
 import { RevocationStore } from '@fragrance/identity';
 import { createLogger } from '@fragrance/http';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
@@ -88,6 +89,7 @@ describe('MCP resource server', () => {
     expect(challenge).toContain('scope="catalogue:read"');
     expect(challenge).not.toContain('error=');
     expect(res.headers.get('content-type')).toMatch(/problem\+json/);
+    expect(Problem.parse(await res.json())).toMatchObject({ status: 401, code: 'unauthorized' });
   });
 
   it('accepts a valid token and answers initialize over Streamable HTTP (protocol 2025-11-25)', async () => {
@@ -135,6 +137,7 @@ describe('MCP resource server', () => {
       const challenge = res.headers.get('www-authenticate') ?? '';
       expect(challenge).toContain('error="invalid_token"');
       expect(challenge).toContain(`resource_metadata="${METADATA_URL}"`);
+      expect(Problem.parse(await res.json())).toMatchObject({ status: 401, code: 'invalid_token' });
     });
   }
 
@@ -183,7 +186,9 @@ describe('MCP resource server', () => {
     expect(challenge).toContain('error="insufficient_scope"');
     expect(challenge).toContain('scope="catalogue:read"');
     expect(challenge).toContain(`resource_metadata="${METADATA_URL}"`);
-    expect(await res.json()).toMatchObject({ code: 'insufficient_scope', required_scope: 'catalogue:read' });
+    const body: unknown = await res.json();
+    expect(Problem.parse(body)).toMatchObject({ status: 403, code: 'insufficient_scope' });
+    expect(body).toMatchObject({ required_scope: 'catalogue:read' });
   });
 
   it('refuses a foreign Origin with 403 before looking at the token, and accepts the own origin', async () => {
@@ -236,8 +241,12 @@ describe('MCP resource server', () => {
 
   it('answers GET and DELETE on /mcp with 405 (stateless server)', async () => {
     const auth = { authorization: `Bearer ${await token()}` };
-    expect((await fetch(`${base}/mcp`, { headers: auth })).status).toBe(405);
-    expect((await fetch(`${base}/mcp`, { method: 'DELETE', headers: auth })).status).toBe(405);
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${base}/mcp`, { method, headers: auth });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      expect(Problem.parse(await res.json()).code).toBe('method_not_allowed');
+    }
   });
 
   it('reports an unreachable catalogue and bad arguments as tool results with isError', async () => {

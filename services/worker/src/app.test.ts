@@ -1,11 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { failedBatches, nightlySchedule, QUEUE_NAMES, requestEnrichmentRun, requestIngest, type RunStore } from '@fragrance/jobs';
+import { Problem } from '@fragrance/contracts';
 import { createLogger } from '@fragrance/http';
 import { testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
 import { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWorker, type RunningWorker } from './app.ts';
+import { healthServer, startWorker, type RunningWorker } from './app.ts';
 import { processBatch } from './enrich/batch.ts';
 import { localModel } from './enrichers/ai.ts';
 import { buildEnrichers } from './enrichers/index.ts';
@@ -40,6 +41,26 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
 
   it('reports healthy when Redis, Elasticsearch and both workers are up', async () => {
     expect(await worker.health()).toEqual({ ok: true, checks: { redis: 'up', elasticsearch: 'up', workers: 'up' } });
+  });
+
+  it('serves GET /health on its port and answers anything else with a not_found problem', async () => {
+    const server = healthServer(worker).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      expect((await fetch(`${base}/health`)).status).toBe(200);
+      for (const [method, path] of [
+        ['GET', '/nope'],
+        ['POST', '/health'],
+      ] as const) {
+        const res = await fetch(base + path, { method });
+        expect(res.status).toBe(404);
+        expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(Problem.parse(await res.json())).toMatchObject({ status: 404, code: 'not_found', title: 'Not Found' });
+      }
+    } finally {
+      server.close();
+    }
   });
 
   it('enriches what it should, stamps provenance, reports unmatched offers; a second run changes nothing', async () => {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { Client } from '@elastic/elasticsearch';
-import type { Logger } from '@fragrance/http';
+import { NotFoundError, writeProblem, type Logger } from '@fragrance/http';
 import {
   createRunStore,
   enrichmentQueue,
@@ -159,8 +159,7 @@ export function healthServer(running: Pick<RunningWorker, 'health'>): Server {
   return createServer((req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method !== 'GET' || path !== '/health') {
-      res.writeHead(404, { 'content-type': 'application/problem+json' });
-      res.end(JSON.stringify({ type: 'about:blank', title: 'Not Found', status: 404, code: 'not_found' }));
+      writeProblem(res, new NotFoundError('This port serves only GET /health.'));
       return;
     }
     void running.health().then(

@@ -92,7 +92,7 @@ export interface WriteResult {
 
 /** Elasticsearch said "later" (queue full, shard unavailable): the whole batch is retried. */
 export class TransientWriteError extends Error {
-  readonly code = 'ES_TRANSIENT';
+  readonly code = 'es_transient';
 }
 
 /**

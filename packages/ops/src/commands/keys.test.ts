@@ -96,6 +96,6 @@ describe('ops keys (real Redis)', () => {
     await expect(run('create', ['--owner', 'x', '--quota', '10', '--nope'])).rejects.toBeInstanceOf(UsageError);
     await expect(run('set-quota', ['key_0000000000000000'])).rejects.toBeInstanceOf(UsageError);
     await expect(run('usage', ['key_0000000000000000', '--days', '0'])).rejects.toBeInstanceOf(UsageError);
-    await expect(run('revoke', ['key_0000000000000000'])).rejects.toMatchObject({ code: 'UNKNOWN_KEY' });
+    await expect(run('revoke', ['key_0000000000000000'])).rejects.toMatchObject({ code: 'unknown_key' });
   });
 });

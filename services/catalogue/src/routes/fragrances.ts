@@ -2,7 +2,15 @@ import { errors } from '@elastic/elasticsearch';
 import { Router, type Request } from 'express';
 import { z } from 'zod';
 import { FragranceIdParams, SearchQuery, SimilarQuery } from '@fragrance/contracts';
-import { AppError, NotFoundError, ServiceUnavailableError, ValidationError, type Logger } from '@fragrance/http';
+import {
+  AppError,
+  InternalError,
+  MethodNotAllowedError,
+  NotFoundError,
+  ServiceUnavailableError,
+  ValidationError,
+  type Logger,
+} from '@fragrance/http';
 import { InvalidCursorError, SearchInputError, type CatalogueRepository } from '@fragrance/search';
 import { InvalidCursorProblem } from '../errors.ts';
 import { parsePath, parseQuery } from '../params.ts';
@@ -25,16 +33,14 @@ function upstreamProblem(error: unknown, req: Request, logger: Logger): AppError
       // Parameters are validated before a query is built, so this is a bug, not bad input;
       // logged in full, shown without detail.
       (req.log ?? logger).error({ err: error, type }, 'Elasticsearch rejected a query');
-      return new AppError(500, 'internal_error', 'Internal Server Error', 'Something went wrong on our side.', { cause: error });
+      return new InternalError(undefined, error);
     }
     return new ServiceUnavailableError('The catalogue is temporarily unavailable.', error);
   }
   if (error instanceof errors.ConnectionError || error instanceof errors.TimeoutError || error instanceof errors.NoLivingConnectionsError) {
     return new ServiceUnavailableError('The catalogue is temporarily unavailable.', error);
   }
-  return error instanceof Error
-    ? new AppError(500, 'internal_error', 'Internal Server Error', 'Something went wrong on our side.', { cause: error })
-    : new ServiceUnavailableError('Unknown failure.');
+  return error instanceof Error ? new InternalError(undefined, error) : new ServiceUnavailableError('Unknown failure.');
 }
 
 /** Does an If-None-Match header list this ETag (weak comparison, RFC 9110 §13.1.2)? */
@@ -98,9 +104,7 @@ export function fragranceRoutes(repository: CatalogueRepository, logger: Logger)
 
   // The data API is read-only: any other method on these paths is a 405, not a 404.
   router.all(['/v1/fragrances', '/v1/fragrances/:id', '/v1/fragrances/:id/similar'], (req) => {
-    throw new AppError(405, 'method_not_allowed', 'Method Not Allowed', `${req.method} is not supported here; the API is read-only.`, {
-      headers: { Allow: 'GET, HEAD' },
-    });
+    throw new MethodNotAllowedError(['GET', 'HEAD'], `${req.method} is not supported here; the API is read-only.`);
   });
 
   return router;

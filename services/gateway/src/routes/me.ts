@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { MeResponse } from '@fragrance/contracts';
-import { AppError } from '@fragrance/http';
+import { InternalError } from '@fragrance/http';
 import { quotaOf } from '../api-key-auth.ts';
 
 /** GET /v1/me: the calling key's owner and quota. Mounted behind apiKeyAuth in peek mode (free). */
@@ -8,7 +8,8 @@ export function meRoutes(): Router {
   const router = Router();
   router.get('/', (_req, res) => {
     const quota = quotaOf(res);
-    if (!quota) throw new AppError(500, 'internal_error', 'Internal Server Error', 'Missing authentication.');
+    // apiKeyAuth runs first and always leaves the quota: its absence is a wiring bug.
+    if (!quota) throw new InternalError('Missing authentication.');
     const body: MeResponse = {
       owner: quota.owner,
       rate_limit_per_day: quota.limit,

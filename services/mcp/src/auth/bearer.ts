@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { AppError, ServiceUnavailableError } from '@fragrance/http';
+import { AppError, ServiceUnavailableError, UnauthorizedError } from '@fragrance/http';
 import {
   InsufficientScopeError,
   InvalidTokenError,
@@ -20,13 +20,30 @@ export interface AuthLocals {
   caller: Caller;
 }
 
-function challenge(options: BearerOptions, error?: { code: string; description: string }): string {
+function challenge(options: BearerOptions, error?: { code: 'invalid_token' | 'insufficient_scope'; description: string }): string {
   const params = [
     ...(error ? [`error="${error.code}"`, `error_description="${error.description}"`] : []),
     `scope="${options.requiredScope}"`,
     `resource_metadata="${options.resourceMetadataUrl}"`,
   ];
   return `Bearer ${params.join(', ')}`;
+}
+
+/** 401 `invalid_token` (RFC 6750 §3.1): the token is malformed, expired, forged or revoked. */
+class InvalidTokenProblem extends AppError {
+  constructor(challengeHeader: string, detail: string) {
+    super(401, 'invalid_token', 'Unauthorized', detail, { headers: { 'WWW-Authenticate': challengeHeader } });
+  }
+}
+
+/** 403 `insufficient_scope` (RFC 6750 §3.1): a good token without the scope; names the one needed. */
+class InsufficientScopeProblem extends AppError {
+  constructor(challengeHeader: string, detail: string, requiredScope: string) {
+    super(403, 'insufficient_scope', 'Forbidden', detail, {
+      headers: { 'WWW-Authenticate': challengeHeader },
+      extensions: { required_scope: requiredScope },
+    });
+  }
 }
 
 /**
@@ -38,9 +55,7 @@ export function requireBearer(options: BearerOptions): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization;
     if (!header) {
-      throw new AppError(401, 'unauthorized', 'Unauthorized', 'An OAuth access token is required.', {
-        headers: { 'WWW-Authenticate': challenge(options) },
-      });
+      throw new UnauthorizedError('An OAuth access token is required.', challenge(options));
     }
     const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
     if (!match?.[1]) {
@@ -53,12 +68,11 @@ export function requireBearer(options: BearerOptions): RequestHandler {
     } catch (error) {
       if (error instanceof InvalidTokenError) throw invalidToken(options, error.message);
       if (error instanceof InsufficientScopeError) {
-        throw new AppError(403, 'insufficient_scope', 'Forbidden', error.message, {
-          headers: {
-            'WWW-Authenticate': challenge(options, { code: 'insufficient_scope', description: error.message }),
-          },
-          extensions: { required_scope: error.scope },
-        });
+        throw new InsufficientScopeProblem(
+          challenge(options, { code: 'insufficient_scope', description: error.message }),
+          error.message,
+          error.scope,
+        );
       }
       if (error instanceof VerificationUnavailableError) {
         throw new ServiceUnavailableError('Access tokens cannot be verified right now; retry shortly.', error);
@@ -69,8 +83,6 @@ export function requireBearer(options: BearerOptions): RequestHandler {
   };
 }
 
-function invalidToken(options: BearerOptions, description: string): AppError {
-  return new AppError(401, 'invalid_token', 'Unauthorized', description, {
-    headers: { 'WWW-Authenticate': challenge(options, { code: 'invalid_token', description }) },
-  });
+function invalidToken(options: BearerOptions, description: string): InvalidTokenProblem {
+  return new InvalidTokenProblem(challenge(options, { code: 'invalid_token', description }), description);
 }

@@ -1,6 +1,6 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Router, type Request, type Response } from 'express';
-import { AppError, requestIdOf, type Logger } from '@fragrance/http';
+import { MethodNotAllowedError, requestIdOf, type Logger } from '@fragrance/http';
 import type { AuthLocals } from '../auth/bearer.ts';
 import type { CatalogueClient } from '../catalogue/client.ts';
 import { createCatalogueMcpServer } from '../tools/server.ts';
@@ -42,9 +42,7 @@ export function mcpRoutes({ catalogue, logger }: McpRouteDeps): Router {
   });
 
   const notAllowed = () => {
-    throw new AppError(405, 'method_not_allowed', 'Method Not Allowed', 'This MCP server is stateless: use POST.', {
-      headers: { Allow: 'POST' },
-    });
+    throw new MethodNotAllowedError(['POST'], 'This MCP server is stateless: use POST.');
   };
   router.get('/', notAllowed);
   router.delete('/', notAllowed);

@@ -73,7 +73,7 @@ export function localModel(): AiModel {
 
 /** The model answered with something other than the JSON asked for (or an HTTP error). */
 export class AiEndpointError extends Error {
-  readonly code = 'AI_ENDPOINT';
+  readonly code = 'ai_endpoint';
   readonly status: number | undefined;
   constructor(message: string, status?: number) {
     super(message);
