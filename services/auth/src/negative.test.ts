@@ -1,8 +1,7 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disableUser } from '@fragrance/identity';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { HeadlessUser } from './testing/browser.ts';
+import { FormUser as HeadlessUser, testRedis, type TestRedis } from '@fragrance/testkit';
 import { authorizeUrl, exchange, obtainCode, pkcePair, register, registerClient, token } from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
 

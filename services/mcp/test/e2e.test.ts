@@ -12,14 +12,23 @@ import { createLogger } from '@fragrance/http';
 import { disableUser, RevocationStore, UserStore } from '@fragrance/identity';
 import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
-import { freePort, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
+import {
+  FormUser,
+  freePort,
+  startService,
+  testElasticsearch,
+  testRedis,
+  type RunningService,
+  type TestElasticsearch,
+  type TestRedis,
+} from '@fragrance/testkit';
 import { buildApp } from '../src/app.ts';
 import { createTokenVerifier } from '../src/auth/verify-token.ts';
 import { createCatalogueClient, type CatalogueClient } from '../src/catalogue/client.ts';
 import { McpConfig, REQUIRED_SCOPE, resourceOf } from '../src/config.ts';
 import { createRateLimiter } from '../src/rate-limit.ts';
 import { close, listen } from '../src/test-helpers.ts';
-import { FormUser, MemoryOAuthProvider, startService, type RunningService } from './stack.ts';
+import { MemoryOAuthProvider } from './stack.ts';
 
 // End to end, as an assistant would meet it: the SDK's own client and OAuth support against the
 // real gateway, auth service and catalogue (child processes) and this MCP server, with a short

@@ -7,9 +7,8 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { HeadlessUser } from '../testing/browser.ts';
 import { exchange, obtainCode, registerClient, token } from '../testing/flow.ts';
-import { freePort } from '@fragrance/testkit';
+import { FormUser, freePort } from '@fragrance/testkit';
 
 const { values } = parseArgs({
   // pnpm run passes its `--` separator through.
@@ -100,7 +99,7 @@ if (values.conformance) {
     process.stdout.write(chunk);
     const url = /^(http\S+\/oauth\/authorize\?\S+)$/m.exec(output)?.[1];
     if (url && !driving) {
-      driving = new HeadlessUser(issuer).authorize(url, credentials).then(async (final) => {
+      driving = new FormUser(issuer).authorize(url, credentials).then(async (final) => {
         if (final.location) await fetch(final.location);
       });
     }
