@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disableUser } from '@fragrance/identity';
-import { FormUser as HeadlessUser, testRedis, type TestRedis } from '@fragrance/testkit';
+import { FormUser as HeadlessUser, testRedis, waitFor, type TestRedis } from '@fragrance/testkit';
 import { authorizeUrl, exchange, obtainCode, pkcePair, register, registerClient, token } from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
 
@@ -134,7 +134,14 @@ describe('authorization codes', () => {
       await short.users.create(alice.email, alice.password);
       const id = await registerClient(short.issuer, [REDIRECT]);
       const result = await obtainCode(short.issuer, id, REDIRECT, alice);
-      await new Promise((r) => setTimeout(r, 2_100));
+      // Wait until the provider itself counts the code expired, rather than for a guessed 2 s.
+      await waitFor(
+        async () => {
+          const stored = await short.provider.AuthorizationCode.find(result.code, { ignoreExpiration: true });
+          return !stored || stored.isExpired;
+        },
+        { timeoutMs: 5_000, intervalMs: 100, description: 'the code expired' },
+      );
       const response = await exchange(short.issuer, id, REDIRECT, result);
       expect(response.status).toBe(400);
       expect(response.body).toMatchObject({

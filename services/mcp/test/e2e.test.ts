@@ -18,6 +18,7 @@ import {
   startService,
   testElasticsearch,
   testRedis,
+  waitFor,
   type RunningService,
   type TestElasticsearch,
   type TestRedis,
@@ -275,18 +276,27 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
   it('continues through a refresh when the access token expires', async () => {
     const before = provider.tokens()!;
     const expiresAt = decodeJwt(before.access_token).exp!;
-    await sleep(Math.max(0, expiresAt * 1000 - Date.now()) + 1_100);
-    // The expired token is refused...
-    const raw = await fetch(`${edge}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${before.access_token}`,
+    // The expired token is refused: sleep to its exp, then poll (verifiers may allow some skew) instead of guessing a margin...
+    const toolsList = () =>
+      fetch(`${edge}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${before.access_token}`,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+      });
+    await sleep(Math.max(0, expiresAt * 1000 - Date.now()));
+    const raw = await waitFor(
+      async () => {
+        const res = await toolsList();
+        if (res.status === 401) return res;
+        await res.body?.cancel();
+        return undefined;
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
-    });
-    expect(raw.status).toBe(401);
+      { timeoutMs: 10_000, intervalMs: 100, description: 'the expired access token refused' },
+    );
     expect(raw.headers.get('www-authenticate')).toContain('error="invalid_token"');
     // ...and the SDK client refreshes on that 401 and carries on.
     const result = (await client.callTool({ name: 'search_fragrances', arguments: { query: 'vetiver', limit: 3 } })) as CallToolResult;
