@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SearchQuery, type FragranceDetail } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
-import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
+import { testElasticsearch, waitFor, type TestElasticsearch } from '@fragrance/testkit';
 import { createCatalogueRepository } from './catalogue.ts';
 import { aliasTargets, currentIndex, listVersions } from './indices.ts';
 import { IngestError, ingestCatalogue } from './ingest.ts';
@@ -132,10 +132,14 @@ describe('ingestCatalogue', () => {
       alias,
       records: [...generateCatalogue({ count: 400, seed: 12 }), hand],
       batchSize: 50,
-      // Hold the finished-but-unswapped index a moment so searches overlap every phase.
-      beforeSwap: () => new Promise((r) => setTimeout(r, 200)),
+      // Hold the finished-but-unswapped index until a few searches ran against it, so searches overlap every phase.
+      beforeSwap: async () => {
+        const before = searches;
+        await waitFor(() => searches >= before + 4, { intervalMs: 10, description: 'searches before the swap' });
+      },
     });
-    await new Promise((r) => setTimeout(r, 200));
+    const afterSwap = searches;
+    await waitFor(() => searches >= afterSwap + 4 && totals.has(401), { intervalMs: 10, description: 'searches seeing the new version' });
     running = false;
     await Promise.all(loops);
 

@@ -10,3 +10,6 @@ export {
 } from './local.ts';
 export { resolveEndpoints, type Endpoints } from './endpoints.ts';
 export { freePort, startService, waitForHealthy, type RunningService } from './processes.ts';
+export { close, listen } from './http-server.ts';
+export { waitFor, type WaitOptions } from './wait.ts';
+export { FormUser, parseForms, type Page, type ParsedForm } from './form-user.ts';

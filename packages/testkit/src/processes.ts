@@ -52,7 +52,7 @@ export interface RunningService {
 export async function startService(name: string, port: number, env: Record<string, string>, timeoutMs = 60_000): Promise<RunningService> {
   const child: ChildProcess = spawn(process.execPath, [`services/${name}/src/main.ts`], {
     cwd: REPO_ROOT,
-    // eslint-disable-next-line no-restricted-properties -- children need the toolchain's PATH, nothing else of ours
+    // children get the toolchain's PATH, nothing else of ours
     env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

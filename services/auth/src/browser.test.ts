@@ -1,11 +1,10 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, testRedis, type TestRedis } from '@fragrance/testkit';
+import { close, listen, REPO_ROOT, testRedis, type TestRedis } from '@fragrance/testkit';
 import { authorizeUrl, exchange, pkcePair, registerClient } from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
 
@@ -31,8 +30,7 @@ beforeAll(async () => {
   await auth.users.create(person.email, person.password);
   // The client application's redirect target.
   app = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('client app received the response'));
-  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
-  callbackBase = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+  callbackBase = await listen(app);
   profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
   context = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
@@ -43,7 +41,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await context?.close();
-  await new Promise((r) => app?.close(r));
+  if (app) await close(app);
   await auth?.close();
   await t?.cleanup();
   if (profile) rmSync(profile, { recursive: true, force: true });

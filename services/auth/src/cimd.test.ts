@@ -6,9 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
+import { FormUser, testRedis, type TestRedis } from '@fragrance/testkit';
 import { isSpecialUseAddress } from './cimd.ts';
-import { HeadlessUser } from './testing/browser.ts';
 import { authorizeUrl, exchange, obtainCode, pkcePair } from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
 
@@ -81,7 +80,7 @@ const publish = (
   return `${base}${path}`;
 };
 
-const startAt = (instance: Harness, clientId: string, user = new HeadlessUser(instance.issuer)) => {
+const startAt = (instance: Harness, clientId: string, user = new FormUser(instance.issuer)) => {
   const { challenge } = pkcePair();
   return user.request(
     authorizeUrl(instance.issuer, {
@@ -129,7 +128,7 @@ describe('Client ID Metadata Documents', () => {
       redirect_uris: [REDIRECT],
       token_endpoint_auth_method: 'none',
     });
-    const user = new HeadlessUser(auth.issuer);
+    const user = new FormUser(auth.issuer);
     let page = await startAt(auth, clientId, user);
     page = await user.request(page.location!);
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;

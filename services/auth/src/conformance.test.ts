@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, testRedis, type TestRedis } from '@fragrance/testkit';
-import { HeadlessUser } from './testing/browser.ts';
+import { FormUser, freePort, testRedis, type TestRedis } from '@fragrance/testkit';
 import { registerClient } from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
 
@@ -83,7 +82,7 @@ describe('MCP conformance suite, authorization server scenarios', () => {
       if (url && !drove) {
         // The person's part: sign in, allow, and let the browser land on the callback.
         drove = (async () => {
-          const final = await new HeadlessUser(auth.issuer).authorize(url, user);
+          const final = await new FormUser(auth.issuer).authorize(url, user);
           if (!final.location) throw new Error(`sign-in did not redirect: ${final.status}`);
           await fetch(final.location);
         })();

@@ -1,8 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { HeadlessUser } from './testing/browser.ts';
+import { FormUser, testRedis, type TestRedis } from '@fragrance/testkit';
 import { startAuth, type Harness } from './testing/harness.ts';
 
 // End-to-end with an independent OAuth client library (oauth4webapi): discovery → registration
@@ -81,7 +80,7 @@ describe('authorization code flow with oauth4webapi', () => {
       state,
       resource: auth.resource,
     }).toString();
-    const user = new HeadlessUser(auth.issuer);
+    const user = new FormUser(auth.issuer);
     const final = await user.authorize(url.href, credentials);
     expect(final.status).toBe(303);
     const callback = new URL(final.location!);

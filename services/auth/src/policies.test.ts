@@ -1,7 +1,6 @@
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { HeadlessUser, parseForms } from './testing/browser.ts';
+import { FormUser, parseForms, testRedis, type TestRedis } from '@fragrance/testkit';
 import { authorizeUrl, exchange, obtainCode, pkcePair, registerClient, token } from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
 
@@ -66,7 +65,7 @@ describe('defaults for clients that send less', () => {
 });
 
 describe('returning users', () => {
-  const again = async (user: HeadlessUser, id: string, redirect: string) => {
+  const again = async (user: FormUser, id: string, redirect: string) => {
     const { challenge } = pkcePair();
     let page = await user.request(
       authorizeUrl(auth.issuer, {
@@ -85,7 +84,7 @@ describe('returning users', () => {
   it('a signed-in user who already consented to a web client gets a code straight away', async () => {
     const web = 'https://web-client.example/cb';
     const id = await registerClient(auth.issuer, [web], 'Web Client');
-    const user = new HeadlessUser(auth.issuer);
+    const user = new FormUser(auth.issuer);
     await obtainCode(auth.issuer, id, web, dana, {}, user);
     const page = await again(user, id, web);
     expect(page.status).toBe(303);
@@ -93,7 +92,7 @@ describe('returning users', () => {
   });
 
   it('native clients (loopback or private-use redirects) are asked for consent every time (RFC 8252 §8.6)', async () => {
-    const user = new HeadlessUser(auth.issuer);
+    const user = new FormUser(auth.issuer);
     await obtainCode(auth.issuer, clientId, REDIRECT, dana, {}, user);
     const page = await again(user, clientId, REDIRECT);
     expect(page.status).toBe(200);
@@ -104,7 +103,7 @@ describe('returning users', () => {
 
 describe('consent page', () => {
   it('names the client (escaped), its redirect host and the access, with Allow and Deny', async () => {
-    const user = new HeadlessUser(auth.issuer);
+    const user = new FormUser(auth.issuer);
     const { challenge } = pkcePair();
     let page = await user.request(
       authorizeUrl(auth.issuer, {
@@ -271,7 +270,7 @@ describe('keys and instances', () => {
 /** The code flow against an instance whose issuer differs from its listening URL. */
 async function obtainCodeAt(instance: Harness, id: string) {
   // The browser talks to the instance; the issuer only names it.
-  const user = new HeadlessUser(instance.url);
+  const user = new FormUser(instance.url);
   const { verifier, challenge } = pkcePair();
   const final = await user.authorize(
     authorizeUrl(instance.url, {

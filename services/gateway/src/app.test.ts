@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyStore } from '@fragrance/api-keys';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
+import { testRedis, waitFor, type TestRedis } from '@fragrance/testkit';
 import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
 import type { Server } from 'node:http';
 
@@ -84,13 +84,10 @@ describe('gateway app', () => {
       // The request is given back, so the answer does not count it either.
       expect(res.headers.get('ratelimit-remaining')).toBe('10');
       expect((await res.json()) as object).toMatchObject({ code: 'service_unavailable' });
-      // The refund follows the response; give it a moment.
-      let usedToday = -1;
-      for (let i = 0; i < 40 && usedToday !== 0; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        usedToday = ((await (await fetch(`${other.url}/v1/me`, { headers: bearer(fresh) })).json()) as { used_today: number }).used_today;
-      }
-      expect(usedToday).toBe(0);
+      // The refund follows the response: wait for it rather than for a guessed moment.
+      const usedToday = async () =>
+        ((await (await fetch(`${other.url}/v1/me`, { headers: bearer(fresh) })).json()) as { used_today: number }).used_today;
+      await waitFor(async () => (await usedToday()) === 0, { timeoutMs: 2_000, description: 'used_today back to 0' });
     } finally {
       await other.close();
     }

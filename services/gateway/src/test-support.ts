@@ -1,23 +1,16 @@
 // Shared by the gateway's *.test.ts files: a real gateway app on port 0 and a stand-in upstream.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import type { Redis } from 'ioredis';
 import type { Clock } from '@fragrance/api-keys';
 import { createLogger, type Logger } from '@fragrance/http';
+import { close, listen } from '@fragrance/testkit';
 import { buildApp } from './app.ts';
 import { GatewayConfig } from './config.ts';
 import { createUpstreamAgent } from './proxy.ts';
 
-export async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-export async function close(server: Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
+// The one listen/close lives in the testkit; re-exported so the gateway's tests keep one import.
+export { close, listen };
 
 /** A stand-in catalogue that echoes what the gateway forwarded, or stalls when asked. */
 export function fakeUpstream(onRequest?: (req: IncomingMessage) => void): Server {

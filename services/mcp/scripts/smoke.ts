@@ -13,7 +13,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Redis } from 'ioredis';
 import { UserStore } from '@fragrance/identity';
-import { FormUser, MemoryOAuthProvider } from '../test/stack.ts';
+import { FormUser } from '@fragrance/testkit';
+import { MemoryOAuthProvider } from '../test/stack.ts';
 
 const { values } = parseArgs({
   // `pnpm run smoke -- --email …` passes the `--` through.

@@ -1,18 +1,11 @@
 // Test-only helpers: a local JWKS server and a token minter, so the resource-server tests
 // exercise real signatures, real key fetching and the real revocation store.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { close, listen } from '@fragrance/testkit';
 
-export async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
-export async function close(server: Server): Promise<void> {
-  server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-}
+// The one listen/close lives in the testkit; re-exported for the tests and scripts that import them from here.
+export { close, listen };
 
 export interface SigningKey {
   kid: string;

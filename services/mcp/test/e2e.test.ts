@@ -13,14 +13,24 @@ import { createLogger } from '@fragrance/http';
 import { disableUser, RevocationStore, UserStore } from '@fragrance/identity';
 import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
-import { freePort, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
+import {
+  FormUser,
+  freePort,
+  startService,
+  testElasticsearch,
+  testRedis,
+  waitFor,
+  type RunningService,
+  type TestElasticsearch,
+  type TestRedis,
+} from '@fragrance/testkit';
 import { buildApp } from '../src/app.ts';
 import { createTokenVerifier } from '../src/auth/verify-token.ts';
 import { createCatalogueClient, type CatalogueClient } from '../src/catalogue/client.ts';
 import { McpConfig, REQUIRED_SCOPE, resourceOf } from '../src/config.ts';
 import { createRateLimiter } from '../src/rate-limit.ts';
 import { close, listen } from '../src/test-helpers.ts';
-import { FormUser, MemoryOAuthProvider, startService, type RunningService } from './stack.ts';
+import { MemoryOAuthProvider } from './stack.ts';
 
 // End to end, as an assistant would meet it: the SDK's own client and OAuth support against the
 // real gateway, auth service and catalogue (child processes) and this MCP server, with a short
@@ -271,18 +281,27 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
   it('continues through a refresh when the access token expires', async () => {
     const before = provider.tokens()!;
     const expiresAt = decodeJwt(before.access_token).exp!;
-    await sleep(Math.max(0, expiresAt * 1000 - Date.now()) + 1_100);
-    // The expired token is refused...
-    const raw = await fetch(`${edge}/mcp`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        authorization: `Bearer ${before.access_token}`,
+    // The expired token is refused: sleep to its exp, then poll (verifiers may allow some skew) instead of guessing a margin...
+    const toolsList = () =>
+      fetch(`${edge}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${before.access_token}`,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+      });
+    await sleep(Math.max(0, expiresAt * 1000 - Date.now()));
+    const raw = await waitFor(
+      async () => {
+        const res = await toolsList();
+        if (res.status === 401) return res;
+        await res.body?.cancel();
+        return undefined;
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
-    });
-    expect(raw.status).toBe(401);
+      { timeoutMs: 10_000, intervalMs: 100, description: 'the expired access token refused' },
+    );
     expect(raw.headers.get('www-authenticate')).toContain('error="invalid_token"');
     // ...and the SDK client refreshes on that 401 and carries on.
     const result = (await client.callTool({ name: 'search_fragrances', arguments: { query: 'vetiver', limit: 3 } })) as CallToolResult;

@@ -1,9 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { failedBatches, nightlySchedule, QUEUE_NAMES, requestEnrichmentRun, requestIngest, type RunStore } from '@fragrance/jobs';
 import { Problem } from '@fragrance/contracts';
 import { createLogger } from '@fragrance/http';
-import { testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
+import { close, listen, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
 import { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthServer, startWorker, type RunningWorker } from './app.ts';
@@ -267,12 +266,11 @@ describe('failing batches and the nightly schedule', () => {
         res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":{"message":"boom"}}');
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    aiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    aiUrl = `${await listen(server)}/v1`;
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.close(1_000)));
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await close(server);
     await redis?.cleanup();
     await es?.cleanup();
   });

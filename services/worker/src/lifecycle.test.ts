@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '@fragrance/http';
 import { createRunStore, enrichmentQueue, requestEnrichmentRun } from '@fragrance/jobs';
-import { testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
+import { close, listen, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type RunningWorker } from './app.ts';
 import { allDocs, catalogueFixture, testConfig, waitForRun, workerEnv, type CatalogueFixture } from './test-fixtures.ts';
@@ -58,13 +57,12 @@ describe('worker processes: SIGKILL mid-run, SIGTERM finishing or handing back',
     redis = await testRedis('workerkill');
     fixture = await catalogueFixture(es, { count: 200, seed: 23 });
     model = slowModelServer();
-    await new Promise<void>((resolve) => model.server.listen(0, '127.0.0.1', resolve));
-    aiUrl = `http://127.0.0.1:${(model.server.address() as AddressInfo).port}/v1`;
+    aiUrl = `${await listen(model.server)}/v1`;
   });
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await Promise.all(workers.map((w) => w.close(1_000)));
-    await new Promise<void>((resolve) => model.server.close(() => resolve()));
+    await close(model.server);
     await redis?.cleanup();
     await es?.cleanup();
   });

@@ -7,9 +7,8 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { HeadlessUser } from '../testing/browser.ts';
-import { exchange, obtainCode, registerClient, token } from '../testing/flow.ts';
-import { freePort } from '@fragrance/testkit';
+import { exchange, obtainCode, register, registerClient, token } from '../testing/flow.ts';
+import { FormUser, freePort } from '@fragrance/testkit';
 
 const { values } = parseArgs({
   // pnpm run passes its `--` separator through.
@@ -49,8 +48,19 @@ for (const [field, expected] of Object.entries({
 step(JSON.stringify(metadata.code_challenge_methods_supported) === '["S256"]', 'metadata code_challenge_methods_supported ["S256"]');
 
 const redirect = `http://127.0.0.1:${await freePort()}/callback`;
-const clientId = await registerClient(issuer, [redirect], 'Stack check');
-step(true, 'registered a client', clientId);
+const registration = await register(issuer, { client_name: 'Stack check', redirect_uris: [redirect] });
+const clientId = typeof registration.body.client_id === 'string' ? registration.body.client_id : '';
+step(
+  registration.status === 201 &&
+    clientId !== '' &&
+    JSON.stringify(registration.body.redirect_uris) === JSON.stringify([redirect]) &&
+    registration.body.token_endpoint_auth_method === 'none' &&
+    !('client_secret' in registration.body),
+  'register a public client (201, client_id, the redirect URI, no secret)',
+  `status ${registration.status}${clientId ? `, ${clientId}` : `, ${JSON.stringify(registration.body).slice(0, 200)}`}`,
+);
+// Every later step needs the client; stdout to a pipe or file is synchronous, so nothing is lost.
+if (!clientId) process.exit(1);
 const code = await obtainCode(issuer, clientId, redirect, credentials);
 step(code.callback.searchParams.get('iss') === issuer, 'authorize → code, state and iss on the redirect');
 const tokens = await exchange(issuer, clientId, redirect, code);
@@ -100,7 +110,7 @@ if (values.conformance) {
     process.stdout.write(chunk);
     const url = /^(http\S+\/oauth\/authorize\?\S+)$/m.exec(output)?.[1];
     if (url && !driving) {
-      driving = new HeadlessUser(issuer).authorize(url, credentials).then(async (final) => {
+      driving = new FormUser(issuer).authorize(url, credentials).then(async (final) => {
         if (final.location) await fetch(final.location);
       });
     }

@@ -1,6 +1,6 @@
 // Test support: the raw HTTP steps of the code flow, so tests can break each one on purpose.
 import { createHash, randomBytes } from 'node:crypto';
-import { HeadlessUser, type PageResult } from './browser.ts';
+import { FormUser, type Page } from '@fragrance/testkit';
 
 export function pkcePair(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
@@ -61,10 +61,10 @@ export async function obtainCode(
   redirectUri: string,
   credentials: { email: string; password: string },
   extra: Record<string, string | undefined> = {},
-  user = new HeadlessUser(issuer),
+  user = new FormUser(issuer),
 ): Promise<CodeResult> {
   const { verifier, challenge } = pkcePair();
-  const final: PageResult = await user.authorize(
+  const final: Page = await user.authorize(
     authorizeUrl(issuer, {
       client_id: clientId,
       redirect_uri: redirectUri,

@@ -1,8 +1,8 @@
 // Test support: an auth service on a random loopback port whose issuer is its own URL.
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import { createLogger } from '@fragrance/http';
+import { close, listen } from '@fragrance/testkit';
 import { buildApp, type AuthDeps, type AuthService } from '../app.ts';
 
 /** Cheap scrypt for tests only (production uses DEFAULT_SCRYPT). */
@@ -19,8 +19,8 @@ export interface Harness extends AuthService {
 
 export async function startAuth(redis: Redis, prefix: string, overrides: Partial<AuthDeps> = {}): Promise<Harness> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = overrides.issuer ?? `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = await listen(server);
+  const issuer = overrides.issuer ?? url;
   const resource = overrides.resource ?? `${issuer}/mcp`;
   const service = await buildApp({
     issuer,
@@ -36,17 +36,12 @@ export async function startAuth(redis: Redis, prefix: string, overrides: Partial
     ...overrides,
   });
   server.on('request', service.app);
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     ...service,
     url,
     issuer,
     resource,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => close(server),
   };
 }

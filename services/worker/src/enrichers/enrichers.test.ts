@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { AuRetailerFeedLine, FragranceDetail } from '@fragrance/contracts';
 import { generateAuRetailerFeed, generateCatalogue } from '@fragrance/dataset';
+import { close, listen } from '@fragrance/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applySupplied } from '../enrich/apply.ts';
 import { indexFeed } from '../feed.ts';
@@ -177,10 +177,9 @@ describe('ai_enriched (OpenAI-compatible endpoint)', () => {
           .end(JSON.stringify({ id: 'x', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content } }] }));
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    url = `${await listen(server)}/v1`;
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  afterAll(() => close(server));
 
   it('speaks chat completions and keeps only well-formed, known values', async () => {
     const model = openAiModel({ baseUrl: url, apiKey: 'sk-test', model: 'tiny', timeoutMs: 5_000, concurrency: 2 });

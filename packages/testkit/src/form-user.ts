@@ -1,15 +1,22 @@
-// Test support: a minimal cookie-keeping user agent that signs in and consents over plain HTTP,
-// the way a person would with the pages (it reads the forms, it does not call internals).
+// A cookie-keeping user agent that signs in and consents over plain HTTP the way a person would
+// with the auth service's pages: it reads the forms and submits them, it does not call internals.
 
-export interface PageResult {
+export interface Page {
   status: number;
   url: string;
   body: string;
+  /** The Location header, resolved against `url`. */
   location?: string;
 }
 
-export class HeadlessUser {
+export interface ParsedForm {
+  action: string;
+  fields: Map<string, string>;
+}
+
+export class FormUser {
   readonly #cookies = new Map<string, string>();
+  /** Cookies are sent only to this origin (the authorization server, or the edge in front of it). */
   readonly origin: string;
 
   constructor(origin: string) {
@@ -18,11 +25,11 @@ export class HeadlessUser {
 
   #remember(response: Response): void {
     for (const line of response.headers.getSetCookie()) {
-      const [pair, ...attributes] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
-      const expired = attributes.some((a) => /^\s*expires=/i.test(a) && Date.parse(a.split('=')[1]!) < Date.now()) || value === '';
+      const [pair = '', ...attributes] = line.split(';');
+      const eq = pair.indexOf('=');
+      const name = pair.slice(0, eq).trim();
+      const value = pair.slice(eq + 1).trim();
+      const expired = value === '' || attributes.some((a) => /^\s*expires=/i.test(a) && Date.parse(a.split('=')[1] ?? '') < Date.now());
       if (expired) this.#cookies.delete(name);
       else this.#cookies.set(name, value);
     }
@@ -32,28 +39,19 @@ export class HeadlessUser {
     return [...this.#cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 
+  /** One request without following redirects; a `form` makes it a urlencoded POST. */
   async request(
     url: string,
     init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
-  ): Promise<PageResult> {
+  ): Promise<Page> {
     const headers: Record<string, string> = { ...init.headers };
     if (new URL(url).origin === this.origin && this.#cookies.size > 0) headers.cookie = this.cookieHeader();
     const body = init.form ? new URLSearchParams(init.form).toString() : undefined;
     if (body) headers['content-type'] = 'application/x-www-form-urlencoded';
-    const response = await fetch(url, {
-      method: init.method ?? (body ? 'POST' : 'GET'),
-      headers,
-      body,
-      redirect: 'manual',
-    });
+    const response = await fetch(url, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
     this.#remember(response);
     const location = response.headers.get('location');
-    return {
-      status: response.status,
-      url,
-      body: await response.text(),
-      ...(location ? { location: new URL(location, url).href } : {}),
-    };
+    return { status: response.status, url, body: await response.text(), ...(location ? { location: new URL(location, url).href } : {}) };
   }
 
   /**
@@ -65,7 +63,7 @@ export class HeadlessUser {
     authorizationUrl: string,
     credentials: { email: string; password: string },
     decision: 'allow' | 'deny' = 'allow',
-  ): Promise<PageResult> {
+  ): Promise<Page> {
     let page = await this.request(authorizationUrl);
     for (let step = 0; step < 12; step++) {
       if (page.location) {
@@ -77,9 +75,7 @@ export class HeadlessUser {
       const forms = parseForms(page.body, page.url);
       const login = forms.find((f) => f.fields.has('password') || f.action.endsWith('/login'));
       if (login) {
-        page = await this.request(login.action, {
-          form: { csrf: login.fields.get('csrf') ?? '', ...credentials },
-        });
+        page = await this.request(login.action, { form: { ...Object.fromEntries(login.fields), ...credentials } });
         continue;
       }
       const wanted = forms.find((f) => f.action.endsWith(decision === 'allow' ? '/confirm' : '/abort'));
@@ -93,23 +89,16 @@ export class HeadlessUser {
   }
 }
 
-export interface ParsedForm {
-  action: string;
-  fields: Map<string, string>;
-}
-
 /** Just enough HTML form parsing for our own pages. */
 export function parseForms(html: string, baseUrl: string): ParsedForm[] {
-  const forms: ParsedForm[] = [];
-  for (const match of html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/gi)) {
-    const action = /action="([^"]*)"/i.exec(match[1] ?? '')?.[1] ?? '';
+  const decode = (s: string) => s.replaceAll('&amp;', '&').replaceAll('&quot;', '"');
+  return [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/gi)].map((match) => {
     const fields = new Map<string, string>();
     for (const input of (match[2] ?? '').matchAll(/<input\b([^>]*)>/gi)) {
       const name = /name="([^"]*)"/i.exec(input[1] ?? '')?.[1];
-      const value = /value="([^"]*)"/i.exec(input[1] ?? '')?.[1] ?? '';
-      if (name) fields.set(name, value.replaceAll('&amp;', '&').replaceAll('&quot;', '"'));
+      if (name) fields.set(name, decode(/value="([^"]*)"/i.exec(input[1] ?? '')?.[1] ?? ''));
     }
-    forms.push({ action: new URL(action.replaceAll('&amp;', '&'), baseUrl).href, fields });
-  }
-  return forms;
+    const action = /action="([^"]*)"/i.exec(match[1] ?? '')?.[1] ?? '';
+    return { action: new URL(decode(action), baseUrl).href, fields };
+  });
 }
