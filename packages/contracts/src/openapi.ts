@@ -55,7 +55,8 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
         get: {
           operationId: 'getMe',
           summary: "The calling key's owner, quota and usage (not counted against the quota)",
-          responses: { '200': ok('Key status.', MeResponse), '401': errors['401'] },
+          description: 'Takes no parameters: any query parameter is refused with 400.',
+          responses: { '200': ok('Key status.', MeResponse), '400': errors['400'], '401': errors['401'] },
         },
       },
       '/fragrances': {

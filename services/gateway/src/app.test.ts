@@ -62,6 +62,14 @@ describe('gateway app', () => {
     expect(res.headers.get('ratelimit-limit')).toBe('1000');
   });
 
+  it('refuses unknown query parameters on /v1/me like every data route (found by the fuzzer)', async () => {
+    for (const name of ['page', '__proto__', 'toString']) {
+      const res = await fetch(`${gateway.url}/v1/me?${name}=1`, { headers: bearer(apiKey) });
+      expect(res.status).toBe(400);
+      expect((await res.json()) as object).toMatchObject({ code: 'invalid_parameter', invalid_params: [{ name }] });
+    }
+  });
+
   it('serves the OpenAPI document without a key', async () => {
     const res = await fetch(`${gateway.url}/v1/openapi.json`);
     expect(res.status).toBe(200);

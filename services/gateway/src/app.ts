@@ -27,6 +27,8 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  // The public routes are exactly the documented ones: /v1/FRAGRANCES is not /v1/fragrances.
+  app.set('case sensitive routing', true);
   // A key pasted into a URL stops here: neither logged nor forwarded.
   app.use((req, _res, next) => {
     const redacted = redactApiKeys(req.url);

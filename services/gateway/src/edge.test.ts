@@ -161,6 +161,9 @@ describe('the edge, as a hostile client meets it', () => {
       '/v1/fragrancesx',
       '/mcp/x',
       '/health/x',
+      '/v1/FRAGRANCES',
+      '/V1/fragrances',
+      '/MCP',
     ])('forwards only the public routes: %j is a 404 at the edge', async (target) => {
       const res = await raw(gateway.url, get(target, bearer(apiKey)));
       expect(res.status).toBe(404);
@@ -203,6 +206,12 @@ describe('the edge, as a hostile client meets it', () => {
         expect(logs.lines.join('\n')).not.toContain(id);
       },
     );
+  });
+
+  it('refuses oversized headers with 431 before anything is forwarded', async () => {
+    const res = await raw(gateway.url, get('/v1/fragrances', { ...bearer(apiKey), 'X-Padding': 'a'.repeat(32 * 1024) }));
+    expect(res.status).toBe(431);
+    expect(forwarded).toEqual([]);
   });
 
   it('answers a write to the OpenAPI document with 405 and Allow', async () => {

@@ -1,12 +1,16 @@
 import { Router } from 'express';
 import type { MeResponse } from '@fragrance/contracts';
-import { InternalError } from '@fragrance/http';
+import { InternalError, ValidationError } from '@fragrance/http';
 import { quotaOf } from '../api-key-auth.ts';
 
 /** GET /v1/me: the calling key's owner and quota. Mounted behind apiKeyAuth in peek mode (free). */
 export function meRoutes(): Router {
   const router = Router();
-  router.get('/', (_req, res) => {
+  router.get('/', (req, res) => {
+    // No parameters here, and like every data route an unknown one is an error, not ignored.
+    const query = req.originalUrl.includes('?') ? new URLSearchParams(req.originalUrl.slice(req.originalUrl.indexOf('?') + 1)) : undefined;
+    const unknown = query ? [...new Set(query.keys())] : [];
+    if (unknown.length > 0) throw new ValidationError(unknown.map((name) => ({ name, reason: 'is not a known parameter' })));
     const quota = quotaOf(res);
     // apiKeyAuth runs first and always leaves the quota: its absence is a wiring bug.
     if (!quota) throw new InternalError('Missing authentication.');

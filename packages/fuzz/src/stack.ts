@@ -1,0 +1,77 @@
+// The stack the fuzzer drives: the real catalogue and gateway as their own processes, over a
+// small generated catalogue in a real Elasticsearch index and API keys in a real Redis.
+import { randomBytes } from 'node:crypto';
+import { Client } from '@elastic/elasticsearch';
+import { Redis } from 'ioredis';
+import { createKeyStore } from '@fragrance/api-keys';
+import { generateCatalogue } from '@fragrance/dataset';
+import { ingestCatalogue } from '@fragrance/search';
+import { freePort, startService, type RunningService } from '@fragrance/testkit';
+
+export interface FuzzTarget {
+  /** The public edge, e.g. http://127.0.0.1:8080. */
+  baseUrl: string;
+  apiKey: string;
+  /** Ids of records that exist, so generated detail requests can hit as well as miss. */
+  knownIds: readonly string[];
+  stop: () => Promise<void>;
+}
+
+export interface FuzzStackOptions {
+  elasticsearchUrl: string;
+  redisUrl: string;
+  /** Index/alias and Redis key prefix, unique per run (lower-case). */
+  prefix: string;
+  /** Records in the generated catalogue. */
+  records?: number;
+}
+
+/** Ingests a catalogue, creates a key with room for the whole run, starts catalogue + gateway. */
+export async function startFuzzStack(options: FuzzStackOptions): Promise<FuzzTarget> {
+  const { elasticsearchUrl, redisUrl, prefix, records = 500 } = options;
+  const es = new Client({ node: elasticsearchUrl });
+  const redis = new Redis(redisUrl, { lazyConnect: true });
+  const services: RunningService[] = [];
+  const alias = `${prefix}fragrances`;
+  const stop = async () => {
+    await Promise.all(services.map((service) => service.stop()));
+    await es.indices.delete({ index: `${prefix}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
+    const keys = await redis.keys(`${prefix}*`).catch(() => []);
+    if (keys.length > 0) await redis.del(...keys);
+    redis.disconnect();
+    await es.close();
+  };
+  try {
+    const catalogue = [...generateCatalogue({ count: records, seed: 20_26 })];
+    await ingestCatalogue({ client: es, alias, records: catalogue, replicas: 0 });
+    await redis.connect();
+    const { apiKey } = await createKeyStore({ redis, prefix }).create({
+      owner: 'fuzz',
+      quota: 10_000_000,
+      burst: 1_000_000,
+      refillPerSecond: 1_000_000,
+    });
+    const [cataloguePort, gatewayPort] = await Promise.all([freePort(), freePort()]);
+    services.push(
+      await startService('catalogue', cataloguePort, {
+        ELASTICSEARCH_URL: elasticsearchUrl,
+        CATALOGUE_ALIAS: alias,
+        // A fresh signing key per run: cursors from another run are foreign, as they should be.
+        CURSOR_SECRET: randomBytes(32).toString('base64url'),
+      }),
+    );
+    const baseUrl = `http://127.0.0.1:${gatewayPort}`;
+    services.push(
+      await startService('gateway', gatewayPort, {
+        REDIS_URL: redisUrl,
+        REDIS_PREFIX: prefix,
+        CATALOGUE_SERVICE_URL: `http://127.0.0.1:${cataloguePort}`,
+        MCP_URL: baseUrl,
+      }),
+    );
+    return { baseUrl, apiKey, knownIds: catalogue.slice(0, 50).map((record) => record.id), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
