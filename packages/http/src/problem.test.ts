@@ -87,6 +87,20 @@ describe('problemHandler', () => {
     expect(Problem.parse(body)).toMatchObject({ status: 415, code: 'bad_request' });
   });
 
+  it("answers the body parser's 413 as payload_too_large with the limit", async () => {
+    const { res, body } = await call(appThatThrows(new NotFoundError()), '/json', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ padding: 'x'.repeat(200 * 1024) }),
+    });
+    expect(res.status).toBe(413);
+    expect(Problem.parse(body)).toMatchObject({
+      status: 413,
+      code: 'payload_too_large',
+      detail: 'Request bodies may be at most 102400 bytes.',
+    });
+  });
+
   it('sends a MethodNotAllowedError with its Allow header', async () => {
     const { res, body } = await call(appThatThrows(new MethodNotAllowedError(['GET', 'HEAD'], 'read-only')), '/boom');
     expect(res.status).toBe(405);

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { PROBLEM_CONTENT_TYPE, type Problem } from '@fragrance/contracts';
-import { AppError, BadRequestError, InternalError, NotFoundError, ValidationError } from './errors.ts';
+import { AppError, PayloadTooLargeError, BadRequestError, InternalError, NotFoundError, ValidationError } from './errors.ts';
 
 const TYPE_BASE = 'https://docs.fragrance-catalogue.example/problems/';
 
@@ -50,9 +50,13 @@ export const problemHandler: ErrorRequestHandler = (err: unknown, req, res, _nex
     sendProblem(res, err);
     return;
   }
-  const bodyError = err as { type?: string; status?: number };
+  const bodyError = err as { type?: string; status?: number; limit?: number };
   if (bodyError.type === 'entity.parse.failed') {
     sendProblem(res, new ValidationError([{ name: 'body', reason: 'is not valid JSON' }]));
+    return;
+  }
+  if (bodyError.type === 'entity.too.large' && typeof bodyError.limit === 'number') {
+    sendProblem(res, new PayloadTooLargeError(bodyError.limit));
     return;
   }
   if (typeof bodyError.status === 'number' && bodyError.status >= 400 && bodyError.status < 500) {
