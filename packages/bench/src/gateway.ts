@@ -11,6 +11,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { newLatencyHistogram, runLoad, type LoadRequest, type LoadResult } from './load.ts';
 import { pick } from './random.ts';
 import {
+  createBenchKey,
   cursorSecret,
   DEFAULT_ES,
   ensureElasticsearch,
@@ -173,27 +174,7 @@ async function main(): Promise<void> {
     await waitForHealthy(catalogueUrl, 60_000);
     await waitForHealthy(gatewayUrl, 60_000);
 
-    // A key whose quota and bucket never bind, so the bench measures the gateway, not a 429.
-    const created = run(
-      'creating the bench key',
-      process.execPath,
-      [
-        'packages/ops/src/cli.ts',
-        'keys',
-        'create',
-        '--owner',
-        'bench',
-        '--quota',
-        '1000000000',
-        '--burst',
-        '1000000',
-        '--refill',
-        '1000000',
-        '--json',
-      ],
-      { REDIS_URL: redisUrl },
-    );
-    const apiKey = (JSON.parse(created) as { api_key: string }).api_key;
+    const apiKey = createBenchKey(redisUrl);
 
     const sample = await sampleCatalogue(catalogueUrl);
     say(

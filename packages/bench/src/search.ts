@@ -19,7 +19,17 @@ import { SearchQuery } from '@fragrance/contracts';
 import { buildSearchQuery, createCursorCodec, SEARCH_FILTER_PATH, SEARCH_OBJECT } from '@fragrance/search';
 import { newLatencyHistogram, runLoad, type LoadRequest } from './load.ts';
 import { pick, seededRandom } from './random.ts';
-import { cursorSecret, DEFAULT_ES, ensureElasticsearch, ROOT, run, say as sayAs, startService, stopChildren } from './support.ts';
+import {
+  createBenchKey,
+  cursorSecret,
+  DEFAULT_ES,
+  ensureElasticsearch,
+  ROOT,
+  run,
+  say as sayAs,
+  startService,
+  stopChildren,
+} from './support.ts';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
@@ -330,26 +340,7 @@ async function main(): Promise<void> {
         'search',
       ).pid;
       await waitForHealthy(gatewayUrl, 60_000);
-      const created = run(
-        'creating the bench key',
-        process.execPath,
-        [
-          'packages/ops/src/cli.ts',
-          'keys',
-          'create',
-          '--owner',
-          'bench',
-          '--quota',
-          '1000000000',
-          '--burst',
-          '1000000',
-          '--refill',
-          '1000000',
-          '--json',
-        ],
-        { REDIS_URL: redisUrl },
-      );
-      apiKey = (JSON.parse(created) as { api_key: string }).api_key;
+      apiKey = createBenchKey(redisUrl);
     }
 
     const mix = await buildMix(records, catalogueUrl);

@@ -26,6 +26,30 @@ export function cursorSecret(): string {
   return process.env.CURSOR_SECRET ?? (existsSync(file) ? readFileSync(file, 'utf8').trim() : randomBytes(48).toString('base64url'));
 }
 
+/** A key whose quota and bucket never bind, so a bench measures the stack, not a 429 (made by the ops CLI). */
+export function createBenchKey(redisUrl: string): string {
+  const created = run(
+    'creating the bench key',
+    process.execPath,
+    [
+      'packages/ops/src/cli.ts',
+      'keys',
+      'create',
+      '--owner',
+      'bench',
+      '--quota',
+      '1000000000',
+      '--burst',
+      '1000000',
+      '--refill',
+      '1000000',
+      '--json',
+    ],
+    { REDIS_URL: redisUrl },
+  );
+  return (JSON.parse(created) as { api_key: string }).api_key;
+}
+
 /** The dev cluster is started (or reused) when the bench targets it; other URLs must be up. */
 export function ensureElasticsearch(url: string): void {
   if (url === DEFAULT_ES) run('starting the dev Elasticsearch', 'bash', ['infra/elasticsearch.sh', 'start', '--heap', '1g']);
