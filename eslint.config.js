@@ -39,4 +39,15 @@ export default tseslint.config(
     files: ['**/config.ts', '**/main.ts', '**/cli.ts', '**/*.test.ts', '**/testkit/src/**', '**/bench/**', 'scripts/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
+  {
+    // One way to open Redis (role option sets, outage logging); tests may build odd clients.
+    ignores: ['**/*.test.ts', '**/testkit/src/**', '**/redis/src/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportAllDeclaration', message: 'Curate index.ts exports by name.' },
+        { selector: "NewExpression[callee.name='Redis']", message: 'Open Redis with createRedisClient from @fragrance/redis.' },
+      ],
+    },
+  },
 );

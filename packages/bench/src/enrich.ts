@@ -18,8 +18,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@elastic/elasticsearch';
 import { writeDataset } from '@fragrance/dataset';
 import { createRunStore, enrichmentQueue, requestEnrichmentRun, type RunSummary } from '@fragrance/jobs';
+import { createRedisClient, quietRedisLogger, waitForRedis } from '@fragrance/redis';
 import { ingestCatalogue } from '@fragrance/search';
-import { Redis } from 'ioredis';
 import { DEFAULT_ES, ROOT, startService, stopChildren } from './support.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 75_000);
@@ -96,13 +96,12 @@ async function main(): Promise<void> {
     if (ELASTICSEARCH_URL !== DEFAULT_ES) throw new Error(`Elasticsearch does not answer at ${ELASTICSEARCH_URL}`);
     startInfra('elasticsearch.sh', ['--heap', '1g']);
   }
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null, lazyConnect: true, retryStrategy: (n) => (n > 3 ? null : 200) });
   // A refused first connection just means the dev Redis is not started yet (handled below).
-  redis.on('error', () => {});
-  if (!(await reachable(() => redis.connect()))) {
+  const redis = createRedisClient({ REDIS_URL }, quietRedisLogger, 'command');
+  if (!(await reachable(() => waitForRedis(redis)))) {
     if (REDIS_URL !== DEFAULT_REDIS) throw new Error(`Redis does not answer at ${REDIS_URL}`);
     startInfra('redis.sh', []);
-    await redis.connect();
+    await waitForRedis(redis);
   }
   const dir = await mkdtemp(join(tmpdir(), 'bench-enrich-'));
   const queue = enrichmentQueue({ connection: redis, prefix: PREFIX });

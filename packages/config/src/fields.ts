@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-/** Reusable pieces of service config schemas, so every service spells a port or URL the same way. */
+/**
+ * Reusable pieces of service config schemas, so every service (and the ops CLI) spells a port,
+ * URL, key prefix, alias, time zone or duration the same way and refuses the same bad values.
+ * Error messages never repeat the value: config errors are printed at start-up.
+ */
 export const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
 
 export const httpUrl = () => z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).transform((u) => u.replace(/\/+$/, ''));
@@ -11,11 +15,68 @@ export const host = (fallback = '127.0.0.1') => z.string().min(1).default(fallba
 
 export const logLevel = () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info');
 
-/** Positive integer milliseconds (timeouts, intervals). */
-export const millis = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+/** Longest timer Node runs as asked: a larger setTimeout delay fires after 1 ms instead. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Positive whole milliseconds (timeouts, intervals), at most what a Node timer can wait. */
+export const millis = (fallback: number) =>
+  z.coerce
+    .number({ error: 'must be a whole number of milliseconds' })
+    .int({ error: 'must be a whole number of milliseconds' })
+    .min(1, { error: 'must be at least 1 ms' })
+    .max(MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS} ms` })
+    .default(fallback);
+
+/** Positive whole seconds (lifetimes, TTLs, windows). */
+export const seconds = (fallback: number) =>
+  z.coerce
+    .number({ error: 'must be a whole number of seconds' })
+    .int({ error: 'must be a whole number of seconds' })
+    .min(1, { error: 'must be at least 1 second' })
+    .default(fallback);
 
 export const booleanFlag = (fallback: boolean) =>
   z
     .enum(['true', 'false', '1', '0'], { error: 'must be true, false, 1 or 0' })
     .default(fallback ? 'true' : 'false')
     .transform((v) => v === 'true' || v === '1');
+
+export const DEFAULT_REDIS_PREFIX = 'fcs:';
+
+/**
+ * Prefix of every Redis key a process reads and writes (REDIS_PREFIX; JOBS_PREFIX for BullMQ).
+ * Services sharing data must use the same one (auth writes revoked:*, mcp reads it).
+ */
+export const redisPrefix = (fallback = DEFAULT_REDIS_PREFIX) =>
+  z
+    .string()
+    .min(1, { error: 'must not be empty' })
+    .max(64, { error: 'must be at most 64 characters' })
+    .regex(/^[!-~]+$/, { error: 'must be printable ASCII without spaces' })
+    .default(fallback);
+
+/** An Elasticsearch alias name the catalogue, the worker and `ops catalogue ingest` agree on. */
+export const catalogueAlias = (fallback = 'fragrances') =>
+  z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,100}$/, { error: 'must be a lower-case index alias name (a-z, 0-9, _ and -)' })
+    .default(fallback);
+
+/**
+ * True for an IANA zone name (or UTC) this runtime's Intl knows. Offsets such as `+10:00`, which
+ * newer runtimes also accept, are refused: they have no daylight-saving rules and BullMQ's cron
+ * parser does not take them.
+ */
+export function isValidTimeZone(name: string): boolean {
+  if (!/^[A-Za-z]/.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** An IANA time zone (QUOTA_TIMEZONE, ENRICH_TIMEZONE). */
+export const timeZone = (fallback: string) =>
+  z.string().refine(isValidTimeZone, { error: 'must be an IANA time zone such as UTC or Australia/Sydney' }).default(fallback);

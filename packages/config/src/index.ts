@@ -1,2 +1,16 @@
 export { ConfigError, parseConfig } from './parse-config.ts';
-export { booleanFlag, host, httpUrl, logLevel, millis, port, redisUrl } from './fields.ts';
+export {
+  booleanFlag,
+  catalogueAlias,
+  DEFAULT_REDIS_PREFIX,
+  host,
+  httpUrl,
+  isValidTimeZone,
+  logLevel,
+  millis,
+  port,
+  redisPrefix,
+  redisUrl,
+  seconds,
+  timeZone,
+} from './fields.ts';

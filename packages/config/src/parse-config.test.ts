@@ -45,3 +45,9 @@ describe('parseConfig', () => {
     expect(configError.message).toMatch(/VERBOSE: must be true, false, 1 or 0/);
   });
 });
+
+describe('parseConfig on a present but unparseable number', () => {
+  it('says what is wrong with it, not that it is missing', () => {
+    expect(() => parseConfig(schema, { ...valid, PORT: 'eighty' })).toThrowError(/PORT: (?!is required)/);
+  });
+});

@@ -23,9 +23,11 @@ export function parseConfig<S extends z.ZodType>(schema: S, env: Env): z.infer<S
   const result = schema.safeParse(cleaned);
   if (result.success) return result.data;
   throw new ConfigError(
-    result.error.issues.map((issue) => ({
-      variable: issue.path.map(String).join('.') || '(root)',
-      message: issue.code === 'invalid_type' && issue.input === undefined ? 'is required' : issue.message,
-    })),
+    result.error.issues.map((issue) => {
+      const variable = issue.path.map(String).join('.') || '(root)';
+      // Missing means absent from the environment: a coerced number that is NaN also reports no input.
+      const missing = issue.code === 'invalid_type' && issue.path.length === 1 && cleaned[String(issue.path[0])] === undefined;
+      return { variable, message: missing ? 'is required' : issue.message };
+    }),
   );
 }

@@ -1,12 +1,13 @@
-import { Redis } from 'ioredis';
 import { createLogger, serve } from '@fragrance/http';
+import { createRedisClient, waitForRedis } from '@fragrance/redis';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 
 const config = loadConfig(process.env);
 const logger = createLogger('auth', config.LOG_LEVEL);
-const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 2, connectTimeout: 2_000 });
-redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
+// Fails fast while Redis is away (requests get a 503); the app reads its keys from Redis at start.
+const redis = createRedisClient(config, logger, 'request-path');
+await waitForRedis(redis);
 
 const { app } = await buildApp({
   issuer: config.MCP_URL,

@@ -1,5 +1,7 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '@fragrance/http';
+import { createRedisClient, waitForRedis } from '@fragrance/redis';
 import { freePort, startLocalRedis, stopLocalRedis } from '@fragrance/testkit';
 import { registerClient } from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
@@ -13,8 +15,9 @@ describe('auth while Redis is down', () => {
   beforeAll(async () => {
     port = await freePort();
     const url = await startLocalRedis({ name: `auth-outage-${port}`, port });
-    redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 500, retryStrategy: () => 200 });
-    redis.on('error', () => {}); // refused reconnects while it is down are the point
+    // The client main.ts opens (request-path role); its outage logging goes to a silent logger.
+    redis = createRedisClient({ REDIS_URL: url, REDIS_COMMAND_TIMEOUT_MS: 500 }, createLogger('auth-test', 'silent'), 'request-path');
+    await waitForRedis(redis);
     auth = await startAuth(redis, 'auth-outage:');
   });
   afterAll(async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { host, httpUrl, logLevel, millis, parseConfig, port } from '@fragrance/config';
+import { catalogueAlias, host, httpUrl, logLevel, millis, parseConfig, port } from '@fragrance/config';
 
 const MIN_SECRET_LENGTH = 32;
 // The message never contains the value: config errors are printed at start-up.
@@ -15,10 +15,7 @@ export const CatalogueConfig = z.object({
   LOG_LEVEL: logLevel(),
   ELASTICSEARCH_URL: httpUrl().default('http://127.0.0.1:9200'),
   /** Alias searched and read; ingest swaps it between index versions. */
-  CATALOGUE_ALIAS: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9_-]{0,100}$/, { error: 'must be a lower-case index alias name' })
-    .default('fragrances'),
+  CATALOGUE_ALIAS: catalogueAlias(),
   /** Longest wait for one Elasticsearch request. */
   ELASTICSEARCH_TIMEOUT_MS: millis(5_000),
   /** The public {base_url}, advertised in the OpenAPI document's `servers`. */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { host, httpUrl, logLevel, millis, parseConfig, port, redisUrl } from '@fragrance/config';
-import { isValidTimeZone } from '@fragrance/api-keys';
+import { host, httpUrl, logLevel, millis, parseConfig, port, redisPrefix, redisUrl, timeZone } from '@fragrance/config';
 
 /** Every variable the gateway reads; documented in docs/configuration.md. */
 export const GatewayConfig = z.object({
@@ -9,7 +8,7 @@ export const GatewayConfig = z.object({
   LOG_LEVEL: logLevel(),
   REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
   /** Prefix of every Redis key the gateway reads and writes (apikey:*, quota:*, usage:*). */
-  REDIS_PREFIX: z.string().min(1).max(64).default('fcs:'),
+  REDIS_PREFIX: redisPrefix(),
   /** Longest wait for one Redis reply before a request fails closed with 503. */
   REDIS_COMMAND_TIMEOUT_MS: millis(500),
   CATALOGUE_SERVICE_URL: httpUrl().default('http://127.0.0.1:8081'),
@@ -29,7 +28,7 @@ export const GatewayConfig = z.object({
     .max(64 * 1024 * 1024)
     .default(1024 * 1024),
   /** IANA zone whose midnight resets every key's daily quota. */
-  QUOTA_TIMEZONE: z.string().refine(isValidTimeZone, 'must be an IANA time zone such as UTC or Australia/Sydney').default('UTC'),
+  QUOTA_TIMEZONE: timeZone('UTC'),
   /** Token bucket of keys without their own burst settings: most requests at once… */
   BURST_CAPACITY: z.coerce.number().int().min(1).default(60),
   /** …and tokens added back per second (the sustained rate). */

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyStore } from '@fragrance/api-keys';
 import { createLogger } from '@fragrance/http';
 import { Problem } from '@fragrance/contracts';
+import { createRedisClient } from '@fragrance/redis';
 import { freePort, REPO_ROOT, startLocalRedis, stopLocalRedis, uniquePrefix } from '@fragrance/testkit';
-import { createRedis } from './redis.ts';
 import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
 
 const localDir = process.env.FRAGRANCE_LOCAL_DIR ?? `${REPO_ROOT}.local`;
@@ -35,7 +35,7 @@ describe('when Redis goes away (own redis-server, never the shared one)', () => 
     port = await freePort();
     name = `gateway-outage-${port}`;
     redisUrl = await startLocalRedis({ name, port });
-    redis = createRedis(redisUrl, 300, logger);
+    redis = createRedisClient({ REDIS_URL: redisUrl, REDIS_COMMAND_TIMEOUT_MS: 300 }, logger, 'request-path');
     if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
     upstream = fakeUpstream();
     gateway = await startGateway({ redis, prefix, upstreamUrl: await listen(upstream) });
@@ -112,7 +112,11 @@ describe('when Redis hangs', () => {
     blackHole = createTcpServer((socket) => void sockets.push(socket));
     await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
     const { port } = blackHole.address() as { port: number };
-    redis = createRedis(`redis://127.0.0.1:${port}`, 300, createLogger('gateway-test', 'silent'));
+    redis = createRedisClient(
+      { REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_COMMAND_TIMEOUT_MS: 300 },
+      createLogger('gateway-test', 'silent'),
+      'request-path',
+    );
     upstream = fakeUpstream();
     gateway = await startGateway({ redis, prefix: 'hang:', upstreamUrl: await listen(upstream) });
   });

@@ -4,9 +4,9 @@
 // Redis from REDIS_URL, else the shared local test instance.
 import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
 import { RevocationStore } from '@fragrance/identity';
 import { createLogger } from '@fragrance/http';
+import { createRedisClient, waitForRedis } from '@fragrance/redis';
 import { startLocalRedis } from '@fragrance/testkit';
 import { buildApp } from '../src/app.ts';
 import { tokenVerifierFor } from '../src/auth/verify-token.ts';
@@ -22,17 +22,20 @@ const { values } = parseArgs({
 const total = Number(values.requests);
 const concurrency = Number(values.concurrency);
 
-// eslint-disable-next-line no-restricted-properties -- a command-line entry point reads its own environment
-const redis = new Redis(process.env.REDIS_URL ?? (await startLocalRedis()));
 const prefix = `bench-${process.pid}:`;
 const key = await signingKey('bench');
 const jwks = await jwksServer([key]);
 const config = McpConfig.parse({ MCP_URL: 'http://mcp.bench.test', OAUTH_ISSUER: 'http://issuer.bench.test', JWKS_URL: jwks.url });
+const logger = createLogger('mcp-bench', 'silent');
+// The service's own client, so the numbers include its options (auto-pipelining, no offline queue).
+// eslint-disable-next-line no-restricted-properties -- a command-line entry point reads its own environment
+const redis = createRedisClient({ ...config, REDIS_URL: process.env.REDIS_URL ?? (await startLocalRedis()) }, logger, 'request-path');
+await waitForRedis(redis);
 const catalogue = createCatalogueClient({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 1_000 });
 const server = createServer(
   buildApp({
     config,
-    logger: createLogger('mcp-bench', 'silent'),
+    logger,
     redis,
     verify: tokenVerifierFor(config, new RevocationStore(redis, { prefix })),
     rateLimiter: createRateLimiter({ redis, prefix, perMinute: 1_000_000, burst: 1_000_000 }),

@@ -13,9 +13,9 @@ import { createServer, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { RevocationStore } from '@fragrance/identity';
 import { createLogger } from '@fragrance/http';
+import { createRedisClient, waitForRedis } from '@fragrance/redis';
 import { startLocalRedis } from '@fragrance/testkit';
 import { buildApp } from '../src/app.ts';
 import { tokenVerifierFor } from '../src/auth/verify-token.ts';
@@ -165,12 +165,15 @@ export async function startBehindTokenProxy(redisUrl: string, catalogueUrl = 'ht
   const proxy = createServer();
   const proxyBase = await listen(proxy);
   const config = McpConfig.parse({ MCP_URL: proxyBase, OAUTH_ISSUER: 'http://issuer.conformance.test', JWKS_URL: jwks.url });
-  const redis = new Redis(redisUrl);
+  const logger = createLogger('mcp-conformance', 'silent');
+  // The service's own client (no offline queue): wait until it is ready before the first request.
+  const redis = createRedisClient({ ...config, REDIS_URL: redisUrl }, logger, 'request-path');
+  await waitForRedis(redis);
   const prefix = `conformance-${process.pid}:`;
   const catalogue = createCatalogueClient({ baseUrl: catalogueUrl, timeoutMs: 5_000 });
   const app = buildApp({
     config,
-    logger: createLogger('mcp-conformance', 'silent'),
+    logger,
     redis,
     verify: tokenVerifierFor(config, new RevocationStore(redis, { prefix })),
     rateLimiter: createRateLimiter({ redis, prefix, perMinute: 6_000, burst: 1_000 }),

@@ -11,8 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { Redis } from 'ioredis';
 import { UserStore } from '@fragrance/identity';
+import { createRedisClient, quietRedisLogger, waitForRedis } from '@fragrance/redis';
 import { FormUser } from '@fragrance/testkit';
 import { MemoryOAuthProvider } from '../test/stack.ts';
 
@@ -36,7 +36,8 @@ const say = (message: string) => process.stdout.write(`${message}\n`);
 
 if (values['create-user']) {
   // eslint-disable-next-line no-restricted-properties -- a command-line entry point reads its own environment
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  const redis = createRedisClient({ REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }, quietRedisLogger, 'command');
+  await waitForRedis(redis); // fails with "cannot reach Redis at host:port: …"
   // eslint-disable-next-line no-restricted-properties -- a command-line entry point reads its own environment
   const users = new UserStore(redis, { prefix: process.env.REDIS_PREFIX ?? 'fcs:' });
   if (!(await users.findByEmail(credentials.email))) {

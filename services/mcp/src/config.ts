@@ -1,6 +1,6 @@
 import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { z } from 'zod';
-import { host, httpUrl, logLevel, millis, parseConfig, port, redisUrl } from '@fragrance/config';
+import { host, httpUrl, logLevel, millis, parseConfig, port, redisPrefix, redisUrl } from '@fragrance/config';
 
 const commaList = z.string().transform((value) =>
   value
@@ -18,7 +18,9 @@ const McpConfigShape = z.object({
   LOG_LEVEL: logLevel(),
   REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
   /** Prefix of every Redis key read and written: the auth service's (revoked:*), so its revocations bite here; mcp:* is ours. */
-  REDIS_PREFIX: z.string().min(1).max(64).default('fcs:'),
+  REDIS_PREFIX: redisPrefix(),
+  /** Longest wait for one Redis reply before a request fails with 503. */
+  REDIS_COMMAND_TIMEOUT_MS: millis(500),
   CATALOGUE_SERVICE_URL: httpUrl().default('http://127.0.0.1:8081'),
   CATALOGUE_TIMEOUT_MS: millis(5_000),
   /** Public base URL clients reach (the edge). The MCP resource identifier is `${MCP_URL}/mcp`. */

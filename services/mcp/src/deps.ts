@@ -1,6 +1,6 @@
-import { Redis } from 'ioredis';
 import { RevocationStore } from '@fragrance/identity';
 import type { Logger } from '@fragrance/http';
+import { createRedisClient } from '@fragrance/redis';
 import type { McpDeps } from './app.ts';
 import { tokenVerifierFor } from './auth/verify-token.ts';
 import { createCatalogueClient } from './catalogue/client.ts';
@@ -18,8 +18,7 @@ export interface RunningDeps extends McpDeps {
  */
 export function createDeps(config: McpConfig, logger: Logger): RunningDeps {
   // Fail fast rather than queue commands while Redis is away: requests get a 503 instead.
-  const redis = new Redis(config.REDIS_URL, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 1_000 });
-  redis.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis connection error'));
+  const redis = createRedisClient(config, logger, 'request-path');
   const catalogue = createCatalogueClient({ baseUrl: config.CATALOGUE_SERVICE_URL, timeoutMs: config.CATALOGUE_TIMEOUT_MS });
   const verify = tokenVerifierFor(config, new RevocationStore(redis, { prefix: config.REDIS_PREFIX }));
   const rateLimiter = createRateLimiter({

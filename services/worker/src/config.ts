@@ -1,17 +1,19 @@
-import { booleanFlag, host, httpUrl, logLevel, millis, parseConfig, redisUrl } from '@fragrance/config';
+import {
+  booleanFlag,
+  catalogueAlias,
+  host,
+  httpUrl,
+  logLevel,
+  millis,
+  parseConfig,
+  redisPrefix,
+  redisUrl,
+  timeZone,
+} from '@fragrance/config';
 import { DEFAULT_JOBS_PREFIX } from '@fragrance/jobs';
 import { z } from 'zod';
 
 const positiveInt = (fallback: number, max = 1_000_000) => z.coerce.number().int().min(1).max(max).default(fallback);
-
-const validTimeZone = (tz: string): boolean => {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 // Five or six space-separated cron fields; BullMQ's cron parser does the full check at upsert.
 const cron = z.string().regex(/^\S+( \S+){4,5}$/, 'must be a cron pattern such as "0 2 * * *"');
@@ -25,9 +27,9 @@ export const WorkerConfig = z
     LOG_LEVEL: logLevel(),
     REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
     ELASTICSEARCH_URL: httpUrl().default('http://127.0.0.1:9200'),
-    CATALOGUE_ALIAS: z.string().min(1).default('fragrances'),
+    CATALOGUE_ALIAS: catalogueAlias(),
     /** BullMQ key prefix; run summaries live under it too. */
-    JOBS_PREFIX: z.string().min(1).max(64).default(DEFAULT_JOBS_PREFIX),
+    JOBS_PREFIX: redisPrefix(DEFAULT_JOBS_PREFIX),
     /** Batches one worker process enriches at once. */
     ENRICH_CONCURRENCY: positiveInt(4, 64),
     ENRICH_BATCH_SIZE: positiveInt(250, 10_000),
@@ -36,7 +38,7 @@ export const WorkerConfig = z
     ENRICH_BACKOFF_MS: millis(2_000),
     ENRICH_SCHEDULE_ENABLED: booleanFlag(true),
     ENRICH_CRON: cron.default('0 2 * * *'),
-    ENRICH_TIMEZONE: z.string().refine(validTimeZone, 'must be an IANA time zone such as Australia/Sydney').default('Australia/Sydney'),
+    ENRICH_TIMEZONE: timeZone('Australia/Sydney'),
     /** AU availability older than this is re-checked by the nightly run. */
     AU_STALE_HOURS: z.coerce.number().positive().default(24),
     AU_FEED_FILE: z.string().min(1).default('data/generated/au-retailer-feed.ndjson'),

@@ -2,13 +2,14 @@
 // entry, and a small health endpoint. SIGTERM lets in-flight batches finish (or hands them back).
 import { Client } from '@elastic/elasticsearch';
 import { createLogger } from '@fragrance/http';
-import { Redis } from 'ioredis';
+import { createRedisClient } from '@fragrance/redis';
 import { healthServer, startWorker } from './app.ts';
 import { loadConfig } from './config.ts';
 
 const config = loadConfig(process.env);
 const logger = createLogger('worker', config.LOG_LEVEL);
-const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: null });
+// BullMQ's role: commands wait for a reconnect instead of failing (maxRetriesPerRequest: null).
+const redis = createRedisClient(config, logger, 'queue');
 const elasticsearch = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 120_000, maxRetries: 2 });
 
 const running = await startWorker({ config, logger, redis, elasticsearch });

@@ -2,17 +2,14 @@ import { resolve } from 'node:path';
 import { Client } from '@elastic/elasticsearch';
 import cliProgress from 'cli-progress';
 import { z } from 'zod';
-import { httpUrl, parseConfig } from '@fragrance/config';
+import { catalogueAlias, httpUrl, parseConfig } from '@fragrance/config';
 import { catalogueStatus, ingestCatalogue, type IngestProgress } from '@fragrance/search';
 import { parseOptions, UsageError, type Command, type CommandContext } from '../command.ts';
 
 /** What `catalogue ingest` reads from the environment (same names as the catalogue service). */
 export const IngestConfig = z.object({
   ELASTICSEARCH_URL: httpUrl().default('http://127.0.0.1:9200'),
-  CATALOGUE_ALIAS: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9_-]{0,100}$/, { error: 'must be a lower-case index alias name' })
-    .default('fragrances'),
+  CATALOGUE_ALIAS: catalogueAlias(),
 });
 
 const DEFAULT_FILE = 'data/generated/catalogue.ndjson';

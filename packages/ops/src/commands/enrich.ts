@@ -1,7 +1,6 @@
 import cliProgress from 'cli-progress';
-import { Redis } from 'ioredis';
 import { z } from 'zod';
-import { parseConfig, redisUrl } from '@fragrance/config';
+import { parseConfig, redisPrefix, redisUrl } from '@fragrance/config';
 import {
   createRunStore,
   DEFAULT_JOBS_PREFIX,
@@ -14,11 +13,12 @@ import {
 } from '@fragrance/jobs';
 import { Job, type Queue } from 'bullmq';
 import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
+import { withRedis } from '../redis.ts';
 
 /** What `enrich` commands read from the environment (the same names the worker uses). */
 export const EnrichConfig = z.object({
   REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
-  JOBS_PREFIX: z.string().min(1).max(64).default(DEFAULT_JOBS_PREFIX),
+  JOBS_PREFIX: redisPrefix(DEFAULT_JOBS_PREFIX),
 });
 
 interface Session {
@@ -29,27 +29,14 @@ interface Session {
 /** Opens Redis (failing fast when it is down), the enrichment queue and the run store; always closes them. */
 async function withSession<T>(ctx: CommandContext, use: (session: Session) => Promise<T>): Promise<T> {
   const config = parseConfig(EnrichConfig, ctx.env);
-  const redis = new Redis(config.REDIS_URL, {
-    lazyConnect: true,
-    maxRetriesPerRequest: null,
-    connectTimeout: 3_000,
-    retryStrategy: () => null,
+  return withRedis(config, async (redis) => {
+    const queue = enrichmentQueue({ connection: redis, prefix: config.JOBS_PREFIX });
+    try {
+      return await use({ queue, runs: createRunStore({ redis, prefix: config.JOBS_PREFIX }) });
+    } finally {
+      await queue.close().catch(() => undefined);
+    }
   });
-  let lastError = '';
-  redis.on('error', (error: Error) => void (lastError = error.message));
-  try {
-    await redis.connect();
-  } catch (error) {
-    const { hostname, port } = new URL(config.REDIS_URL); // never the password
-    throw new Error(`cannot reach Redis at ${hostname}:${port || 6379}: ${lastError || (error as Error).message}`, { cause: error });
-  }
-  const queue = enrichmentQueue({ connection: redis, prefix: config.JOBS_PREFIX });
-  try {
-    return await use({ queue, runs: createRunStore({ redis, prefix: config.JOBS_PREFIX }) });
-  } finally {
-    await queue.close().catch(() => undefined);
-    redis.disconnect();
-  }
 }
 
 const seconds = (run: RunSummary): string => {

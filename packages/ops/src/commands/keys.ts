@@ -1,48 +1,21 @@
-import { Redis } from 'ioredis';
 import { z } from 'zod';
-import { parseConfig, redisUrl } from '@fragrance/config';
-import {
-  Burst,
-  createKeyStore,
-  isValidTimeZone,
-  MAX_QUOTA,
-  Refill,
-  USAGE_RETENTION_DAYS,
-  type ApiKeyRecord,
-  type KeyStore,
-} from '@fragrance/api-keys';
+import { parseConfig, redisPrefix, redisUrl, timeZone } from '@fragrance/config';
+import { Burst, createKeyStore, MAX_QUOTA, Refill, USAGE_RETENTION_DAYS, type ApiKeyRecord, type KeyStore } from '@fragrance/api-keys';
 import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
+import { withRedis } from '../redis.ts';
 
 /** What `keys` commands read from the environment (the same names the gateway uses). */
 export const KeysConfig = z.object({
   REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
-  REDIS_PREFIX: z.string().min(1).max(64).default('fcs:'),
-  QUOTA_TIMEZONE: z.string().refine(isValidTimeZone, 'must be an IANA time zone').default('UTC'),
+  REDIS_PREFIX: redisPrefix(),
+  QUOTA_TIMEZONE: timeZone('UTC'),
 });
 export type KeysConfig = z.infer<typeof KeysConfig>;
 
 /** Opens Redis for one command (failing fast when it is down) and always closes it. */
 async function withStore<T>(ctx: CommandContext, use: (store: KeyStore, config: KeysConfig) => Promise<T>): Promise<T> {
   const config = parseConfig(KeysConfig, ctx.env);
-  const redis = new Redis(config.REDIS_URL, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 3_000,
-    retryStrategy: () => null,
-  });
-  let lastError = '';
-  redis.on('error', (error: Error) => void (lastError = error.message)); // reported below instead
-  try {
-    try {
-      await redis.connect();
-    } catch (error) {
-      const { hostname, port } = new URL(config.REDIS_URL); // never the password
-      throw new Error(`cannot reach Redis at ${hostname}:${port || 6379}: ${lastError || (error as Error).message}`, { cause: error });
-    }
-    return await use(createKeyStore({ redis, prefix: config.REDIS_PREFIX }), config);
-  } finally {
-    redis.disconnect();
-  }
+  return withRedis(config, (redis) => use(createKeyStore({ redis, prefix: config.REDIS_PREFIX }), config));
 }
 
 function wholeNumber(name: string, raw: string | undefined, min: number, max: number): number {

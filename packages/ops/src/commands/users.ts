@@ -1,13 +1,13 @@
-import { Redis } from 'ioredis';
 import { z } from 'zod';
-import { parseConfig, redisUrl } from '@fragrance/config';
+import { parseConfig, redisPrefix, redisUrl } from '@fragrance/config';
 import { disableUser, IdentityError, KeyStore, MIN_PASSWORD_LENGTH, RevocationStore, UserStore } from '@fragrance/identity';
 import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
+import { withRedis } from '../redis.ts';
 
 /** What `users` and `auth` commands read from the environment (the names the auth service uses). */
 export const UsersConfig = z.object({
   REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
-  REDIS_PREFIX: z.string().min(1).max(64).default('fcs:'),
+  REDIS_PREFIX: redisPrefix(),
 });
 
 interface Stores {
@@ -19,32 +19,18 @@ interface Stores {
 /** Opens Redis for one command (failing fast when it is down) and always closes it. */
 async function withStores<T>(ctx: CommandContext, use: (stores: Stores) => Promise<T>): Promise<T> {
   const config = parseConfig(UsersConfig, ctx.env);
-  const redis = new Redis(config.REDIS_URL, {
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 3_000,
-    retryStrategy: () => null,
-  });
-  let lastError = '';
-  redis.on('error', (error: Error) => void (lastError = error.message));
+  const prefix = config.REDIS_PREFIX;
   try {
-    try {
-      await redis.connect();
-    } catch (error) {
-      const { hostname, port } = new URL(config.REDIS_URL); // never the password
-      throw new Error(`cannot reach Redis at ${hostname}:${port || 6379}: ${lastError || (error as Error).message}`, { cause: error });
-    }
-    const prefix = config.REDIS_PREFIX;
-    return await use({
-      users: new UserStore(redis, { prefix }),
-      revocations: new RevocationStore(redis, { prefix }),
-      keys: new KeyStore(redis, { prefix }),
-    });
+    return await withRedis(config, (redis) =>
+      use({
+        users: new UserStore(redis, { prefix }),
+        revocations: new RevocationStore(redis, { prefix }),
+        keys: new KeyStore(redis, { prefix }),
+      }),
+    );
   } catch (error) {
     if (error instanceof IdentityError) throw new UsageError(error.message);
     throw error;
-  } finally {
-    redis.disconnect();
   }
 }
 

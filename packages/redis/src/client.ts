@@ -1,0 +1,101 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import { redisAddress, reportOutages, type RedisLogger } from './outages.ts';
+
+/**
+ * What a connection is for; each role is one option set, chosen once for the whole project.
+ *
+ * - `request-path`: serves HTTP requests (gateway, auth, mcp). Fails fast instead of waiting:
+ *   no offline queue (a command while disconnected rejects at once, so the request gets a 503),
+ *   no resend after a dropped connection (a quota or rate-limit script is never run twice), every
+ *   reply bounded by REDIS_COMMAND_TIMEOUT_MS, reconnects within a second, auto-pipelining.
+ * - `queue`: BullMQ (the worker). BullMQ needs `maxRetriesPerRequest: null` for its blocking
+ *   commands, and no command timeout; commands wait for a reconnect instead of failing.
+ * - `command`: one operator command (ops CLI, scripts). Connects only when asked
+ *   ({@link waitForRedis}), one attempt, no reconnects: a down Redis fails the command at once.
+ */
+export type RedisRole = 'request-path' | 'queue' | 'command';
+
+export const REDIS_ROLES: readonly RedisRole[] = ['request-path', 'queue', 'command'];
+
+/** The variables a role needs, as every config schema names them. */
+export interface RedisClientConfig {
+  REDIS_URL: string;
+  /** Longest wait for one reply; required by (and used only by) `request-path`. */
+  REDIS_COMMAND_TIMEOUT_MS?: number;
+}
+
+type ConfigFor<R extends RedisRole> = R extends 'request-path'
+  ? RedisClientConfig & { REDIS_COMMAND_TIMEOUT_MS: number }
+  : RedisClientConfig;
+
+/** ioredis options of a role (exported for tests and for reading; use createRedisClient). */
+export function redisOptions(role: RedisRole, config: RedisClientConfig): RedisOptions {
+  switch (role) {
+    case 'request-path':
+      if (config.REDIS_COMMAND_TIMEOUT_MS === undefined) throw new TypeError('the request-path role needs REDIS_COMMAND_TIMEOUT_MS');
+      return {
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        connectTimeout: 1_000,
+        commandTimeout: config.REDIS_COMMAND_TIMEOUT_MS,
+        // Many requests in one tick share one write to Redis.
+        enableAutoPipelining: true,
+        retryStrategy: (attempt) => Math.min(100 * attempt, 1_000),
+      };
+    case 'queue':
+      return {
+        maxRetriesPerRequest: null,
+        connectTimeout: 10_000,
+        retryStrategy: (attempt) => Math.min(50 * attempt, 2_000),
+      };
+    case 'command':
+      return {
+        lazyConnect: true,
+        maxRetriesPerRequest: 1,
+        connectTimeout: 3_000,
+        retryStrategy: () => null,
+      };
+  }
+}
+
+/**
+ * The one way the project opens Redis: the role's options, and the outage logging policy
+ * (the first error of an outage and the recovery are logged, not every reconnect attempt).
+ */
+export function createRedisClient<R extends RedisRole>(config: ConfigFor<R>, logger: RedisLogger, role: R): Redis {
+  const redis = new Redis(config.REDIS_URL, redisOptions(role, config));
+  reportOutages(redis, logger, role);
+  return redis;
+}
+
+/**
+ * Resolves once the client is ready, connecting it first when it is lazy (`command`) or ended. Rejects
+ * with "cannot reach Redis at host:port: <last error>" when it gives up (a `command` client's one
+ * attempt failed) or after `timeoutMs`; the client keeps reconnecting in that case unless closed.
+ */
+export function waitForRedis(redis: Redis, { timeoutMs = 10_000 }: { timeoutMs?: number } = {}): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    let lastError: Error | undefined;
+    const onError = (error: Error) => void (lastError = error);
+    const fail = (fallback: string) => {
+      cleanup();
+      const reason = lastError?.message ?? fallback;
+      reject(new Error(`cannot reach Redis at ${redisAddress(redis)}: ${reason}`, { cause: lastError }));
+    };
+    const onEnd = () => fail('connection closed');
+    const onReady = () => {
+      cleanup();
+      resolve();
+    };
+    const timer = setTimeout(() => fail(`not ready within ${timeoutMs} ms`), timeoutMs);
+    function cleanup() {
+      clearTimeout(timer);
+      redis.off('error', onError).off('ready', onReady).off('end', onEnd);
+    }
+    redis.on('error', onError).on('ready', onReady).on('end', onEnd);
+    // A lazy client, or one that gave up before, connects (again) here; how that goes arrives as
+    // 'ready', 'error' or 'end' above.
+    if (redis.status === 'wait' || redis.status === 'end') redis.connect().catch(() => undefined);
+  });
+}
