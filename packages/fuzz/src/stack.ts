@@ -2,9 +2,9 @@
 // small generated catalogue in a real Elasticsearch index and API keys in a real Redis.
 import { randomBytes } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
-import { Redis } from 'ioredis';
 import { createKeyStore } from '@fragrance/api-keys';
 import { generateCatalogue } from '@fragrance/dataset';
+import { createRedisClient, quietRedisLogger } from '@fragrance/redis';
 import { ingestCatalogue } from '@fragrance/search';
 import { freePort, startService, type RunningService } from '@fragrance/testkit';
 
@@ -30,7 +30,7 @@ export interface FuzzStackOptions {
 export async function startFuzzStack(options: FuzzStackOptions): Promise<FuzzTarget> {
   const { elasticsearchUrl, redisUrl, prefix, records = 500 } = options;
   const es = new Client({ node: elasticsearchUrl });
-  const redis = new Redis(redisUrl, { lazyConnect: true });
+  const redis = createRedisClient({ REDIS_URL: redisUrl }, quietRedisLogger, 'command');
   const services: RunningService[] = [];
   const alias = `${prefix}fragrances`;
   const stop = async () => {

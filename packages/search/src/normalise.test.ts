@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { searchFields } from './mapping.ts';
 import { queryKey } from './normalise.ts';
-import { buildSearchQuery } from './query.ts';
 import { makeRecord } from './testing.ts';
 
 describe('folding', () => {

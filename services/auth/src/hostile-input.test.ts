@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { HeadlessUser, parseForms } from './testing/browser.ts';
+import { FormUser, parseForms, testRedis, type TestRedis } from '@fragrance/testkit';
 import { authorizeUrl, pkcePair, registerClient } from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
 import { rawRequest, type RawResponse } from './testing/raw-http.ts';
@@ -26,7 +25,7 @@ afterAll(async () => {
 });
 
 interface LiveForm {
-  user: HeadlessUser;
+  user: FormUser;
   /** The interaction page (GET). */
   page: string;
   /** The form's action (POST). */
@@ -36,7 +35,7 @@ interface LiveForm {
 
 /** A new browser at the sign-in page of a fresh interaction. */
 async function atLogin(): Promise<LiveForm> {
-  const user = new HeadlessUser(auth.issuer);
+  const user = new FormUser(auth.issuer);
   const { challenge } = pkcePair();
   const start = await user.request(
     authorizeUrl(auth.issuer, {
@@ -64,7 +63,7 @@ async function atConsent(): Promise<LiveForm> {
 }
 
 /** The browser's cookies with fcs_csrf replaced by `hostile` (placed first, as a browser puts the most specific). */
-const cookiesWith = (user: HeadlessUser, hostile: string) =>
+const cookiesWith = (user: FormUser, hostile: string) =>
   [
     hostile,
     ...user
@@ -73,7 +72,7 @@ const cookiesWith = (user: HeadlessUser, hostile: string) =>
       .filter((c) => !c.startsWith('fcs_csrf=')),
   ].join('; ');
 
-const csrfCookieOf = (user: HeadlessUser) => /(?:^|; )fcs_csrf=([^;]*)/.exec(user.cookieHeader())?.[1];
+const csrfCookieOf = (user: FormUser) => /(?:^|; )fcs_csrf=([^;]*)/.exec(user.cookieHeader())?.[1];
 
 const freshCsrfCookie = (response: RawResponse) =>
   (response.headers.get('set-cookie') ?? []).map((c) => /^fcs_csrf=([^;]*)/.exec(c)?.[1]).find(Boolean);

@@ -43,9 +43,8 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
   });
 
   it('serves GET /health on its port and answers anything else with a not_found problem', async () => {
-    const server = healthServer(worker).listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const server = healthServer(worker);
+    const base = await listen(server);
     try {
       expect((await fetch(`${base}/health`)).status).toBe(200);
       for (const [method, path] of [
@@ -58,7 +57,7 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
         expect(Problem.parse(await res.json())).toMatchObject({ status: 404, code: 'not_found', title: 'Not Found' });
       }
     } finally {
-      server.close();
+      await close(server);
     }
   });
 
