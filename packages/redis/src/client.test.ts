@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, testRedis, type TestRedis } from '@fragrance/testkit';
 import { createRedisClient, redisOptions, waitForRedis } from './client.ts';
-import type { RedisLogger } from './outages.ts';
+import { isRedisConnectionError, quietRedisLogger, type RedisLogger } from './outages.ts';
 
 interface Recorded {
   level: 'warn' | 'info';
@@ -233,6 +233,19 @@ describe('the outage logging policy', () => {
       redis.disconnect();
       await proxy.stop().catch(() => undefined);
     }
+  });
+
+  it('tells connection errors (left to this policy) from other errors', async () => {
+    const port = await freePort();
+    const redis = createRedisClient({ REDIS_URL: `redis://127.0.0.1:${port}` }, quietRedisLogger, 'command');
+    const refused = await new Promise<Error>((resolve) => {
+      redis.once('error', resolve);
+      void waitForRedis(redis).catch(() => undefined);
+    });
+    expect(isRedisConnectionError(refused)).toBe(true);
+    await expect(redis.get('k')).rejects.toSatisfy(isRedisConnectionError); // "Connection is closed."
+    expect(isRedisConnectionError(new Error('ERR unknown command'))).toBe(false);
+    expect(isRedisConnectionError('ECONNREFUSED')).toBe(false);
   });
 
   it('logs nothing for a clean shutdown', async () => {

@@ -13,4 +13,4 @@
  *   names host:port but never the password.
  */
 export { createRedisClient, REDIS_ROLES, redisOptions, waitForRedis, type RedisClientConfig, type RedisRole } from './client.ts';
-export { quietRedisLogger, redisAddress, reportOutages, type RedisLogger } from './outages.ts';
+export { isRedisConnectionError, quietRedisLogger, redisAddress, reportOutages, type RedisLogger } from './outages.ts';

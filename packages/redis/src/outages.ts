@@ -9,6 +9,30 @@ export interface RedisLogger {
 /** For one-shot commands that report a failure themselves (waitForRedis's error names it). */
 export const quietRedisLogger: RedisLogger = { warn: () => undefined, info: () => undefined };
 
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/**
+ * True for an error that only says the connection to Redis failed or dropped. Libraries that
+ * open more connections from ours (BullMQ duplicates it for blocking commands, and its Worker and
+ * Queue re-emit every connection error) can skip these: the client from createRedisClient already
+ * reports the outage once.
+ */
+export function isRedisConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code } = error as Error & { code?: unknown };
+  return (typeof code === 'string' && CONNECTION_CODES.has(code)) || error.message === 'Connection is closed.';
+}
+
 /** `host:port` (or the socket path) of a client, never its credentials: safe in logs and errors. */
 export function redisAddress(redis: Redis): string {
   const { host, port, path } = redis.options;

@@ -10,6 +10,7 @@ import {
   registerNightlySchedule,
   type RunStore,
 } from '@fragrance/jobs';
+import { isRedisConnectionError } from '@fragrance/redis';
 import { toIndexDocument } from '@fragrance/search';
 import { Worker, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -105,8 +106,14 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       .then((state) => (state === 'failed' ? recordFailedBatch(runs, job, logger) : undefined))
       .catch((e: unknown) => logger.error({ err: e, cause: error.message }, 'could not record a failed batch'));
   });
-  for (const worker of [enrichment, ingest])
-    worker.on('error', (error) => logger.error({ err: error, queue: worker.name }, 'worker error'));
+  // BullMQ re-emits every failed reconnect of each of its connections; the Redis client reports
+  // an outage once (createRedisClient in main.ts), so only other errors are logged here. A queue
+  // without an error listener would print each one to stderr.
+  const onError = (queue: string) => (error: Error) => {
+    if (!isRedisConnectionError(error)) logger.error({ err: error, queue }, 'worker error');
+  };
+  for (const worker of [enrichment, ingest]) worker.on('error', onError(worker.name));
+  for (const queue of [queues.enrichment, queues.ingest]) queue.on('error', onError(queue.name));
 
   await Promise.all([enrichment.waitUntilReady(), ingest.waitUntilReady()]);
   if (config.ENRICH_SCHEDULE_ENABLED) {
