@@ -13,7 +13,7 @@ export function generateApiKey(): string {
   while (out.length < RANDOM_LENGTH) {
     for (const byte of randomBytes(64)) {
       // Rejection sampling: 248 = 4 × 62, so byte % 62 stays uniform.
-      if (byte < 248 && out.length < RANDOM_LENGTH) out += ALPHABET[byte % 62];
+      if (byte < 248 && out.length < RANDOM_LENGTH) out += ALPHABET.charAt(byte % 62);
     }
   }
   return API_KEY_PREFIX + out;

@@ -115,7 +115,7 @@ function requestMix(sample: Sample): (random: () => number) => LoadRequest {
     }
     params.set('limit', String(pick(random, [10, 20, 20, 50, 100])));
     if (random() < 0.2) params.set('offset', String(Math.floor(random() * 200)));
-    return { path: `/v1/fragrances?${params}` };
+    return { path: `/v1/fragrances?${params.toString()}` };
   };
 }
 

@@ -9,7 +9,7 @@ describe('runLoad', () => {
   const seen: string[] = [];
   beforeAll(async () => {
     server = createServer((req, res) => {
-      seen.push(`${req.method} ${req.url} ${req.headers['x-key'] ?? ''}`);
+      seen.push(`${req.method} ${req.url} ${String(req.headers['x-key'] ?? '')}`);
       res.statusCode = req.url?.startsWith('/fail') ? 500 : 200;
       res.end('{"ok":true}');
     });

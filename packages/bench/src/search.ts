@@ -97,8 +97,8 @@ function typo(random: () => number, text: string): string {
     kind < 0.33
       ? word.slice(0, at) + word.slice(at + 1)
       : kind < 0.66
-        ? word.slice(0, at) + word[at] + word.slice(at)
-        : word.slice(0, at - 1) + word[at] + word[at - 1] + word.slice(at + 1);
+        ? word.slice(0, at) + word.charAt(at) + word.slice(at)
+        : word.slice(0, at - 1) + word.charAt(at) + word.charAt(at - 1) + word.slice(at + 1);
   words[i] = changed;
   return words.join(' ');
 }
@@ -113,7 +113,7 @@ function cpuMs(pid: number | undefined): number {
 const strip = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '');
 
 function servicePath(params: Record<string, string>): string {
-  return `/v1/fragrances?${new URLSearchParams(params)}`;
+  return `/v1/fragrances?${new URLSearchParams(params).toString()}`;
 }
 
 /** The Elasticsearch request the service sends for these parameters (same builder, same trim). */
@@ -239,7 +239,8 @@ async function measure(
   rounds: number,
   warmupS: number,
 ): Promise<Map<string, Summary>> {
-  const at = (sequence: number) => mix[sequence % mix.length] as Pair;
+  const at = (sequence: number) => mix[sequence % mix.length]!;
+  const countsByStatus = (): Record<string, number> => ({});
   const totals = new Map(
     targets.map((t) => [
       t.name,
@@ -248,7 +249,7 @@ async function measure(
         requests: 0,
         errors: 0,
         seconds: 0,
-        statuses: {} as Record<string, number>,
+        statuses: countsByStatus(),
         catalogueCpu: 0,
         gatewayCpu: 0,
       },
@@ -256,7 +257,7 @@ async function measure(
   );
   for (let round = 0; round < rounds; round += 1) {
     for (let k = 0; k < targets.length; k += 1) {
-      const target = targets[(round + k) % targets.length] as Target;
+      const target = targets[(round + k) % targets.length]!;
       const total = totals.get(target.name);
       if (!total) continue;
       const cpu0 = [cpuMs(pids.catalogue), cpuMs(pids.gateway)];
@@ -368,11 +369,11 @@ async function main(): Promise<void> {
     // Unsaturated: one request at a time, so latency is the hops' own cost, not queueing.
     say(`latency: concurrency 1, ${LATENCY_S} s per target`);
     const latency = await measure(mix, targets, pids, 1, LATENCY_S, 2, 1);
-    const a = results.get('a') as Summary;
-    const b = results.get('b') as Summary;
+    const a = results.get('a')!;
+    const b = results.get('b')!;
     const c = results.get('c');
-    const la = latency.get('a') as Summary;
-    const lb = latency.get('b') as Summary;
+    const la = latency.get('a')!;
+    const lb = latency.get('b')!;
     const lc = latency.get('c');
     const result = {
       bench: 'search',

@@ -23,11 +23,11 @@ describe('parseConfig', () => {
   });
 
   it('rejects a missing variable, naming it', () => {
-    expect(() => parseConfig(schema, { UPSTREAM_URL: valid.UPSTREAM_URL })).toThrowError(/REDIS_URL: is required/);
+    expect(() => parseConfig(schema, { UPSTREAM_URL: valid.UPSTREAM_URL })).toThrow(/REDIS_URL: is required/);
   });
 
   it('treats an empty string as missing', () => {
-    expect(() => parseConfig(schema, { ...valid, REDIS_URL: '' })).toThrowError(/REDIS_URL/);
+    expect(() => parseConfig(schema, { ...valid, REDIS_URL: '' })).toThrow(/REDIS_URL/);
   });
 
   it('rejects invalid values, naming every bad variable', () => {
@@ -48,6 +48,6 @@ describe('parseConfig', () => {
 
 describe('parseConfig on a present but unparseable number', () => {
   it('says what is wrong with it, not that it is missing', () => {
-    expect(() => parseConfig(schema, { ...valid, PORT: 'eighty' })).toThrowError(/PORT: (?!is required)/);
+    expect(() => parseConfig(schema, { ...valid, PORT: 'eighty' })).toThrow(/PORT: (?!is required)/);
   });
 });

@@ -20,7 +20,7 @@ const problem = (description: string, headers: z.ZodRawShape = {}): ZodOpenApiRe
 const errors = {
   '400': problem('A parameter is invalid, unknown or repeated; `invalid_params` names each one.'),
   '401': problem('Missing, malformed, unknown or revoked API key.', {
-    'WWW-Authenticate': z.string().meta({ example: 'Bearer' }),
+    'WWW-Authenticate': z.string().meta({ examples: ['Bearer'] }),
   }),
   '429': problem('Daily quota or burst limit exceeded; see `retry_after_seconds`.', {
     'Retry-After': z.number().int().meta({ description: 'Whole seconds to wait.' }),
@@ -108,7 +108,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
           summary: 'This document',
           security: [],
           responses: {
-            '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: z.object({}).passthrough() } } },
+            '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: z.looseObject({}) } } },
           },
         },
       },

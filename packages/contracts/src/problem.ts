@@ -52,7 +52,7 @@ export const Problem = z
     status: z.number().int().min(400).max(599),
     detail: z.string().optional(),
     instance: z.string().optional(),
-    code: ProblemCode.meta({ description: 'Stable machine-readable error code.', example: 'invalid_parameter' }),
+    code: ProblemCode.meta({ description: 'Stable machine-readable error code.', examples: ['invalid_parameter'] }),
     request_id: z.string().optional(),
     invalid_params: z.array(InvalidParam).optional(),
     retry_after_seconds: z

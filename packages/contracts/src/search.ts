@@ -92,9 +92,11 @@ export const SearchQuery = z
       .meta({
         description:
           'Full text over name (boosted), brand, perfumers, notes and accords. Case- and accent-insensitive, typo-tolerant, the last word matches as a prefix. Empty means no text condition.',
-        example: 'hermes terre',
+        examples: ['hermes terre'],
       }),
-    brand: text(100).optional().meta({ description: 'Exact brand name, case- and accent-insensitive.', example: 'Hermès' }),
+    brand: text(100)
+      .optional()
+      .meta({ description: 'Exact brand name, case- and accent-insensitive.', examples: ['Hermès'] }),
     concentration: z
       .preprocess(
         // Every accepted spelling maps onto the vocabulary; anything else stays as sent and fails.
@@ -104,14 +106,14 @@ export const SearchQuery = z
       .optional()
       .meta({
         description: `One of ${CONCENTRATIONS.join(', ')}; case-insensitive; EDP, EDT, EDC, "extrait" and "cologne" accepted.`,
-        example: 'Eau de Parfum',
+        examples: ['Eau de Parfum'],
       }),
     country: z
       .string()
       .regex(/^[A-Za-z]{2}$/, { error: 'must be an ISO 3166-1 alpha-2 code such as FR' })
       .transform((c) => c.toUpperCase())
       .optional()
-      .meta({ description: "Brand's country of origin, ISO 3166-1 alpha-2, case-insensitive.", example: 'FR' }),
+      .meta({ description: "Brand's country of origin, ISO 3166-1 alpha-2, case-insensitive.", examples: ['FR'] }),
     year_from: integer(1000, 9999).optional().meta({ description: 'Earliest year released (inclusive).' }),
     year_to: integer(1000, 9999).optional().meta({ description: 'Latest year released (inclusive).' }),
     limit: integer(1, MAX_LIMIT)
@@ -147,7 +149,11 @@ export const SearchQuery = z
         ),
       )
       .optional()
-      .meta({ description: `Comma-separated facet counts to return: ${FACETS.join(', ')}.`, example: ['brand', 'decade'], ...COMMA_LIST }),
+      .meta({
+        description: `Comma-separated facet counts to return: ${FACETS.join(', ')}.`,
+        examples: [['brand', 'decade']],
+        ...COMMA_LIST,
+      }),
   })
   .superRefine((q, ctx) => {
     if (q.year_from !== undefined && q.year_to !== undefined && q.year_from > q.year_to) {

@@ -9,7 +9,7 @@ import { foldKey } from './text.ts';
  * accord and feed line of a 75k catalogue). Indexed `search.*` fields are these keys, so a change
  * here changes what an existing index matches: bump INDEX_SCHEMA_VERSION with it.
  */
-const FOLDED: ReadonlyArray<readonly [string, string]> = [
+const FOLDED: readonly (readonly [string, string])[] = [
   ["Terre d'Hermès", 'terre d hermes'],
   ['TERRE D’HERMES', 'terre d hermes'],
   ['L’Eau d’Issey', 'l eau d issey'],

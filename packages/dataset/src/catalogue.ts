@@ -72,7 +72,7 @@ export interface BrandPlan {
   basePrice: number;
 }
 
-const CONCENTRATION_WEIGHTS: ReadonlyArray<readonly [Concentration, number]> = [
+const CONCENTRATION_WEIGHTS: readonly (readonly [Concentration, number])[] = [
   ['Extrait de Parfum', 7],
   ['Parfum', 9],
   ['Eau de Parfum', 45],

@@ -1,5 +1,5 @@
 /** Countries of brands (ISO 3166-1 alpha-2) with their weight in the catalogue. */
-export const BRAND_COUNTRIES: ReadonlyArray<readonly [string, number]> = [
+export const BRAND_COUNTRIES: readonly (readonly [string, number])[] = [
   ['FR', 30],
   ['IT', 12],
   ['US', 15],

@@ -216,7 +216,7 @@ function mutatedCase(operation: Operation, context: FuzzContext): fc.Arbitrary<F
         ),
     );
     const typed = params.filter(
-      (p) => p.schema.enum || p.schema.type === 'integer' || p.schema.type === 'number' || p.schema.type === 'boolean',
+      (p) => p.schema.enum !== undefined || p.schema.type === 'integer' || p.schema.type === 'number' || p.schema.type === 'boolean',
     );
     if (typed.length > 0) {
       mutations.push(

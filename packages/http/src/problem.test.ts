@@ -25,7 +25,7 @@ async function call(app: express.Express, path: string, init?: RequestInit) {
   const { port } = server.address() as { port: number };
   try {
     const res = await fetch(`http://127.0.0.1:${port}${path}`, init);
-    return { res, body: (await res.json()) as unknown };
+    return { res, body: await res.json() };
   } finally {
     server.close();
   }

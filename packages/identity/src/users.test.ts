@@ -97,7 +97,7 @@ describe('LoginThrottle', () => {
     }
     const blocked = await throttle.check('victim@example.com', '10.0.0.9');
     expect(blocked.allowed).toBe(false);
-    expect(blocked.allowed === false && blocked.retryAfterSeconds).toBeGreaterThan(50);
+    expect(!blocked.allowed && blocked.retryAfterSeconds).toBeGreaterThan(50);
     // Another account from the same address is still allowed until the address limit.
     expect(await throttle.check('other@example.com', '10.0.0.1')).toEqual({ allowed: true });
     await throttle.recordFailure('other@example.com', '10.0.0.1');

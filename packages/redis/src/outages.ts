@@ -36,7 +36,7 @@ export function isRedisConnectionError(error: unknown): boolean {
 /** `host:port` (or the socket path) of a client, never its credentials: safe in logs and errors. */
 export function redisAddress(redis: Redis): string {
   const { host, port, path } = redis.options;
-  return path || `${host ?? '127.0.0.1'}:${port ?? 6379}`;
+  return path !== undefined && path !== '' ? path : `${host ?? '127.0.0.1'}:${port ?? 6379}`;
 }
 
 /**

@@ -66,7 +66,7 @@ export function createCatalogueRepository({
     );
     const hits = response.hits?.hits ?? [];
     const total = (response.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0;
-    const data = hits.map((hit) => hit._source as FragranceSummary);
+    const data = hits.map((hit) => hit._source!);
     const last = hits.at(-1);
     const nextPosition = built.offset + data.length;
     const next_cursor =
@@ -107,7 +107,7 @@ export function createCatalogueRepository({
       { index: alias, ...buildSimilarQuery(id, source, limit) },
       { querystring: { filter_path: 'hits.hits._source' } },
     );
-    return (response.hits?.hits ?? []).map((hit) => hit._source as FragranceSummary);
+    return (response.hits?.hits ?? []).map((hit) => hit._source!);
   }
 
   return { search, get, similar };

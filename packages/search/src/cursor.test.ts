@@ -44,7 +44,7 @@ describe('cursor codec', () => {
       Buffer.from('{"a":[{}],"p":1,"f":"x"}').toString('base64url'),
       '',
     ];
-    for (const cursor of bad) expect(() => codec.decode(cursor, fingerprint, RELEVANCE), cursor).toThrowError(InvalidCursorError);
+    for (const cursor of bad) expect(() => codec.decode(cursor, fingerprint, RELEVANCE), cursor).toThrow(InvalidCursorError);
   });
 
   it('accepts the previous key while rotating, and nothing signed with any other', () => {
@@ -55,14 +55,14 @@ describe('cursor codec', () => {
     expect(rotating.decode(issued, fingerprint, POPULARITY)).toEqual({ after: [2, 'id'], position: 20 });
     // It signs with the new key only.
     const reissued = rotating.encode({ after: [2, 'id'], position: 20 }, fingerprint);
-    expect(() => createCursorCodec({ current: old }).decode(reissued, fingerprint, POPULARITY)).toThrowError(InvalidCursorError);
+    expect(() => createCursorCodec({ current: old }).decode(reissued, fingerprint, POPULARITY)).toThrow(InvalidCursorError);
     expect(createCursorCodec({ current: fresh }).decode(reissued, fingerprint, POPULARITY)).toEqual({ after: [2, 'id'], position: 20 });
-    expect(() => createCursorCodec({ current: fresh }).decode(issued, fingerprint, POPULARITY)).toThrowError(InvalidCursorError);
+    expect(() => createCursorCodec({ current: fresh }).decode(issued, fingerprint, POPULARITY)).toThrow(InvalidCursorError);
   });
 
   it('rejects a cursor of another query, naming the reason', () => {
     const cursor = codec.encode({ after: [1, 'id'], position: 20 }, queryFingerprint(SearchQuery.parse({ query: 'oud' })));
-    expect(() => codec.decode(cursor, fingerprint, POPULARITY)).toThrowError(/different query/);
+    expect(() => codec.decode(cursor, fingerprint, POPULARITY)).toThrow(/different query/);
   });
 
   it('type-checks even a validly signed cursor against the sort in use, and bounds its position', () => {
@@ -88,7 +88,7 @@ describe('cursor codec', () => {
       null,
     ];
     for (const payload of bad) {
-      expect(() => codec.decode(forge(key, payload), fingerprint, RELEVANCE), JSON.stringify(payload)).toThrowError(InvalidCursorError);
+      expect(() => codec.decode(forge(key, payload), fingerprint, RELEVANCE), JSON.stringify(payload)).toThrow(InvalidCursorError);
     }
   });
 });
@@ -102,11 +102,11 @@ describe('buildSearchQuery with a cursor', () => {
     const f = queryFingerprint(noText);
     const text = SearchQuery.parse({ brand: 'X', query: 'rose' });
     const cursor = codec.encode({ after: [1, 2, 'id'], position: 20 }, f);
-    expect(() => buildSearchQuery({ ...noText, cursor }, codec)).toThrowError(InvalidCursorError);
+    expect(() => buildSearchQuery({ ...noText, cursor }, codec)).toThrow(InvalidCursorError);
     const fits = codec.encode({ after: [2, 'id'], position: 20 }, f);
     expect(buildSearchQuery({ ...noText, cursor: fits }, codec)).toMatchObject({ offset: 20, body: { search_after: [2, 'id'] } });
     // A score where the popularity sort expects a vote count.
-    expect(() => buildSearchQuery({ ...noText, cursor: forge(key, { a: [1.5, 'id'], p: 20, f }) }, codec)).toThrowError(InvalidCursorError);
+    expect(() => buildSearchQuery({ ...noText, cursor: forge(key, { a: [1.5, 'id'], p: 20, f }) }, codec)).toThrow(InvalidCursorError);
     const textCursor = codec.encode({ after: [3.25, 2, 'id'], position: 5 }, queryFingerprint(text));
     expect(buildSearchQuery({ ...text, cursor: textCursor }, codec).body.search_after).toEqual([3.25, 2, 'id']);
   });

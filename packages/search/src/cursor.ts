@@ -121,7 +121,7 @@ export function createCursorCodec(keys: CursorKeys): CursorCodec {
     // checked anyway so nothing malformed ever reaches Elasticsearch.
     if (!Array.isArray(a) || a.length !== sort.length || !sort.every((kind, i) => fits(a[i], kind))) throw new InvalidCursorError();
     if (typeof p !== 'number' || !Number.isSafeInteger(p) || p < 1 || p > MAX_CURSOR_POSITION) throw new InvalidCursorError();
-    return { after: a as estypes.FieldValue[], position: p };
+    return { after: a, position: p };
   }
 
   return { encode, decode };

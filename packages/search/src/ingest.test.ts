@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SearchQuery, type FragranceDetail } from '@fragrance/contracts';
+import { SearchQuery } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { testElasticsearch, waitFor, type TestElasticsearch } from '@fragrance/testkit';
 import { createCatalogueRepository } from './catalogue.ts';
@@ -53,7 +53,7 @@ describe('ingestCatalogue', () => {
     expect(settings[result.index]?.settings?.index?.refresh_interval).toBe('1s');
 
     // The stored document is the record plus folded helper fields; detail reads strip them.
-    const first = records[0] as FragranceDetail;
+    const first = records[0]!;
     const doc = await es.client.get({ index: alias, id: first.id });
     expect(doc._source).toMatchObject({ ...first, search: expect.objectContaining({ brand: expect.any(String) }) });
     const repo = createCatalogueRepository({ client: es.client, alias, cursorKeys: { current: randomBytes(32).toString('base64url') } });
@@ -78,7 +78,7 @@ describe('ingestCatalogue', () => {
     const alias = es.index('failing');
     const live = await ingestCatalogue({ client: es.client, alias, records: [...generateCatalogue({ count: 20, seed: 9 })] });
 
-    await expect(ingestCatalogue({ client: es.client, alias, records: [{ nope: true }, 'x'] })).rejects.toThrowError(IngestError);
+    await expect(ingestCatalogue({ client: es.client, alias, records: [{ nope: true }, 'x'] })).rejects.toThrow(IngestError);
     await expect(
       ingestCatalogue({
         client: es.client,
@@ -86,7 +86,7 @@ describe('ingestCatalogue', () => {
         records: [...generateCatalogue({ count: 20, seed: 10 })],
         beforeSwap: () => Promise.reject(new Error('verification failed')),
       }),
-    ).rejects.toThrowError('verification failed');
+    ).rejects.toThrow('verification failed');
 
     expect(await aliasTargets(es.client, alias)).toEqual([live.index]);
     expect(await listVersions(es.client, alias)).toEqual([live.index]);
@@ -98,7 +98,7 @@ describe('ingestCatalogue', () => {
     await es.client.indices.create({ index: name });
     await expect(
       ingestCatalogue({ client: es.client, alias: name, records: [...generateCatalogue({ count: 5, seed: 1 })] }),
-    ).rejects.toThrowError();
+    ).rejects.toThrow();
     expect(await listVersions(es.client, name)).toEqual([]);
   });
 

@@ -136,10 +136,13 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
     let todo = batch;
     while (todo.length > 0) {
       const body = todo.map((p) => `{"index":{"_id":${JSON.stringify(p.id)}}}\n${p.json}\n`).join('');
-      const response = (await client.transport.request(
+      const response = await client.transport.request<{
+        errors: boolean;
+        items?: Record<string, { status: number; error?: { type: string; reason: string } }>[];
+      }>(
         { method: 'POST', path: `/${encodeURIComponent(index)}/_bulk`, querystring: { filter_path: BULK_FILTER }, bulkBody: body },
         { requestTimeout: 120_000, maxRetries: 2 },
-      )) as { errors: boolean; items?: Record<string, { status: number; error?: { type: string; reason: string } }>[] };
+      );
       if (!response.errors) {
         indexed += todo.length;
         break;
@@ -147,7 +150,7 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
       const retry: Pending[] = [];
       todo.forEach((pending, i) => {
         const item = Object.values(response.items?.[i] ?? {})[0];
-        if (!item || !item.error) indexed += 1;
+        if (!item?.error) indexed += 1;
         else if (item.status === 429) retry.push(pending);
         else skipped.push({ line: pending.line, reason: `rejected by Elasticsearch: ${item.error.type}: ${item.error.reason}` });
       });
@@ -202,7 +205,7 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
     }
     if (batch.length > 0 && !failure) launch(batch);
     await Promise.all(inFlight);
-    if (failure) throw failure;
+    if (failure) throw failure instanceof Error ? failure : new Error('bulk indexing failed', { cause: failure });
     progress();
 
     if (indexed === 0) throw new IngestError('no valid record to index; the current catalogue stays live');

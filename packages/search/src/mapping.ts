@@ -12,7 +12,7 @@ export const INDEX_SCHEMA_VERSION = 2;
  * Fields of a FragranceSummary, read off its schema: what a search hit returns from _source. A
  * field added to the summary contract is returned without touching this list.
  */
-export const SUMMARY_FIELDS = Object.keys(FragranceSummary.shape) as ReadonlyArray<keyof FragranceSummary>;
+export const SUMMARY_FIELDS = Object.keys(FragranceSummary.shape) as readonly (keyof FragranceSummary)[];
 
 /** Helper fields computed at ingest; never returned to clients. */
 export const SEARCH_OBJECT = 'search';

@@ -82,7 +82,7 @@ describe('relevance', () => {
     // A window of 100 stands in for production's 10,000: offset paging stops there, cursors do not.
     await es.client.indices.putSettings({ index: alias, settings: { max_result_window: 100 } });
     try {
-      await expect(repo.search(SearchQuery.parse({ offset: '100', limit: '20' }))).rejects.toThrowError(/result window/i);
+      await expect(repo.search(SearchQuery.parse({ offset: '100', limit: '20' }))).rejects.toThrow(/result window/i);
       const seen: string[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < 6; page += 1) {

@@ -21,7 +21,7 @@ export async function waitFor<T>(condition: () => T | Promise<T>, options: WaitO
   for (;;) {
     try {
       const value = await condition();
-      if (value) return value as NonNullable<T>;
+      if (value) return value;
     } catch (error) {
       lastError = error;
     }

@@ -403,7 +403,7 @@ const LAYER_CODES = new Set(['T', 'H', 'B', 'TH', 'HB', 'THB', 'TB']);
 export interface NoteInfo {
   name: string;
   /** Layers of the pyramid the note usually sits in. */
-  layers: ReadonlyArray<'top' | 'heart' | 'base'>;
+  layers: readonly ('top' | 'heart' | 'base')[];
   /** Accords the note contributes to, strongest first. */
   accords: readonly Accord[];
 }
@@ -419,7 +419,7 @@ function parseNotes(table: string): NoteInfo[] {
     for (const a of list) if (!accordSet.has(a)) throw new Error(`note ${name}: unknown accord ${a}`);
     out.push({
       name,
-      layers: [...(layers as Layers)].map((c) => (c === 'T' ? 'top' : c === 'H' ? 'heart' : 'base')),
+      layers: Array.from(layers as Layers).map((c) => (c === 'T' ? 'top' : c === 'H' ? 'heart' : 'base')),
       accords: list as Accord[],
     });
   }
@@ -456,7 +456,7 @@ export function deriveAccords(notes: { top: readonly string[]; heart: readonly s
       const accords = NOTE_ACCORD_INDEXES.get(note) ?? NOTE_ACCORD_INDEXES.get(note.toLowerCase());
       if (!accords) continue;
       for (let rank = 0; rank < accords.length; rank++) {
-        const a = accords[rank] as number;
+        const a = accords[rank]!;
         score[a] = (score[a] ?? 0) + (ACCORD_RANK_WEIGHT[rank] ?? 0.2) * layerWeight;
       }
     }
@@ -470,5 +470,5 @@ export function deriveAccords(notes: { top: readonly string[]; heart: readonly s
   return ranked
     .filter((a) => (score[a] ?? 0) >= top * 0.2)
     .slice(0, max)
-    .map((a) => ACCORDS[a] as Accord);
+    .map((a) => ACCORDS[a]!);
 }

@@ -12,7 +12,9 @@ import { startAuth, type Harness } from './testing/harness.ts';
 // and consents through the pages, the way a person would, and keeps screenshots of them.
 const CHROMIUM = '/usr/bin/chromium';
 /** The one DOM API used inside the page (the project compiles without the DOM lib). */
-type BrowserGlobals = { getComputedStyle(element: unknown): { maxWidth: string } };
+interface BrowserGlobals {
+  getComputedStyle(element: unknown): { maxWidth: string };
+}
 const SHOTS = join(REPO_ROOT, '.local', 'screenshots');
 
 let t: TestRedis;

@@ -10,6 +10,8 @@ let t: TestRedis;
 let auth: Harness;
 const credentials = { email: 'e2e.buyer@example.com', password: 'correct horse battery staple' };
 const REDIRECT = 'http://127.0.0.1:53682/callback';
+// The test issuer is plain http on loopback; oauth4webapi marks the opt-in deprecated to make it stand out.
+// eslint-disable-next-line @typescript-eslint/no-deprecated
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 beforeAll(async () => {

@@ -61,7 +61,7 @@ export function createProvider(options: ProviderOptions): Provider {
       short: { httpOnly: true, sameSite: 'lax', signed: true },
     },
     jwks: {
-      keys: options.signingKeys.map((k) => ({ ...k })) as NonNullable<Configuration['jwks']>['keys'],
+      keys: options.signingKeys.map((k) => ({ ...k })),
     },
     features: {
       devInteractions: { enabled: false },
@@ -98,7 +98,7 @@ export function createProvider(options: ProviderOptions): Provider {
         ack: 'draft-02',
         cacheDuration: { min: 60, max: 3600 },
       },
-    } as Configuration['features'],
+    },
     fetch: createCimdFetch(options.cimd) as unknown as Configuration['fetch'],
     fetchResponseBodyLimits: { 'client_id metadata document': options.cimd?.maxBytes ?? 5 * 1024 },
     extraClientMetadata: {
@@ -172,7 +172,7 @@ export function createProvider(options: ProviderOptions): Provider {
       Interaction: 3600,
       IdToken: 3600,
     },
-    renderError: (ctx: KoaContextWithOIDC, out, error) => {
+    renderError: (ctx: KoaContextWithOIDC, out) => {
       logger.info({ error: out.error, description: out.error_description }, 'authorization error shown to the user');
       ctx.type = 'html';
       ctx.body = errorPage({
@@ -180,7 +180,6 @@ export function createProvider(options: ProviderOptions): Provider {
         message: out.error_description ?? out.error ?? 'The request is invalid.',
         code: out.error ?? 'invalid_request',
       });
-      void error;
     },
   };
 

@@ -19,7 +19,7 @@ describe('catalogue app', () => {
     await new Promise((r) => server.once('listening', r));
     try {
       const res = await fetch(`http://127.0.0.1:${(server.address() as { port: number }).port}${path}`);
-      return { status: res.status, body: (await res.json()) as unknown };
+      return { status: res.status, body: await res.json() };
     } finally {
       server.close();
     }

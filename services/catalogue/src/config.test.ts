@@ -6,8 +6,8 @@ describe('catalogue config', () => {
   const secret = 'k'.repeat(32);
 
   it('requires CURSOR_SECRET of at least 32 characters, and never echoes it', () => {
-    expect(() => loadConfig({})).toThrowError(/CURSOR_SECRET: is required/);
-    expect(() => loadConfig({ CURSOR_SECRET: '' })).toThrowError(/CURSOR_SECRET: is required/);
+    expect(() => loadConfig({})).toThrow(/CURSOR_SECRET: is required/);
+    expect(() => loadConfig({ CURSOR_SECRET: '' })).toThrow(/CURSOR_SECRET: is required/);
     let error: unknown;
     try {
       loadConfig({ CURSOR_SECRET: 'short-secret-value' });
@@ -17,7 +17,7 @@ describe('catalogue config', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).variables).toEqual(['CURSOR_SECRET']);
     expect((error as ConfigError).message).not.toContain('short-secret-value');
-    expect(() => loadConfig({ CURSOR_SECRET: secret, CURSOR_SECRET_PREVIOUS: 'too-short' })).toThrowError(/CURSOR_SECRET_PREVIOUS/);
+    expect(() => loadConfig({ CURSOR_SECRET: secret, CURSOR_SECRET_PREVIOUS: 'too-short' })).toThrow(/CURSOR_SECRET_PREVIOUS/);
   });
 
   it('accepts a current key alone or with the previous one', () => {

@@ -428,7 +428,7 @@ describe('catalogue routes', () => {
       expect(data.map((d) => d.id)).not.toContain(terre.id);
       const byId = new Map(records.map((r) => [r.id, r]));
       for (const item of data) {
-        const r = byId.get(item.id) as FragranceDetail;
+        const r = byId.get(item.id)!;
         const shared = notesOf(r).some((n) => notesOf(terre).includes(n)) || r.accords.some((a) => terre.accords.includes(a));
         expect(shared).toBe(true);
       }

@@ -98,7 +98,7 @@ describe('proxyTo', () => {
         controller.close();
       },
     });
-    const streamed = await fetch(`${edgeUrl}/echo`, { method: 'POST', body: chunks, duplex: 'half' } as RequestInit);
+    const streamed = await fetch(`${edgeUrl}/echo`, { method: 'POST', body: chunks, duplex: 'half' });
     expect(streamed.status).toBe(413);
   });
 

@@ -107,7 +107,7 @@ export function proxyTo(options: ProxyOptions): RequestHandler {
       await stream(
         `${options.upstream}${req.originalUrl}`,
         {
-          method: req.method as 'GET',
+          method: req.method,
           headers,
           body,
           dispatcher: options.agent,

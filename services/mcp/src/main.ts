@@ -12,5 +12,5 @@ await serve({
   host: config.HOST,
   port: config.PORT,
   logger,
-  onShutdown: deps.close,
+  onShutdown: () => deps.close(),
 });

@@ -302,7 +302,7 @@ describe('failing batches and the nightly schedule', () => {
     expect(failed[0]).toMatchObject({ run_id: runId, batch_no: 0, attempts: 3, reason: 'AI endpoint answered 500' });
     // Nothing was written.
     const docs = await allDocs(es.client, fixture.alias);
-    expect([...docs.values()].every((d) => d.record.provenance_tags.includes('ai_enriched') === false)).toBe(true);
+    expect([...docs.values()].every((d) => !d.record.provenance_tags.includes('ai_enriched'))).toBe(true);
   });
 
   it('a run whose planning keeps failing ends failed and frees the slot for the next run', async () => {

@@ -14,7 +14,6 @@ import { isRedisConnectionError } from '@fragrance/redis';
 import { toIndexDocument } from '@fragrance/search';
 import { Worker, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { DocumentBuilder } from './catalogue.ts';
 import type { WorkerConfig } from './config.ts';
 import { localModel, openAiModel, type AiModel } from './enrichers/ai.ts';
 import { buildEnrichers } from './enrichers/index.ts';
@@ -87,7 +86,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         batchBackoffMs: config.ENRICH_BACKOFF_MS,
         logger,
       },
-      batch: { elasticsearch, alias: config.CATALOGUE_ALIAS, enrichers, toDocument: toIndexDocument as DocumentBuilder, logger },
+      batch: { elasticsearch, alias: config.CATALOGUE_ALIAS, enrichers, toDocument: toIndexDocument, logger },
     }),
     { ...workerOptions, concurrency: config.ENRICH_CONCURRENCY },
   );
@@ -100,7 +99,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   // A batch can also fail outside the processor (stalled too often): make sure its run still finishes.
   enrichment.on('failed', (job, error) => {
-    if (!job || job.name !== JOB_NAMES.enrichBatch) return;
+    if (job?.name !== JOB_NAMES.enrichBatch) return;
     void job
       .getState()
       .then((state) => (state === 'failed' ? recordFailedBatch(runs, job, logger) : undefined))

@@ -69,9 +69,9 @@ describe('ops catalogue ingest', () => {
 
   it('rejects bad options and a missing file as usage errors', async () => {
     const env = { ELASTICSEARCH_URL: es.url, CATALOGUE_ALIAS: es.index('unused') };
-    await expect(ingest.run(context(['--concurrency', '0'], env).ctx)).rejects.toThrowError(UsageError);
-    await expect(ingest.run(context(['--alias', 'Bad Alias'], env).ctx)).rejects.toThrowError(UsageError);
-    await expect(ingest.run(context(['--file', join(dir, 'missing.ndjson')], env).ctx)).rejects.toThrowError(/does not exist/);
+    await expect(ingest.run(context(['--concurrency', '0'], env).ctx)).rejects.toThrow(UsageError);
+    await expect(ingest.run(context(['--alias', 'Bad Alias'], env).ctx)).rejects.toThrow(UsageError);
+    await expect(ingest.run(context(['--file', join(dir, 'missing.ndjson')], env).ctx)).rejects.toThrow(/does not exist/);
     expect(await currentIndex(es.client, es.index('unused'))).toBeUndefined();
   });
 });

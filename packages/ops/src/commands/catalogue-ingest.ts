@@ -26,11 +26,11 @@ function intOption(name: string, raw: string | undefined, fallback: number, min:
 
 /** A progress bar on a terminal, a line every 10% elsewhere (CI logs stay short). */
 function progressReporter(ctx: CommandContext): { update: (p: IngestProgress) => void; stop: () => void } {
-  const tty = (ctx.stderr as NodeJS.WriteStream).isTTY === true;
+  const tty = (ctx.stderr as NodeJS.WriteStream).isTTY;
   if (tty) {
     const bar = new cliProgress.SingleBar(
       {
-        stream: ctx.stderr as NodeJS.WriteStream,
+        stream: ctx.stderr,
         format: 'ingest [{bar}] {percentage}% | {value}/{total} read | {indexed} indexed | {skipped} skipped | {eta}s',
         hideCursor: true,
       },

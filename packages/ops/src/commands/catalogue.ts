@@ -27,7 +27,7 @@ const generate: Command = {
     });
     const count = integerOption('count', values.count, DEFAULT_COUNT, 1, MAX_COUNT);
     const seed = integerOption('seed', values.seed, DEFAULT_SEED, 0, MAX_SEED);
-    if (values.out !== undefined && values.out.trim() === '') throw new UsageError('--out must be a directory path');
+    if (values.out?.trim() === '') throw new UsageError('--out must be a directory path');
     const dir = resolve(values.out ?? DEFAULT_OUT);
     const started = performance.now();
     const written = await writeDataset({ dir, count, seed });

@@ -73,11 +73,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A progress bar on a terminal, a line every 10% elsewhere (CI logs stay short). */
 function progressReporter(ctx: CommandContext) {
-  const tty = (ctx.stderr as NodeJS.WriteStream).isTTY === true;
+  const tty = (ctx.stderr as NodeJS.WriteStream).isTTY;
   if (tty) {
     const bar = new cliProgress.SingleBar(
       {
-        stream: ctx.stderr as NodeJS.WriteStream,
+        stream: ctx.stderr,
         format: 'enrich [{bar}] {percentage}% | {value}/{total} rows | {changed} changed | {failed} failed | {eta}s',
         hideCursor: true,
       },

@@ -115,7 +115,7 @@ const list: Command = {
       const keys = (await store.list()).filter(
         (k) => (values.owner === undefined || k.owner === values.owner) && (!values.active || !k.revokedAt),
       );
-      if (values.json) return print(ctx, JSON.stringify(keys.map(toJson)));
+      if (values.json) return void print(ctx, JSON.stringify(keys.map(toJson)));
       print(ctx, keys.length === 0 ? 'no keys' : keys.map(describe).join('\n'));
     });
   },

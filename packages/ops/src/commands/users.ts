@@ -52,13 +52,14 @@ export async function readPassword(ctx: CommandContext): Promise<string> {
             if (char === '\r' || char === '\n') {
               stdin.off('data', onData);
               ctx.stderr.write('\n');
-              return resolve(value);
+              return void resolve(value);
             }
             if (char === '\u0003') {
               stdin.off('data', onData);
-              return reject(new UsageError('cancelled'));
+              return void reject(new UsageError('cancelled'));
             }
-            if (char === '\u007f' || char === '\b') value = [...value].slice(0, -1).join('');
+            if (char === '\u007f' || char === '\b')
+              value = Array.from(value).slice(0, -1).join(''); // by code point, not UTF-16 unit
             else value += char;
           }
         };

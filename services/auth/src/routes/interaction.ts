@@ -67,7 +67,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   const clientOf = async (details: Details) => {
     const client = await provider.Client.find(String(details.params.client_id));
     const clientId = client?.clientId ?? String(details.params.client_id);
-    const cimdHost = /^https:\/\//.test(clientId) ? URL.parse(clientId)?.host : undefined;
+    const cimdHost = clientId.startsWith('https://') ? URL.parse(clientId)?.host : undefined;
     return { name: client?.clientName ?? cimdHost ?? clientId, cimdHost };
   };
 
@@ -90,9 +90,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     const client = await clientOf(details);
     const user = details.session?.accountId ? await users.findById(details.session.accountId) : undefined;
     const requested = new Set(
-      String(details.params.scope ?? CATALOGUE_SCOPE)
-        .split(' ')
-        .filter(Boolean),
+      (typeof details.params.scope === 'string' ? details.params.scope : CATALOGUE_SCOPE).split(' ').filter(Boolean),
     );
     requested.add(CATALOGUE_SCOPE);
     sendPage(
@@ -151,7 +149,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     wrap(async (req, res) => {
       const details = await load(req, res);
       if (!details) return;
-      if (!csrf.verify(req, details.uid)) return refuseCsrf(res);
+      if (!csrf.verify(req, details.uid)) return void refuseCsrf(res);
       if (details.prompt.name !== 'login') return renderConsent(req, res, details);
       const body = req.body as Record<string, unknown>;
       const email = typeof body.email === 'string' ? body.email.slice(0, 320) : '';
@@ -188,7 +186,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     wrap(async (req, res) => {
       const details = await load(req, res);
       if (!details) return;
-      if (!csrf.verify(req, details.uid)) return refuseCsrf(res);
+      if (!csrf.verify(req, details.uid)) return void refuseCsrf(res);
       if (details.prompt.name !== 'consent' || !details.session?.accountId) {
         return void sendPage(res, 400, errorPage({ title: 'Sign in first', message: 'Consent needs a signed-in user.' }));
       }
@@ -217,7 +215,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     wrap(async (req, res) => {
       const details = await load(req, res);
       if (!details) return;
-      if (!csrf.verify(req, details.uid)) return refuseCsrf(res);
+      if (!csrf.verify(req, details.uid)) return void refuseCsrf(res);
       await provider.interactionFinished(
         req,
         res,

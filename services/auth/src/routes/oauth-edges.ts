@@ -46,10 +46,10 @@ async function readBounded(req: IncomingMessage, limit: number): Promise<Buffer>
  */
 export function registrationBodyLimit(maxBytes: number): RequestHandler {
   return (req, _res, next) => {
-    if (req.method !== 'POST' || req.path !== '/oauth/register') return next();
+    if (req.method !== 'POST' || req.path !== '/oauth/register') return void next();
     const declared = req.headers['content-length'];
-    if (declared !== undefined) return next(Number(declared) > maxBytes ? new PayloadTooLargeError(maxBytes) : undefined);
-    if (req.headers['transfer-encoding'] === undefined) return next();
+    if (declared !== undefined) return void next(Number(declared) > maxBytes ? new PayloadTooLargeError(maxBytes) : undefined);
+    if (req.headers['transfer-encoding'] === undefined) return void next();
     readBounded(req, maxBytes).then((body) => {
       req.body = body;
       next();
@@ -97,9 +97,9 @@ interface RevokeDeps {
   logger: Logger;
 }
 
-type ModelWithAdapter = {
+interface ModelWithAdapter {
   adapter: { destroy(id: string): Promise<unknown>; revokeByGrantId(id: string): Promise<unknown> };
-};
+}
 
 /**
  * RFC 7009 token revocation, served here rather than by oidc-provider: it cannot revoke our
@@ -140,7 +140,7 @@ export function tokenRevocation(deps: RevokeDeps): Router {
       }
     }
     const refreshToken = await provider.RefreshToken.find(token).catch(() => undefined);
-    return refreshToken && refreshToken.clientId === clientId ? refreshToken.grantId : undefined;
+    return refreshToken?.clientId === clientId ? refreshToken.grantId : undefined;
   };
 
   const router = Router();
@@ -148,17 +148,17 @@ export function tokenRevocation(deps: RevokeDeps): Router {
     void (async () => {
       res.setHeader('Cache-Control', 'no-store');
       if (!req.is('application/x-www-form-urlencoded')) {
-        return oauthError(res, 400, 'invalid_request', 'only application/x-www-form-urlencoded bodies are supported');
+        return void oauthError(res, 400, 'invalid_request', 'only application/x-www-form-urlencoded bodies are supported');
       }
       const params = new URLSearchParams(typeof req.body === 'string' ? req.body : '');
       for (const name of ['token', 'token_type_hint', 'client_id']) {
-        if (params.getAll(name).length > 1) return oauthError(res, 400, 'invalid_request', `${name} must not be repeated`);
+        if (params.getAll(name).length > 1) return void oauthError(res, 400, 'invalid_request', `${name} must not be repeated`);
       }
       const clientId = params.get('client_id');
       const client = clientId && !req.headers.authorization ? await provider.Client.find(clientId).catch(() => undefined) : undefined;
-      if (!clientId || !client) return oauthError(res, 401, 'invalid_client', 'client authentication failed');
+      if (!clientId || !client) return void oauthError(res, 401, 'invalid_client', 'client authentication failed');
       const token = params.get('token');
-      if (!token) return oauthError(res, 400, 'invalid_request', 'missing required parameter token');
+      if (!token) return void oauthError(res, 400, 'invalid_request', 'missing required parameter token');
       const grantId = await grantOf(token, clientId);
       if (grantId) await revokeGrant(grantId);
       res.status(200).end();

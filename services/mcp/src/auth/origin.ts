@@ -26,7 +26,7 @@ export function requireAllowedOrigin(allowedOrigins: readonly string[]): Request
 export function requireAllowedHost(allowedHostnames: readonly string[]): RequestHandler {
   const allowed = new Set(allowedHostnames.map((host) => host.toLowerCase()));
   return (req, _res, next) => {
-    if (allowed.size === 0) return next();
+    if (allowed.size === 0) return void next();
     let hostname: string | undefined;
     try {
       hostname = req.headers.host ? new URL(`http://${req.headers.host}`).hostname : undefined;

@@ -77,8 +77,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     }
 
     const sub = payload.sub;
-    const clientId = payload['client_id'];
-    const gid = payload['gid'];
+    const clientId = payload.client_id;
+    const gid = payload.gid;
     if (typeof sub !== 'string' || !sub || typeof clientId !== 'string' || !clientId) {
       throw new InvalidTokenError('The token lacks a subject or client.');
     }
@@ -92,7 +92,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     }
     if (revoked) throw new InvalidTokenError('The token has been revoked.');
 
-    const scopes = typeof payload['scope'] === 'string' ? payload['scope'].split(' ').filter(Boolean) : [];
+    const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
     if (!scopes.includes(options.requiredScope)) throw new InsufficientScopeError(options.requiredScope);
 
     const caller: Caller = { sub, clientId, scopes, ...(grantId ? { grantId } : {}) };

@@ -116,7 +116,7 @@ function buildServer(ctx: ToolContext): McpServer {
         throw new CatalogueUnavailableError(`The catalogue answered with an unexpected shape: ${z.prettifyError(parsed.error)}`);
       }
       log('ok');
-      return { content: [{ type: 'text', text: text(parsed.data) }], structuredContent: parsed.data as Record<string, unknown> };
+      return { content: [{ type: 'text', text: text(parsed.data) }], structuredContent: parsed.data };
     } catch (error) {
       if (error instanceof CatalogueRejectedError) {
         log('rejected', { status: error.status });

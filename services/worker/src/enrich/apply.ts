@@ -64,7 +64,7 @@ export function applySupplied(record: FragranceDetail, source: ProvenanceSource,
         .filter((p) => p.fields.length > 0),
       { source, fields, recorded_at: asOf },
     ];
-  } else if (!supplied.stamp && own && own.fields.some((f) => suppliedFields.includes(f))) {
+  } else if (!supplied.stamp && own?.fields.some((f) => suppliedFields.includes(f))) {
     // The source now supplies "nothing found": its claim on these fields goes.
     provenance = record.provenance
       .map((p) => (p.source === source ? { ...p, fields: p.fields.filter((f) => !suppliedFields.includes(f)) } : p))

@@ -177,7 +177,7 @@ export function openAiModel(options: {
       const lane = async () => {
         while (next < inputs.length) {
           const i = next++;
-          out[i] = await ask(inputs[i] as AiInput, signal);
+          out[i] = await ask(inputs[i]!, signal);
         }
       };
       await Promise.all(Array.from({ length: Math.min(options.concurrency, inputs.length) }, lane));

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AuRetailerFeedLine, FragranceDetail } from '@fragrance/contracts';
+import type { FragranceDetail } from '@fragrance/contracts';
 import { generateAuRetailerFeed, generateCatalogue } from '@fragrance/dataset';
 import { close, listen } from '@fragrance/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,7 +103,7 @@ describe('au_retailer_scrape', () => {
     }
     // A line in another spelling still matches its record.
     const row = withOffers();
-    const line = feedLines.find((l) => auValuesFor(row, indexFeed([l]), AS_OF).stamp) as AuRetailerFeedLine;
+    const line = feedLines.find((l) => auValuesFor(row, indexFeed([l]), AS_OF).stamp)!;
     const respelled = {
       ...line,
       brand: line.brand.toUpperCase(),
