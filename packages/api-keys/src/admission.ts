@@ -107,10 +107,7 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock 
   };
 }
 
-const REFUND_LUA = `
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-if used > 0 then return redis.call('DECR', KEYS[1]) end
-return 0`;
+const REFUND_LUA = luaScript('refund.lua');
 
 /**
  * Gives back an admitted request that then failed on our side (upstream 5xx), so customers are
@@ -118,7 +115,8 @@ return 0`;
  */
 export function createRefunder({ redis, prefix }: { redis: Redis; prefix: string }): (quota: QuotaState) => Promise<void> {
   const keys = redisKeys(prefix);
+  const refund = scriptCommand<number>(redis, 'fcsRefund', REFUND_LUA, 1);
   return async (quota) => {
-    await redis.eval(REFUND_LUA, 1, keys.usage(quota.keyId, quota.day));
+    await refund(keys.usage(quota.keyId, quota.day));
   };
 }
