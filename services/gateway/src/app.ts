@@ -106,12 +106,11 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
   const refundServerErrors: RequestHandler = (req, res, next) => {
     onHeaders(res, () => {
       const quota = quotaOf(res);
-      if (quota && res.statusCode >= 500) res.setHeader('RateLimit-Remaining', String(Math.min(quota.limit, quota.remaining + 1)));
-    });
-    res.once('finish', () => {
-      const quota = quotaOf(res);
-      if (quota && res.statusCode >= 500)
+      if (!quota || res.statusCode < 500) return;
+      res.setHeader('RateLimit-Remaining', String(Math.min(quota.limit, quota.remaining + 1)));
+      res.once('finish', () => {
         refund(quota).catch((error: unknown) => req.log?.warn({ err: error }, 'could not refund a failed request'));
+      });
     });
     next();
   };

@@ -8,8 +8,8 @@ export function meRoutes(): Router {
   const router = Router();
   router.get('/', (req, res) => {
     // No parameters here, and like every data route an unknown one is an error, not ignored.
-    const query = req.originalUrl.includes('?') ? new URLSearchParams(req.originalUrl.slice(req.originalUrl.indexOf('?') + 1)) : undefined;
-    const unknown = query ? [...new Set(query.keys())] : [];
+    // Express's simple query parser gives a prototype-less object, so `__proto__` is a key too.
+    const unknown = Object.keys(req.query);
     if (unknown.length > 0) throw new ValidationError(unknown.map((name) => ({ name, reason: 'is not a known parameter' })));
     const quota = quotaOf(res);
     // apiKeyAuth runs first and always leaves the quota: its absence is a wiring bug.
