@@ -37,6 +37,29 @@ describe('admission script against real Redis', () => {
     expect(admittedCounts).toEqual(Array.from({ length: 250 }, (_, i) => i + 1));
   });
 
+  it('counts on the day of the Redis clock, not the gateway clock: a host a day off still counts on the right day', async () => {
+    const [seconds] = await redis.redis.time();
+    const redisNow = Number(seconds) * 1_000;
+    const redisDay = new Date(redisNow).toISOString().slice(0, 10);
+    const { apiKey, record } = await store.create({ owner: 'skewed', quota: 10 });
+    for (const skewMs of [-3_600_000 * 25, 0, 3_600_000 * 25]) {
+      const admit = createAdmitter({
+        redis: redis.redis,
+        prefix: redis.prefix,
+        timeZone: 'UTC',
+        bucketDefaults: roomyBucket,
+        hostClock: () => Date.now() + skewMs,
+      });
+      const admitted = await admit(apiKey, 'admit');
+      expect(admitted).toMatchObject({ outcome: 'admitted', quota: { day: redisDay } });
+      // The reset is measured from Redis's time too (within the second TIME was read in).
+      const expectedReset = Date.parse(`${redisDay}T00:00:00Z`) + 86_400_000;
+      if (admitted.outcome === 'admitted')
+        expect(Math.abs(admitted.quota.resetInSeconds - (expectedReset - redisNow) / 1_000)).toBeLessThan(5);
+    }
+    expect(await store.usedToday(record.id, 'UTC')).toBe(3);
+  });
+
   it('resets the daily quota at midnight of the configured zone', async () => {
     const clock = fakeClock('2026-05-04T23:59:59.000Z');
     const { apiKey, record } = await store.create({ owner: 'night-owl', quota: 2 });

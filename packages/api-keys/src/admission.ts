@@ -44,24 +44,34 @@ export interface AdmitterOptions {
   /** IANA zone whose midnight resets the daily quota. */
   timeZone: string;
   bucketDefaults: BucketSettings;
+  /**
+   * Tests only: decide days and refills on this clock instead of Redis's. Without it the
+   * script reads Redis's TIME, so every gateway instance shares one clock (a skewed host can
+   * neither refill a bucket early nor count on the wrong day).
+   */
   clock?: Clock;
+  /**
+   * This host's clock, used only to guess the day (and its neighbours) whose counters the script
+   * may touch; Redis's clock decides among them. Tests pass a skewed one; default Date.now.
+   */
+  hostClock?: Clock;
 }
 
 export type Admitter = (apiKey: string, mode: 'admit' | 'peek') => Promise<Admission>;
 
-type AdmitReply = [status: string, owner: string, quota: number, used: number, retryMs: number];
-type AdmitCommand = (k1: string, k2: string, k3: string, ...argv: ScriptArg[]) => Promise<AdmitReply>;
+type AdmitReply = [status: string, owner: string, quota: number, used: number, retryMs: number, now: number, day: 1 | 2 | 3];
+type AdmitCommand = (...keysThenArgv: ScriptArg[]) => Promise<AdmitReply>;
 
 /** The admission script, registered on the connection once. */
 function admitCommandOf(redis: Redis): AdmitCommand {
-  return scriptCommand<AdmitReply>(redis, COMMAND, ADMIT_LUA, 3);
+  return scriptCommand<AdmitReply>(redis, COMMAND, ADMIT_LUA, 5);
 }
 
 /**
  * Builds the per-request admission check: hash the presented key, then one atomic script decides
  * (authenticate, daily quota, token bucket, count). Redis errors propagate: the caller fails closed.
  */
-export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock = systemClock }: AdmitterOptions): Admitter {
+export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock, hostClock = systemClock }: AdmitterOptions): Admitter {
   const keys = redisKeys(prefix);
   const admitCommand = admitCommandOf(redis);
   const usageTtlSeconds = USAGE_RETENTION_DAYS * 86_400;
@@ -70,19 +80,24 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock 
     if (!isWellFormedApiKey(apiKey)) return { outcome: 'invalid_key', reason: 'malformed' };
     const hash = hashApiKey(apiKey);
     const id = keyIdOfHash(hash);
-    const now = clock();
-    const window = dayWindow(now, timeZone);
-    const [status, owner, limit, used, retryMs] = await admitCommand(
+    // This host's estimate of the day; the script picks it or a neighbour by Redis's clock.
+    const fakeNow = clock?.();
+    const today = dayWindow(fakeNow ?? hostClock(), timeZone);
+    const days = [dayWindow(today.startsAt - 1, timeZone), today, dayWindow(today.resetsAt, timeZone)] as const;
+    const [status, owner, limit, used, retryMs, now, day] = await admitCommand(
       keys.record(hash),
-      keys.usage(id, window.day),
+      ...days.map((d) => keys.usage(id, d.day)),
       keys.bucket(id),
       mode,
-      now,
+      fakeNow ?? '',
       usageTtlSeconds,
       bucketDefaults.capacity,
       bucketDefaults.refillPerSecond,
+      today.startsAt,
+      today.resetsAt,
     );
     if (status === 'unknown' || status === 'revoked') return { outcome: 'invalid_key', reason: status };
+    const window = days[day - 1] ?? today;
     const resetInSeconds = secondsUntil(window.resetsAt, now);
     const quota: QuotaState = {
       keyId: id,

@@ -1,22 +1,34 @@
 -- One atomic admission decision per request (one round trip), see admission.ts.
 -- take_token comes from token-bucket.lua, prepended to this text at load time (lua.ts).
 -- KEYS[1] apikey:<sha256>          the key's record (hash)
--- KEYS[2] usage:<id>:<day>         requests admitted on the current quota day (billing + used_today)
--- KEYS[3] quota:<id>:bucket        token bucket {tokens, ts}
+-- KEYS[2..4] usage:<id>:<day>      requests admitted on the day before, the day of, and the day after
+--                                  the gateway's estimate (billing + used_today); the script counts
+--                                  on the one Redis's clock falls in
+-- KEYS[5] quota:<id>:bucket        token bucket {tokens, ts}
 -- ARGV[1] mode: 'admit' (counts) or 'peek' (authenticates and reads, counts nothing)
--- ARGV[2] now, ms since the epoch (from the gateway's clock, so tests can fake it)
+-- ARGV[2] now, ms since the epoch: '' in production, so the time is Redis's own (TIME) and every
+--         gateway instance decides days and refills on one clock; tests pass a fake instant
 -- ARGV[3] TTL of a usage day counter, seconds
 -- ARGV[4] default bucket capacity, ARGV[5] default refill per second (keys may override)
--- Returns {status, owner, quota, used, retry_ms}; status is ok|unknown|revoked|daily|burst.
--- An unknown key costs the same single HMGET round trip as a known one.
+-- ARGV[6], ARGV[7] first instant of the estimated day and of the day after it (ms)
+-- Returns {status, owner, quota, used, retry_ms, now, day}; status is ok|unknown|revoked|daily|burst,
+-- day is 1, 2 or 3 (which of KEYS[2..4] counted). An unknown key costs the same single HMGET
+-- round trip as a known one.
 local rec = redis.call('HMGET', KEYS[1], 'owner', 'quota', 'revoked_at', 'burst', 'refill', 'last_used_at')
 local owner = rec[1]
-if not owner then return {'unknown', '', 0, 0, 0} end
-if rec[3] then return {'revoked', '', 0, 0, 0} end
+if not owner then return {'unknown', '', 0, 0, 0, 0, 2} end
+if rec[3] then return {'revoked', '', 0, 0, 0, 0, 2} end
 
 local now = tonumber(ARGV[2])
+if not now then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+local day = 2
+if now < tonumber(ARGV[6]) then day = 1 elseif now >= tonumber(ARGV[7]) then day = 3 end
+local usage_key = KEYS[1 + day]
 local quota = tonumber(rec[2]) or 0
-local used = tonumber(redis.call('GET', KEYS[2]) or '0')
+local used = tonumber(redis.call('GET', usage_key) or '0')
 -- last_used_at to the minute: one write a minute per key, not one per request (AOF size).
 local function touch()
   if now - (tonumber(rec[6]) or 0) >= 60000 then redis.call('HSET', KEYS[1], 'last_used_at', now) end
@@ -24,17 +36,17 @@ end
 
 if ARGV[1] == 'peek' then
   touch()
-  return {'ok', owner, quota, used, 0}
+  return {'ok', owner, quota, used, 0, now, day}
 end
 
-if used >= quota then return {'daily', owner, quota, used, 0} end
+if used >= quota then return {'daily', owner, quota, used, 0, now, day} end
 
 local capacity = tonumber(rec[4]) or tonumber(ARGV[4])
 local refill = tonumber(rec[5]) or tonumber(ARGV[5])
-local taken, retry_ms = take_token(KEYS[3], capacity, refill, now)
-if not taken then return {'burst', owner, quota, used, retry_ms} end
+local taken, retry_ms = take_token(KEYS[5], capacity, refill, now)
+if not taken then return {'burst', owner, quota, used, retry_ms, now, day} end
 
-used = redis.call('INCR', KEYS[2])
-if used == 1 then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
+used = redis.call('INCR', usage_key)
+if used == 1 then redis.call('EXPIRE', usage_key, ARGV[3]) end
 touch()
-return {'ok', owner, quota, used, 0}
+return {'ok', owner, quota, used, 0, now, day}
