@@ -43,7 +43,7 @@ export async function startSentinelRedis(options: { downAfterMs?: number; failov
   };
   const name = 'fcs-test';
   const [primaryPort, replicaPort, ...sentinelPorts] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
-  const nodes = { [primaryPort!]: 'primary', [replicaPort!]: 'replica' } as Record<number, string>;
+  const nodes = { [primaryPort]: 'primary', [replicaPort]: 'replica' } as Record<number, string>;
   const stop = async () => {
     await Promise.allSettled(sentinelPorts.map((port) => infra('redis-sentinel.sh', ['stop', '--port', String(port)])));
     await Promise.allSettled(Object.entries(nodes).map(([port, node]) => infra('redis.sh', ['stop', '--name', node, '--port', port])));
@@ -65,8 +65,8 @@ export async function startSentinelRedis(options: { downAfterMs?: number; failov
   return {
     sentinels: sentinelPorts.map((port) => `127.0.0.1:${port}`).join(','),
     name,
-    primaryPort: primaryPort!,
-    replicaPort: replicaPort!,
+    primaryPort: primaryPort,
+    replicaPort: replicaPort,
     currentPrimaryPort: async () => {
       for (const port of sentinelPorts) {
         const out = await infra('redis-sentinel.sh', ['status', '--port', String(port), '--name', name]).catch(() => '');
