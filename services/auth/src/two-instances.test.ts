@@ -1,0 +1,112 @@
+// Stateless instances, proven: an OAuth flow split across two auth processes on one Redis, the
+// way a load balancer spreads it. Interactions, sessions, codes, refresh tokens and signing keys
+// all live in Redis, so whichever instance gets the next step can take it.
+import { createServer, type Server } from 'node:http';
+import { decodeProtectedHeader } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UserStore } from '@fragrance/identity';
+import { close, freePort, listen, startService, testRedis, type RunningService, type TestRedis } from '@fragrance/testkit';
+import { exchange, obtainCode, registerClient, token } from './testing/flow.ts';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'host', 'content-length']);
+
+/**
+ * A strict round-robin HTTP proxy: request n goes to instance n % 2, whatever connection it came
+ * on, and says which one served it. Stands in for the edge's load balancer in this test only.
+ */
+function roundRobin(targets: () => string[], served: { path: string; instance: number }[]): Server {
+  let turn = 0;
+  return createServer((req, res) => {
+    const instance = turn++ % 2;
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+      // As the gateway does: the instance learns the public origin it is reached at.
+      Object.assign(headers, { 'x-forwarded-host': req.headers.host ?? '', 'x-forwarded-proto': 'http' });
+      const body = chunks.length ? Buffer.concat(chunks) : undefined;
+      fetch(`${targets()[instance]!}${req.url ?? '/'}`, {
+        method: req.method ?? 'GET',
+        headers: headers as Record<string, string>,
+        redirect: 'manual',
+        ...(body ? { body } : {}),
+      }).then(
+        async (upstream) => {
+          served.push({ path: (req.url ?? '').split('?')[0] ?? '', instance });
+          const out: Record<string, string | string[]> = { 'x-served-by': String(instance) };
+          upstream.headers.forEach((value, name) => {
+            if (!HOP_BY_HOP.has(name) && name !== 'set-cookie' && name !== 'content-encoding') out[name] = value;
+          });
+          const cookies = upstream.headers.getSetCookie();
+          if (cookies.length) out['set-cookie'] = cookies;
+          res.writeHead(upstream.status, out);
+          res.end(Buffer.from(await upstream.arrayBuffer()));
+        },
+        (error: unknown) => {
+          res.writeHead(502).end(String(error));
+        },
+      );
+    });
+  });
+}
+
+describe('two auth instances on one Redis (real processes)', () => {
+  let redis: TestRedis;
+  let instances: RunningService[] = [];
+  let edge: Server;
+  let issuer: string;
+  const served: { path: string; instance: number }[] = [];
+  const credentials = { email: 'split.flow@example.com', password: 'correct horse battery staple' };
+  const REDIRECT = 'http://127.0.0.1:53682/callback';
+
+  beforeAll(async () => {
+    redis = await testRedis('auth-pair');
+    edge = roundRobin(() => instances.map((i) => i.url), served);
+    issuer = await listen(edge);
+    const env = { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, MCP_URL: issuer, REGISTRATION_LIMIT_PER_HOUR: '1000' };
+    // One after the other: the first creates the signing keys in Redis, the second must use them.
+    instances.push(await startService('auth', await freePort(), env));
+    instances.push(await startService('auth', await freePort(), env));
+    await new UserStore(redis.redis, { prefix: redis.prefix }).create(credentials.email, credentials.password);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(instances.map((i) => i.stop()));
+    await close(edge);
+    await redis.cleanup();
+  });
+
+  it('an authorization started on one instance completes on the other; a rotated refresh token is refused as reused on the other', async () => {
+    const clientId = await registerClient(issuer, [REDIRECT]);
+    const code = await obtainCode(issuer, clientId, REDIRECT, credentials, { resource: `${issuer}/mcp` });
+    const granted = await exchange(issuer, clientId, REDIRECT, code);
+    expect(granted.status).toBe(200);
+
+    // Every step alternated: both instances served parts of the one flow, the interaction pages included.
+    const interactionSteps = served.filter((s) => s.path.startsWith('/oauth/interaction') || s.path.startsWith('/oauth/auth'));
+    expect(new Set(interactionSteps.map((s) => s.instance))).toEqual(new Set([0, 1]));
+
+    // One signing key set: both publish the key the token was signed with.
+    const { kid } = decodeProtectedHeader(granted.body.access_token as string);
+    for (const instance of instances) {
+      const jwks = (await (await fetch(`${instance.url}/oauth/jwks`)).json()) as { keys: { kid: string }[] };
+      expect(jwks.keys.map((k) => k.kid)).toContain(kid);
+    }
+
+    // Rotation through instance 0, then the old token through instance 1: refused as reused.
+    const first = granted.body.refresh_token as string;
+    const rotated = await token(instances[0]!.url, { grant_type: 'refresh_token', refresh_token: first, client_id: clientId });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.refresh_token).not.toBe(first);
+    const reused = await token(instances[1]!.url, { grant_type: 'refresh_token', refresh_token: first, client_id: clientId });
+    expect(reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    // Reuse revokes the grant: the token rotated in is dead on both instances too.
+    for (const instance of instances) {
+      const after = await token(instance.url, {
+        grant_type: 'refresh_token',
+        refresh_token: rotated.body.refresh_token as string,
+        client_id: clientId,
+      });
+      expect(after).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    }
+  }, 60_000);
+});
