@@ -52,7 +52,7 @@ function roundRobin(targets: () => string[], served: { path: string; instance: n
 
 describe('two auth instances on one Redis (real processes)', () => {
   let redis: TestRedis;
-  let instances: RunningService[] = [];
+  const instances: RunningService[] = [];
   let edge: Server;
   let issuer: string;
   const served: { path: string; instance: number }[] = [];
