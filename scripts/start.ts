@@ -118,8 +118,8 @@ try {
   }
   // The ports were free before our services started, so what answers there now is ours.
   await waitForOk(`${GATEWAY_URL}/health`, 180_000, () => supervisor.list().some((p) => p.name === 'gateway' && p.running));
-  const demoKey = createDemoKey(sharedEnv);
-  const demoUser = ensureDemoUser(sharedEnv);
+  const demoKey = await createDemoKey(sharedEnv);
+  const demoUser = await ensureDemoUser(sharedEnv);
   say(`ready: ${GATEWAY_URL}  (health: ${GATEWAY_URL}/health)`);
   printWelcome(say, GATEWAY_URL, demoKey, demoUser);
 } catch (error) {

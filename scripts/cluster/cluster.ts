@@ -123,6 +123,8 @@ async function start(args: string[]): Promise<void> {
     MCP_SERVICE_URL: `http://127.0.0.1:${INTERNAL_PORTS.mcp}`,
     MCP_URL: EDGE_URL,
     PUBLIC_BASE_URL: `${EDGE_URL}/v1`,
+    // HAProxy checks every instance each second: request lines at info would drown the terminal.
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
   };
 
   const supervisor = new Supervisor({
@@ -219,7 +221,7 @@ async function start(args: string[]): Promise<void> {
 
     const config = `${CLUSTER_DIR}/haproxy.cfg`;
     writeFileSync(config, haproxyConfig({ adminSocket: HAPROXY_SOCKET, backends: backendsOf(instances, READY_PATH) }));
-    supervisor.add({ name: 'haproxy', command: haproxyBin, args: ['-db', '-f', config], cwd: ROOT });
+    supervisor.add({ name: 'haproxy', command: haproxyBin, args: ['-db', '-q', '-f', config], cwd: ROOT });
 
     await waitForOk(`${env.ELASTICSEARCH_URL}/_cluster/health?wait_for_status=yellow&timeout=1s`, 120_000);
     prepareCatalogue(say, env, ['--replicas', String(replicas)]);
@@ -230,8 +232,8 @@ async function start(args: string[]): Promise<void> {
     await waitForInstances(instances, 240_000);
     await waitForOk(`${EDGE_URL}${READY_PATH}`, 30_000);
 
-    const demoKey = createDemoKey(env);
-    const demoUser = ensureDemoUser(env);
+    const demoKey = await createDemoKey(env);
+    const demoUser = await ensureDemoUser(env);
     controlServer = await serveControl(CONTROL_SOCKET, async (request, progress) => {
       if (request.command === 'status') return status(supervisor, instances);
       const service = request.service as ServiceName;

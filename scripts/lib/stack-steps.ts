@@ -1,6 +1,6 @@
 // Steps `npm start` and `npm run cluster` share: the cursor secret, the catalogue, the demo key
 // and user, and the log line format. Each runs the operator CLI with the stack's environment.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -64,10 +64,26 @@ export function prepareCatalogue(say: (m: string) => void, env: Env, ingestArgs:
   );
 }
 
+/**
+ * Runs the operator CLI without blocking the event loop: the supervisor must keep reading its
+ * children's output meanwhile (a full pipe would stall a service that logs).
+ */
+export function opsCli(env: Env, args: string[], input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['packages/ops/src/cli.ts', ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
 /** A fresh demo key through the operator CLI; --replace revokes the previous demo keys. */
-export function createDemoKey(env: Env): string {
-  const args = ['packages/ops/src/cli.ts', 'keys', 'create', '--owner', 'demo', '--quota', '10000', '--replace', '--json'];
-  const result = spawnSync(process.execPath, args, { cwd: ROOT, env, encoding: 'utf8' });
+export async function createDemoKey(env: Env): Promise<string> {
+  const result = await opsCli(env, ['keys', 'create', '--owner', 'demo', '--quota', '10000', '--replace', '--json']);
   if (result.status !== 0) throw new Error(`creating the demo key failed: ${result.stderr}`);
   return (JSON.parse(result.stdout) as { api_key: string }).api_key;
 }
@@ -76,15 +92,13 @@ export function createDemoKey(env: Env): string {
  * A demo user for the OAuth sign-in page, created once; its generated password is printed only
  * on the start that creates it (it is stored only as a scrypt hash).
  */
-export function ensureDemoUser(env: Env): { email: string; password?: string } {
+export async function ensureDemoUser(env: Env): Promise<{ email: string; password?: string }> {
   const email = 'demo@fragrance.example';
-  const cli = (args: string[], input?: string) =>
-    spawnSync(process.execPath, ['packages/ops/src/cli.ts', 'users', ...args], { cwd: ROOT, env, encoding: 'utf8', input: input ?? '' });
-  const listed = cli(['list', '--json']);
+  const listed = await opsCli(env, ['users', 'list', '--json']);
   if (listed.status !== 0) throw new Error(`listing users failed: ${listed.stderr}`);
   if ((JSON.parse(listed.stdout) as { email: string }[]).some((u) => u.email === email)) return { email };
   const password = randomBytes(12).toString('base64url');
-  const created = cli(['create', '--email', email], `${password}\n`);
+  const created = await opsCli(env, ['users', 'create', '--email', email], `${password}\n`);
   if (created.status !== 0) throw new Error(`creating the demo user failed: ${created.stderr}`);
   return { email, password };
 }
