@@ -5,6 +5,8 @@
 #   infra/elasticsearch.sh start [--name dev] [--port 9200] [--nodes 1] [--heap 1g]
 #   infra/elasticsearch.sh stop  [--name dev]
 #   infra/elasticsearch.sh stop-node --name dev --node 2     (fault tests: kill one node)
+#   infra/elasticsearch.sh start-node --name dev --node 2 --nodes 3 [--port 9200]   (bring one back)
+#   infra/elasticsearch.sh node-pid --name dev --node 2       (prints the node's pid if it runs)
 #   infra/elasticsearch.sh status [--name dev] [--port 9200]
 #
 # Node i of a cluster listens on HTTP port+i-1 and transport port+100+i-1, loopback only,
@@ -183,6 +185,11 @@ case "$CMD" in
     start ;;
   stop) stop ;;
   stop-node) [[ -n "$NODE" ]] || die "stop-node needs --node"; stop_pidfile "$(node_dir "$NODE")/es.pid" ;;
+  start-node) [[ -n "$NODE" ]] || die "start-node needs --node"; fetch; ensure_user; start_node "$NODE" ;;
+  node-pid)
+    [[ -n "$NODE" ]] || die "node-pid needs --node"
+    pidfile="$(node_dir "$NODE")/es.pid"
+    [[ -f "$pidfile" ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null && cat "$pidfile" || exit 1 ;;
   status) if healthy "$PORT"; then echo "up"; else echo "down"; exit 1; fi ;;
-  *) die "usage: $0 fetch|start|stop|stop-node|status [--name N] [--port P] [--nodes N] [--heap 1g]" ;;
+  *) die "usage: $0 fetch|start|stop|stop-node|start-node|node-pid|status [--name N] [--port P] [--nodes N] [--heap 1g]" ;;
 esac

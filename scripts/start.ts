@@ -1,16 +1,32 @@
 // `npm start`: brings up Elasticsearch, Redis and every service on loopback, prepares the
-// catalogue and a demo key, prints where to go, and stops everything on Ctrl-C or SIGTERM.
+// catalogue and a demo key, prints where to go, keeps the services up (a crashed one is
+// restarted with backoff) and stops on Ctrl-C or SIGTERM: the services, then only the
+// Elasticsearch/Redis this start brought up itself.
+//
+// A second start while one runs refuses before touching anything: the stack lock
+// (.local/stack.lock, shared with `npm run cluster`) and the service ports are checked first.
 // Runs under the project's Node 24 (scripts/toolchain.sh) with type stripping.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { acquireStackLock, StackRunningError, Supervisor } from '../packages/stack/src/index.ts';
+import {
+  createDemoKey,
+  cursorSecret,
+  ensureDemoUser,
+  LOCAL_DIR,
+  prepareCatalogue,
+  printWelcome,
+  ROOT,
+  runStep,
+  sayAs,
+  STACK_LOCK,
+  waitForOk,
+} from './lib/stack-steps.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const GATEWAY_URL = 'http://127.0.0.1:8080';
 const ELASTICSEARCH_URL = 'http://127.0.0.1:9200';
 const REDIS_URL = 'redis://127.0.0.1:6379';
+const say = sayAs('start');
 
 // Every service and the ops CLI get the same environment, so a REDIS_PREFIX set by the caller is the
 // same for gateway, auth and mcp (mcp must read the revocation records auth writes under it).
@@ -26,158 +42,45 @@ const sharedEnv = {
   MCP_URL: GATEWAY_URL,
 };
 
-/**
- * The catalogue's cursor signing key (CURSOR_SECRET): the operator's if set, else one generated
- * on the first start and kept in .local/ (git-ignored, owner-only), so cursors survive restarts.
- */
-function cursorSecret(): string {
-  if (process.env.CURSOR_SECRET) return process.env.CURSOR_SECRET;
-  const dir = `${process.env.FRAGRANCE_LOCAL_DIR ?? `${root}.local`}/catalogue`;
-  const file = `${dir}/cursor-secret`;
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  mkdirSync(dir, { recursive: true });
-  const secret = randomBytes(48).toString('base64url');
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
-  return secret;
-}
-
-/** Every long-running service of the stack, in start order. */
-const services: { name: string; env?: Record<string, string> }[] = [
-  { name: 'catalogue', env: { PORT: '8081', CURSOR_SECRET: cursorSecret() } },
-  { name: 'auth', env: { PORT: '8082' } },
-  { name: 'mcp', env: { PORT: '8083' } },
-  { name: 'gateway', env: { PORT: '8080' } },
-  { name: 'worker', env: { PORT: '8084' } },
+/** Every long-running service of the stack, in start order, with the port it binds. */
+const services = [
+  { name: 'catalogue', port: 8081 },
+  { name: 'auth', port: 8082 },
+  { name: 'mcp', port: 8083 },
+  { name: 'gateway', port: 8080 },
+  { name: 'worker', port: 8084 },
 ];
 
-const children = new Map<string, ChildProcess>();
+const up = (script: string, args: string[]) => spawnSync('bash', [script, 'status', ...args], { cwd: ROOT, stdio: 'ignore' }).status === 0;
+
+// 1. Refuse before anything else if a stack runs or a service port is taken.
+mkdirSync(LOCAL_DIR, { recursive: true });
+let release: () => void;
+try {
+  release = await acquireStackLock({ file: STACK_LOCK, kind: 'start', ports: services.map((s) => ({ port: s.port, what: s.name })) });
+} catch (error) {
+  if (!(error instanceof StackRunningError)) throw error;
+  say(`not starting: ${error.message}`);
+  process.exit(1);
+}
+
+const supervisor = new Supervisor({
+  onLine: (name, line) =>
+    void process.stdout.write(name === 'supervisor' ? `\x1b[1m[start]\x1b[0m ${line}\n` : `\x1b[36m${name.padEnd(9)}\x1b[0m| ${line}\n`),
+});
+/** Infra this start brought up (and so stops); infra already running is used and left alone. */
+const startedInfra: (() => void)[] = [];
 let stopping = false;
-
-function say(message: string): void {
-  process.stdout.write(`\x1b[1m[start]\x1b[0m ${message}\n`);
-}
-
-function runStep(description: string, command: string, args: string[]): void {
-  say(description);
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: sharedEnv });
-  if (result.status !== 0) throw new Error(`${description} failed (exit ${result.status ?? result.signal})`);
-}
-
-function startService(name: string, env: Record<string, string> = {}): void {
-  const child = spawn(process.execPath, [`services/${name}/src/main.ts`], {
-    cwd: root,
-    env: { ...sharedEnv, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const prefix = `\x1b[36m${name.padEnd(9)}\x1b[0m| `;
-  for (const stream of [child.stdout, child.stderr]) {
-    let buffered = '';
-    stream?.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) process.stdout.write(prefix + line + '\n');
-    });
-  }
-  child.on('exit', (code, signal) => {
-    children.delete(name);
-    if (!stopping) {
-      say(`${name} exited (${code ?? signal}); stopping the stack`);
-      void stop(1);
-    }
-  });
-  children.set(name, child);
-}
-
-async function waitForHealth(url: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
-      if (res.status === 200) return;
-      last = await res.text();
-    } catch (error) {
-      last = String(error);
-    }
-    await sleep(500);
-  }
-  throw new Error(`${url}/health did not turn healthy: ${last}`);
-}
-
-/** A fresh demo key through the operator CLI; --replace revokes the previous demo keys. */
-function createDemoKey(): string {
-  const args = ['packages/ops/src/cli.ts', 'keys', 'create', '--owner', 'demo', '--quota', '10000', '--replace', '--json'];
-  const result = spawnSync(process.execPath, args, { cwd: root, env: sharedEnv, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`creating the demo key failed: ${result.stderr}`);
-  return (JSON.parse(result.stdout) as { api_key: string }).api_key;
-}
-
-/**
- * A demo user for the OAuth sign-in page, created once; its generated password is printed only
- * on the start that creates it (it is stored only as a scrypt hash).
- */
-function ensureDemoUser(): { email: string; password?: string } {
-  const email = 'demo@fragrance.example';
-  const cli = (args: string[], input?: string) =>
-    spawnSync(process.execPath, ['packages/ops/src/cli.ts', 'users', ...args], {
-      cwd: root,
-      env: sharedEnv,
-      encoding: 'utf8',
-      input: input ?? '',
-    });
-  const listed = cli(['list', '--json']);
-  if (listed.status !== 0) throw new Error(`listing users failed: ${listed.stderr}`);
-  if ((JSON.parse(listed.stdout) as { email: string }[]).some((u) => u.email === email)) return { email };
-  const password = randomBytes(12).toString('base64url');
-  const created = cli(['create', '--email', email], `${password}\n`);
-  if (created.status !== 0) throw new Error(`creating the demo user failed: ${created.stderr}`);
-  return { email, password };
-}
 
 async function stop(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   say('stopping services');
-  const exits = [...children.values()].map(
-    (child) =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
-      }),
-  );
-  await Promise.all(exits);
-  say('stopping Redis and Elasticsearch');
-  spawnSync('bash', ['infra/redis.sh', 'stop'], { cwd: root, stdio: 'inherit' });
-  spawnSync('bash', ['infra/elasticsearch.sh', 'stop'], { cwd: root, stdio: 'inherit' });
+  await supervisor.stopAll();
+  for (const stopInfra of startedInfra.reverse()) stopInfra();
+  release();
   say('stopped');
   process.exit(code);
-}
-
-/**
- * Loads the 75k synthetic catalogue when the `fragrances` alias is missing, or re-ingests it
- * when its index predates the current mapping/folding (`catalogue status` says which): generate
- * the NDJSON if absent, then ingest (new index, verify, atomic alias swap). Otherwise reuse it.
- */
-function prepareCatalogue(): void {
-  const ops = ['packages/ops/src/cli.ts', 'catalogue'];
-  const probe = spawnSync(process.execPath, [...ops, 'status', '--json'], { cwd: root, env: sharedEnv, encoding: 'utf8' });
-  if (probe.status !== 0) throw new Error(`catalogue status failed: ${probe.stderr}`);
-  const status = JSON.parse(probe.stdout) as { index: string | null; documents: number; current: boolean };
-  if (status.current && status.documents > 0) {
-    say(`catalogue: ${status.index} (${status.documents} documents) is current; keeping it`);
-    return;
-  }
-  if (!existsSync(`${root}data/generated/catalogue.ndjson`)) {
-    runStep('catalogue: generating 75,000 synthetic records', process.execPath, [...ops, 'generate']);
-  }
-  runStep(
-    status.index ? 'catalogue: index predates this code; re-ingesting' : 'catalogue: ingesting into Elasticsearch',
-    process.execPath,
-    [...ops, 'ingest'],
-  );
 }
 
 process.on('SIGINT', () => void stop(0));
@@ -190,24 +93,35 @@ setInterval(() => {
 }, 1_000).unref();
 
 try {
-  runStep('starting Elasticsearch', 'bash', ['infra/elasticsearch.sh', 'start', '--heap', '1g']);
-  runStep('starting Redis', 'bash', ['infra/redis.sh', 'start']);
-  prepareCatalogue();
-  for (const service of services) startService(service.name, service.env);
-  await waitForHealth(GATEWAY_URL, 180_000);
-  const demoKey = createDemoKey();
-  const demoUser = ensureDemoUser();
+  if (up('infra/elasticsearch.sh', [])) {
+    say(`Elasticsearch already up at ${ELASTICSEARCH_URL} (not started here, so left running on exit)`);
+  } else {
+    runStep(say, sharedEnv, 'starting Elasticsearch', 'bash', ['infra/elasticsearch.sh', 'start', '--heap', '1g']);
+    startedInfra.push(() => void spawnSync('bash', ['infra/elasticsearch.sh', 'stop'], { cwd: ROOT, stdio: 'inherit' }));
+  }
+  if (up('infra/redis.sh', [])) {
+    say(`Redis already up at ${REDIS_URL} (not started here, so left running on exit)`);
+  } else {
+    runStep(say, sharedEnv, 'starting Redis', 'bash', ['infra/redis.sh', 'start']);
+    startedInfra.push(() => void spawnSync('bash', ['infra/redis.sh', 'stop'], { cwd: ROOT, stdio: 'inherit' }));
+  }
+  prepareCatalogue(say, sharedEnv);
+  const secret = cursorSecret();
+  for (const { name, port } of services) {
+    supervisor.add({
+      name,
+      command: process.execPath,
+      args: [`services/${name}/src/main.ts`],
+      cwd: ROOT,
+      env: { ...sharedEnv, PORT: String(port), ...(name === 'catalogue' ? { CURSOR_SECRET: secret } : {}) },
+    });
+  }
+  // The ports were free before our services started, so what answers there now is ours.
+  await waitForOk(`${GATEWAY_URL}/health`, 180_000, () => supervisor.list().some((p) => p.name === 'gateway' && p.running));
+  const demoKey = await createDemoKey(sharedEnv);
+  const demoUser = await ensureDemoUser(sharedEnv);
   say(`ready: ${GATEWAY_URL}  (health: ${GATEWAY_URL}/health)`);
-  say(`demo API key (owner demo, 10000 requests/day; earlier demo keys revoked): ${demoKey}`);
-  say(`try: curl -H 'Authorization: Bearer ${demoKey}' '${GATEWAY_URL}/v1/fragrances?query=rose&limit=3'`);
-  say('enrich the catalogue now (else nightly at 02:00 Australia/Sydney): npm run ops -- enrich run');
-  say(
-    demoUser.password
-      ? `OAuth sign-in (MCP clients): ${demoUser.email} / ${demoUser.password}  (shown once; kept across starts)`
-      : `OAuth sign-in (MCP clients): ${demoUser.email} (created earlier; its password was shown then; npm run ops -- users create --email <e> adds another)`,
-  );
-  say(`OAuth metadata: ${GATEWAY_URL}/.well-known/oauth-authorization-server`);
-  say('press Ctrl-C to stop');
+  printWelcome(say, GATEWAY_URL, demoKey, demoUser);
 } catch (error) {
   say(error instanceof Error ? error.message : String(error));
   await stop(1);

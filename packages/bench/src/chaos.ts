@@ -1,0 +1,474 @@
+// `npm run bench:chaos`: steady mixed load through the cluster's edge while, in turn, one
+// instance of each service is SIGKILLed, every service is rolled, the Elasticsearch master is
+// SIGKILLed, the Redis primary is SIGKILLed (Sentinel fails over) and a worker is SIGKILLed
+// during an enrichment run. Then it checks nothing was lost: each key's used_today equals the
+// requests admitted for it, the OAuth grant, user and keys still work, the enrichment run
+// completed with every batch once. Prints per fault: sent, failed (5xx, reset, timeout), the
+// longest error window; a JSON line last.
+//
+// Uses a running `npm run cluster`, else starts one (and stops it at the end).
+// Targets: instance kills and rolling restarts → 0 failed; Elasticsearch master loss → 0 failed
+// searches after a ≤ 5 s window; Redis primary loss → error window ≤ 10 s, then exact quotas.
+//
+// Options (env): BENCH_CHAOS_SETTLE_S (8: load after each fault before the next), BENCH_CONCURRENCY (8),
+// BENCH_REQUEST_TIMEOUT_MS (10000).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes, createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FormUser } from '@fragrance/testkit';
+import { sendControl } from '@fragrance/stack';
+import { pick, seededRandom } from './random.ts';
+import { ROOT, say as sayAs } from './support.ts';
+
+const SETTLE_S = Number(process.env.BENCH_CHAOS_SETTLE_S ?? 8);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const TIMEOUT_MS = Number(process.env.BENCH_REQUEST_TIMEOUT_MS ?? 10_000);
+const LOCAL = process.env.FRAGRANCE_LOCAL_DIR ?? `${ROOT}.local`;
+const CONTROL = `${LOCAL}/cluster/control.sock`;
+const EDGE = 'http://127.0.0.1:8080';
+const ES = 'http://127.0.0.1:18009';
+const SERVICES = ['gateway', 'catalogue', 'auth', 'mcp', 'worker'] as const;
+const say = (message: string) => sayAs('chaos', message);
+
+interface ClusterStatus {
+  instances: { name: string; service: string; port: number; pid: number | null }[];
+  elasticsearch: { master: string | null; nodes: { node: string; port: number; pid: number | null }[] };
+  redis: { primary: string | null; nodes: { name: string; port: number; pid: number | null }[]; sentinels: number[]; sentinelName: string };
+}
+
+const status = async () => (await sendControl(CONTROL, { command: 'status' })) as ClusterStatus;
+
+// ---- the cluster: reuse or start ----
+let startedCluster: ChildProcess | undefined;
+async function ensureCluster(): Promise<void> {
+  if (
+    await status().then(
+      () => true,
+      () => false,
+    )
+  ) {
+    say('using the running cluster');
+    return;
+  }
+  say('starting the cluster (npm run cluster); this takes a few minutes');
+  const child = spawn(process.execPath, ['scripts/cluster/cluster.ts'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  startedCluster = child;
+  await new Promise<void>((resolve, reject) => {
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      if (buffered.includes('[cluster]\x1b[0m ready:')) resolve();
+      if (buffered.length > 100_000) buffered = buffered.slice(-10_000);
+    });
+    child.once('exit', (code) => reject(new Error(`the cluster exited (${code}) before it was ready`)));
+  });
+}
+
+function opsEnv(primary: string | null, s: ClusterStatus): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    REDIS_URL: `redis://${primary ?? '127.0.0.1:6379'}`,
+    REDIS_SENTINELS: s.redis.sentinels.map((p) => `127.0.0.1:${p}`).join(','),
+    REDIS_SENTINEL_NAME: s.redis.sentinelName,
+    ELASTICSEARCH_URL: ES,
+  };
+}
+
+function ops(env: NodeJS.ProcessEnv, args: string[], input = ''): string {
+  const result = spawnSync(process.execPath, ['packages/ops/src/cli.ts', ...args], { cwd: ROOT, env, encoding: 'utf8', input });
+  if (result.status !== 0) throw new Error(`ops ${args.slice(0, 2).join(' ')} failed: ${result.stderr}`);
+  return result.stdout;
+}
+
+// ---- load ----
+type Kind = 'search' | 'detail' | 'me' | 'mcp' | 'refresh';
+interface Sample {
+  phase: string;
+  kind: Kind;
+  start: number;
+  end: number;
+  /** 5xx, reset or timeout. */
+  failed: boolean;
+  status: number;
+  key: number;
+  /** Charged to `key` for sure (2xx/4xx data read but 429), or maybe (no answer). */
+  charged: 'yes' | 'no' | 'unknown';
+}
+
+const samples: Sample[] = [];
+let phase = 'warm-up';
+let running = true;
+
+async function timed(kind: Kind, key: number, send: () => Promise<Response>, chargeable: boolean): Promise<Sample> {
+  const start = Date.now();
+  const current = phase;
+  try {
+    const res = await send();
+    await res.arrayBuffer();
+    const charged = chargeable && res.status !== 429 && res.status !== 401 && res.status < 500 ? 'yes' : 'no';
+    return { phase: current, kind, start, end: Date.now(), failed: res.status >= 500, status: res.status, key, charged };
+  } catch {
+    return { phase: current, kind, start, end: Date.now(), failed: true, status: 0, key, charged: chargeable ? 'unknown' : 'no' };
+  }
+}
+
+interface Grant {
+  clientId: string;
+  access: string;
+  refresh: string;
+}
+
+const WORDS = ['rose', 'vanilla', 'oud', 'bergamot', 'sandalwood', 'fig', 'neroli', 'patchouli', 'iris', 'amber'];
+
+async function loadLoop(seed: number, keys: string[], ids: string[], grant: Grant): Promise<void> {
+  const random = seededRandom(seed);
+  let call = 0;
+  while (running) {
+    const roll = random();
+    const key = call++ % keys.length;
+    const auth = { authorization: `Bearer ${keys[key] ?? ''}` };
+    const signal = AbortSignal.timeout(TIMEOUT_MS);
+    let sample: Sample;
+    if (roll < 0.4) {
+      const url = `${EDGE}/v1/fragrances?query=${pick(random, WORDS)}&limit=20`;
+      sample = await timed('search', key, () => fetch(url, { headers: auth, signal }), true);
+    } else if (roll < 0.65) {
+      const url = `${EDGE}/v1/fragrances/${pick(random, ids)}`;
+      sample = await timed('detail', key, () => fetch(url, { headers: auth, signal }), true);
+    } else if (roll < 0.8) {
+      sample = await timed('me', key, () => fetch(`${EDGE}/v1/me`, { headers: auth, signal }), false);
+    } else {
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: call,
+        method: 'tools/call',
+        params: { name: 'search_fragrances', arguments: { query: pick(random, WORDS), limit: 5 } },
+      });
+      sample = await timed(
+        'mcp',
+        -1,
+        () =>
+          fetch(`${EDGE}/mcp`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${grant.access}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+              'mcp-protocol-version': '2025-06-18',
+            },
+            body,
+            signal,
+          }),
+        false,
+      );
+      if (sample.status === 401) sample.failed = true; // a token that stopped working is a lost grant
+    }
+    samples.push(sample);
+  }
+}
+
+/** One refresh at a time (each rotates the refresh token), every ~2 s. */
+async function refreshLoop(grant: Grant): Promise<void> {
+  while (running) {
+    await sleep(2_000);
+    let next: { access_token?: string; refresh_token?: string } = {};
+    const sample = await timed(
+      'refresh',
+      -1,
+      async () => {
+        const res = await fetch(`${EDGE}/oauth/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: grant.refresh, client_id: grant.clientId }).toString(),
+          signal: AbortSignal.timeout(TIMEOUT_MS),
+        });
+        if (res.status === 200) next = (await res.clone().json()) as typeof next;
+        return res;
+      },
+      false,
+    );
+    if (sample.status !== 200) sample.failed = true;
+    if (next.access_token && next.refresh_token) {
+      grant.access = next.access_token;
+      grant.refresh = next.refresh_token;
+    }
+    samples.push(sample);
+  }
+}
+
+// ---- figures ----
+interface PhaseFigures {
+  fault: string;
+  sent: number;
+  failed: number;
+  failed_by_kind: Partial<Record<Kind, number>>;
+  longest_error_window_ms: number;
+  searches_failed_after_window?: number;
+}
+
+/** Failures closer than 1 s to each other form one window, from the first failure's start to the last one's end. */
+function longestWindow(failures: Sample[]): number {
+  const sorted = [...failures].sort((a, b) => a.start - b.start);
+  let longest = 0;
+  let windowStart = 0;
+  let windowEnd = -Infinity;
+  for (const f of sorted) {
+    if (f.start > windowEnd + 1_000) windowStart = f.start;
+    windowEnd = Math.max(windowEnd, f.end);
+    longest = Math.max(longest, windowEnd - windowStart);
+  }
+  return longest;
+}
+
+function figures(fault: string): PhaseFigures {
+  const inPhase = samples.filter((s) => s.phase === fault);
+  const failures = inPhase.filter((s) => s.failed);
+  const byKind: Partial<Record<Kind, number>> = {};
+  for (const f of failures) byKind[f.kind] = (byKind[f.kind] ?? 0) + 1;
+  return { fault, sent: inPhase.length, failed: failures.length, failed_by_kind: byKind, longest_error_window_ms: longestWindow(failures) };
+}
+
+function kill(pid: number | null | undefined, what: string): void {
+  if (!pid) throw new Error(`no pid for ${what}`);
+  say(`SIGKILL ${what} (pid ${pid})`);
+  process.kill(pid, 'SIGKILL');
+}
+
+async function until(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(500);
+  }
+}
+
+// ---- the run ----
+await ensureCluster();
+try {
+  let s = await status();
+  const env = opsEnv(s.redis.primary, s);
+
+  // Keys whose quota and bucket never bind: used_today must equal what was admitted, exactly.
+  const keys = Array.from({ length: 4 }, (_, i) => {
+    const out = ops(env, [
+      'keys',
+      'create',
+      '--owner',
+      `chaos-${i}`,
+      '--quota',
+      '1000000000',
+      '--burst',
+      '1000000',
+      '--refill',
+      '1000000',
+      '--json',
+    ]);
+    return (JSON.parse(out) as { api_key: string }).api_key;
+  });
+  const usedBefore = await Promise.all(keys.map((k) => usedToday(k)));
+
+  // Real documents to read (straight from Elasticsearch, so the sampling is not charged).
+  const hits = (await (await fetch(`${ES}/fragrances/_search?size=300&_source=false`)).json()) as { hits: { hits: { _id: string }[] } };
+  const ids = hits.hits.hits.map((h) => h._id);
+
+  // A real OAuth grant for MCP: a user, a registered public client, sign-in + consent, PKCE.
+  const email = `chaos-${randomBytes(4).toString('hex')}@bench.example`;
+  const password = randomBytes(12).toString('base64url');
+  ops(env, ['users', 'create', '--email', email], `${password}\n`);
+  // Set-up is not measured: on a busy machine a sign-in (scrypt) can outlast a timeout, so try again.
+  let grant: Grant | undefined;
+  for (let attempt = 1; !grant; attempt++) {
+    grant = await oauthGrant(email, password).catch((error: unknown) => {
+      if (attempt >= 3) throw error;
+      say(`OAuth set-up attempt ${attempt} failed (${String(error)}); retrying`);
+      return undefined;
+    });
+  }
+  say('keys, user and OAuth grant ready; load starts');
+
+  const loops = [...Array.from({ length: CONCURRENCY }, (_, i) => loadLoop(i + 1, keys, ids, grant)), refreshLoop(grant)];
+  const results: PhaseFigures[] = [];
+  const phaseRun = async (name: string, action: () => Promise<void>) => {
+    phase = name;
+    say(`fault: ${name}`);
+    await action();
+    await sleep(SETTLE_S * 1_000);
+    const f = figures(name);
+    results.push(f);
+    say(
+      `  ${name}: ${f.sent} sent, ${f.failed} failed ${JSON.stringify(f.failed_by_kind)}, longest error window ${f.longest_error_window_ms} ms`,
+    );
+  };
+
+  await sleep(3_000);
+  await phaseRun('baseline', () => sleep(2_000));
+  await phaseRun('instance kills', async () => {
+    for (const service of SERVICES) {
+      s = await status();
+      kill(s.instances.find((i) => i.service === service)?.pid, `${service}-1`);
+      await sleep(3_000);
+    }
+  });
+  await phaseRun('rolling restarts', async () => {
+    for (const service of SERVICES) {
+      say(`rolling ${service}`);
+      await sendControl(CONTROL, { command: 'restart', service });
+    }
+  });
+  await phaseRun('elasticsearch master kill', async () => {
+    s = await status();
+    const master = s.elasticsearch.nodes.find((n) => n.node === s.elasticsearch.master);
+    kill(master?.pid, `Elasticsearch master ${s.elasticsearch.master ?? '?'}`);
+    await sleep(2_000);
+    await until('the Elasticsearch node to come back and the catalogue to be green', 180_000, async () => {
+      const now = await status();
+      const back = now.elasticsearch.nodes.every((n) => n.pid !== null);
+      const health = await fetch(`${ES}/_cluster/health/fragrances?wait_for_status=green&timeout=1s`);
+      return back && health.status === 200;
+    });
+  });
+  const esFigures = results.at(-1)!;
+  {
+    // Searches failing after the first 5 s of the outage window miss the target.
+    const searchFailures = samples.filter((x) => x.phase === esFigures.fault && x.failed && x.kind === 'search');
+    const first = Math.min(...searchFailures.map((x) => x.start));
+    esFigures.searches_failed_after_window = searchFailures.filter((x) => x.start > first + 5_000).length;
+  }
+  await phaseRun('redis primary kill', async () => {
+    s = await status();
+    const primary = s.redis.primary;
+    const node = s.redis.nodes.find((n) => `127.0.0.1:${n.port}` === primary);
+    kill(node?.pid, `Redis primary ${primary ?? '?'}`);
+    await until('Sentinel to promote the replica and the old primary to return', 120_000, async () => {
+      const now = await status();
+      return now.redis.primary !== primary && now.redis.nodes.every((n) => n.pid !== null);
+    });
+  });
+
+  let enrichment: Record<string, unknown> = {};
+  await phaseRun('worker kill during enrichment', async () => {
+    s = await status();
+    const runEnv = opsEnv(s.redis.primary, s);
+    const run = spawn(process.execPath, ['packages/ops/src/cli.ts', 'enrich', 'run', '--timeout-minutes', '20'], {
+      cwd: ROOT,
+      env: runEnv,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    run.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    const finished = new Promise<number | null>((resolve) => run.once('exit', resolve));
+    await until('the enrichment run to get going', 120_000, async () => {
+      const current = (JSON.parse(ops(runEnv, ['enrich', 'status', '--json'])) as { current: { batches_done: number } | null }).current;
+      return (current?.batches_done ?? 0) >= 2;
+    });
+    kill((await status()).instances.find((i) => i.service === 'worker')?.pid, 'worker-1 mid-run');
+    const code = await finished;
+    const last =
+      (JSON.parse(ops(runEnv, ['enrich', 'status', '--json', '--runs', '1'])) as { last: Record<string, unknown>[] }).last[0] ?? {};
+    enrichment = { exit: code, ...last };
+    if (code !== 0) say(`enrich run exited ${code}: ${output.slice(-500)}`);
+  });
+
+  running = false;
+  await Promise.all(loops);
+
+  // ---- nothing lost ----
+  const usedAfter = await Promise.all(keys.map((k) => usedToday(k)));
+  const quotas = keys.map((_, i) => {
+    const mine = samples.filter((x) => x.key === i);
+    const admitted = mine.filter((x) => x.charged === 'yes').length;
+    const unknown = mine.filter((x) => x.charged === 'unknown').length;
+    const used = (usedAfter[i] ?? 0) - (usedBefore[i] ?? 0);
+    return { key: i, admitted, unanswered: unknown, used_today_delta: used, exact: used === admitted };
+  });
+  const finalRefresh = await fetch(`${EDGE}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: grant.refresh, client_id: grant.clientId }).toString(),
+  });
+  s = await status();
+  const users = JSON.parse(ops(opsEnv(s.redis.primary, s), ['users', 'list', '--json'])) as { email: string }[];
+  const keysAlive = (await Promise.all(keys.map((k) => fetch(`${EDGE}/v1/me`, { headers: { authorization: `Bearer ${k}` } })))).every(
+    (r) => r.status === 200,
+  );
+  const lost = {
+    quotas_exact: quotas.every((q) => q.exact),
+    grant_refreshes: finalRefresh.status === 200,
+    user_present: users.some((u) => u.email === email),
+    keys_present: keysAlive,
+    enrichment_completed:
+      enrichment.status === 'completed' &&
+      enrichment.batches_done === enrichment.batches_total &&
+      enrichment.rows_seen === enrichment.rows_total,
+  };
+  for (const q of quotas) say(`key ${q.key}: admitted ${q.admitted} (+${q.unanswered} unanswered), used_today +${q.used_today_delta}`);
+  say(
+    `enrichment: ${JSON.stringify({ status: enrichment.status, batches: `${String(enrichment.batches_done)}/${String(enrichment.batches_total)}`, rows: `${String(enrichment.rows_seen)}/${String(enrichment.rows_total)}`, failed: enrichment.batches_failed })}`,
+  );
+  say(`nothing lost: ${JSON.stringify(lost)}`);
+  process.stdout.write(
+    `${JSON.stringify({ bench: 'chaos', concurrency: CONCURRENCY, settle_s: SETTLE_S, faults: results, quotas, lost })}\n`,
+  );
+} finally {
+  running = false;
+  if (startedCluster) {
+    say('stopping the cluster this bench started');
+    const exited = new Promise((resolve) => startedCluster?.once('exit', resolve));
+    startedCluster.kill('SIGTERM');
+    await exited;
+  }
+}
+
+async function usedToday(key: string): Promise<number> {
+  const res = await fetch(`${EDGE}/v1/me`, { headers: { authorization: `Bearer ${key}` } });
+  if (res.status !== 200) throw new Error(`/v1/me answered ${res.status}`);
+  return ((await res.json()) as { used_today: number }).used_today;
+}
+
+async function oauthGrant(email: string, password: string): Promise<Grant> {
+  const redirectUri = 'http://127.0.0.1:9/callback';
+  const registered = await fetch(`${EDGE}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'chaos bench',
+      redirect_uris: [redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      token_endpoint_auth_method: 'none',
+    }),
+  });
+  if (registered.status !== 201) throw new Error(`registration failed: ${registered.status} ${await registered.text()}`);
+  const clientId = ((await registered.json()) as { client_id: string }).client_id;
+  const verifier = randomBytes(32).toString('base64url');
+  const url = new URL(`${EDGE}/oauth/authorize`);
+  for (const [k, v] of Object.entries({
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    scope: 'catalogue:read offline_access',
+    resource: `${EDGE}/mcp`,
+    state: randomBytes(6).toString('hex'),
+    prompt: 'consent',
+  }))
+    url.searchParams.set(k, v);
+  const final = await new FormUser(EDGE).authorize(url.href, { email, password });
+  const code = final.location ? new URL(final.location).searchParams.get('code') : null;
+  if (!code) throw new Error(`no authorization code: ${final.status} ${final.body.slice(0, 300)}`);
+  const res = await fetch(`${EDGE}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      code_verifier: verifier,
+    }).toString(),
+  });
+  const tokens = (await res.json()) as { access_token?: string; refresh_token?: string };
+  if (!tokens.access_token || !tokens.refresh_token)
+    throw new Error(`token exchange gave no access + refresh token: ${JSON.stringify(tokens)}`);
+  return { clientId, access: tokens.access_token, refresh: tokens.refresh_token };
+}

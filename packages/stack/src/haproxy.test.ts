@@ -1,0 +1,93 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '@fragrance/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { haproxyServers } from './control.ts';
+import { haproxyConfig } from './haproxy.ts';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+let haproxyBin = '';
+
+beforeAll(() => {
+  // Installs Debian's haproxy when missing, as `npm run cluster` does.
+  const ensured = spawnSync('bash', ['infra/haproxy.sh', 'ensure'], { cwd: ROOT, encoding: 'utf8' });
+  if (ensured.status !== 0) throw new Error(`infra/haproxy.sh ensure failed: ${ensured.stderr}`);
+  haproxyBin = ensured.stdout.trim();
+});
+
+function instance(name: string): Promise<{ server: Server; port: number }> {
+  return freePort().then(
+    (port) =>
+      new Promise((resolve) => {
+        const server = createServer((req, res) => res.end(req.url === '/health/ready' ? 'ok' : name));
+        server.listen(port, '127.0.0.1', () => resolve({ server, port }));
+      }),
+  );
+}
+
+describe('haproxyConfig', () => {
+  const children: ChildProcess[] = [];
+  afterAll(() => children.forEach((c) => c.kill('SIGKILL')));
+
+  it('is valid HAProxy and keeps answering GETs from the survivor when an instance dies', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'haproxy-'));
+    const [a, b] = await Promise.all([instance('a'), instance('b')]);
+    const frontendPort = await freePort();
+    const adminSocket = join(dir, 'admin.sock');
+    const file = join(dir, 'haproxy.cfg');
+    writeFileSync(
+      file,
+      haproxyConfig({
+        adminSocket,
+        checkIntervalMs: 200,
+        backends: [
+          {
+            name: 'svc',
+            frontendPort,
+            check: '/health/ready',
+            servers: [
+              { name: 'svc-1', port: a.port },
+              { name: 'svc-2', port: b.port },
+            ],
+          },
+        ],
+      }),
+    );
+    const check = spawnSync(haproxyBin, ['-c', '-f', file], { encoding: 'utf8' });
+    expect(check.status, check.stdout + check.stderr).toBe(0);
+
+    const proxy = spawn(haproxyBin, ['-db', '-f', file], { stdio: 'ignore' });
+    children.push(proxy);
+    const url = `http://127.0.0.1:${frontendPort}/`;
+    let seen = new Set<string>();
+    for (let i = 0; i < 100 && seen.size < 2; i++) {
+      seen = new Set(
+        [
+          ...seen,
+          await fetch(url).then(
+            (r) => r.text(),
+            () => '',
+          ),
+        ].filter(Boolean),
+      );
+      await sleep(50);
+    }
+    expect(seen).toEqual(new Set(['a', 'b'])); // round robin over both, health checks passing
+
+    // The instance vanishes (port closed) before HAProxy's checks notice: connection failures
+    // are retried on the other instance, so no client request fails.
+    a.server.closeAllConnections();
+    a.server.close();
+    const answers = await Promise.all(Array.from({ length: 40 }, () => fetch(url).then((r) => `${r.status} ${r.statusText}`, String)));
+    expect(answers.filter((s) => s !== '200 OK')).toEqual([]);
+    const deadline = Date.now() + 5_000;
+    while ((await haproxyServers(adminSocket)).get('svc/svc-1')?.status !== 'DOWN' && Date.now() < deadline) await sleep(100);
+    expect((await haproxyServers(adminSocket)).get('svc/svc-1')?.status).toBe('DOWN');
+    b.server.close();
+  });
+});

@@ -1,0 +1,104 @@
+// The cluster's shape from its instance counts: which process listens where, and the HAProxy
+// backends in front of them. Pure data, so `cluster.ts`, its control channel and the chaos bench
+// agree on one picture.
+import type { HaproxyBackend } from '../../packages/stack/src/index.ts';
+
+export const SERVICES = ['gateway', 'catalogue', 'auth', 'mcp', 'worker'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+export type Counts = Record<ServiceName, number>;
+
+export const DEFAULT_COUNTS: Counts = { gateway: 2, catalogue: 2, auth: 2, mcp: 2, worker: 2 };
+export const MAX_INSTANCES = 9;
+
+/** The public edge; the gateways sit behind it. */
+export const EDGE_PORT = 8080;
+/** Loopback frontends for service-to-service calls (and the services' Elasticsearch). */
+export const INTERNAL_PORTS = { catalogue: 18001, auth: 18002, mcp: 18003, elasticsearch: 18009 } as const;
+/** Instance i (1-based) of a service listens on base + i. */
+const INSTANCE_BASE: Record<ServiceName, number> = { gateway: 18100, catalogue: 18200, auth: 18300, mcp: 18400, worker: 18500 };
+
+export const ES_NODES = 3;
+export const ES_HTTP_PORT = 9200; // nodes on 9200..9202, transport 9300..9302
+export const REDIS_PRIMARY_PORT = 6379;
+export const REDIS_REPLICA_PORT = 6380;
+export const SENTINEL_PORTS = [26379, 26380, 26381];
+export const SENTINEL_NAME = 'fcs-redis';
+export const ES_CLUSTER_NAME = 'cluster';
+
+export interface Instance {
+  /** `gateway-1`: the supervisor's and HAProxy's name for it. */
+  name: string;
+  service: ServiceName;
+  index: number;
+  port: number;
+}
+
+export function instancesOf(counts: Counts): Instance[] {
+  return SERVICES.flatMap((service) =>
+    Array.from({ length: counts[service] }, (_, i) => ({
+      name: `${service}-${i + 1}`,
+      service,
+      index: i + 1,
+      port: INSTANCE_BASE[service] + i + 1,
+    })),
+  );
+}
+
+/** HAProxy backends: the edge (gateways), one internal frontend per called service, and Elasticsearch. */
+export function backendsOf(instances: Instance[], readyPath: string): HaproxyBackend[] {
+  const servers = (service: ServiceName) => instances.filter((i) => i.service === service).map(({ name, port }) => ({ name, port }));
+  return [
+    { name: 'gateway', frontendPort: EDGE_PORT, check: readyPath, servers: servers('gateway'), retryPostAfterSend: false },
+    { name: 'catalogue', frontendPort: INTERNAL_PORTS.catalogue, check: readyPath, servers: servers('catalogue') },
+    { name: 'auth', frontendPort: INTERNAL_PORTS.auth, check: readyPath, servers: servers('auth') },
+    // MCP tool calls are read-only searches: a POST the instance died on is safe to repeat.
+    { name: 'mcp', frontendPort: INTERNAL_PORTS.mcp, check: readyPath, servers: servers('mcp'), retryPostAfterSend: true },
+    {
+      name: 'elasticsearch',
+      frontendPort: INTERNAL_PORTS.elasticsearch,
+      check: '/_cluster/health?local=true',
+      servers: Array.from({ length: ES_NODES }, (_, i) => ({ name: `es-${i + 1}`, port: ES_HTTP_PORT + i })),
+    },
+  ];
+}
+
+/** Every port the cluster binds, for the start-up check. */
+export function portsOf(instances: Instance[]): { port: number; what: string }[] {
+  return [
+    { port: EDGE_PORT, what: 'HAProxy edge' },
+    ...Object.entries(INTERNAL_PORTS).map(([what, port]) => ({ port, what: `HAProxy ${what} frontend` })),
+    ...instances.map(({ name, port }) => ({ port, what: name })),
+    ...Array.from({ length: ES_NODES }, (_, i) => [
+      { port: ES_HTTP_PORT + i, what: `Elasticsearch node ${i + 1}` },
+      { port: ES_HTTP_PORT + 100 + i, what: `Elasticsearch node ${i + 1} transport` },
+    ]).flat(),
+    { port: REDIS_PRIMARY_PORT, what: 'Redis primary' },
+    { port: REDIS_REPLICA_PORT, what: 'Redis replica' },
+    ...SENTINEL_PORTS.map((port) => ({ port, what: 'Redis Sentinel' })),
+  ];
+}
+
+/** `--gateway 3 --catalogue 2 …` over the defaults; a clear error for anything else. */
+export function parseCounts(args: string[]): { counts: Counts; replicas: number } {
+  const counts = { ...DEFAULT_COUNTS };
+  let replicas = 1;
+  for (let i = 0; i < args.length; i += 2) {
+    const flag = args[i] ?? '';
+    const value = args[i + 1];
+    const name = flag.replace(/^--/, '');
+    const number = Number(value);
+    if (!flag.startsWith('--') || value === undefined || !Number.isInteger(number)) {
+      throw new Error(`expected --<service> <count> or --es-replicas <n>, got "${[flag, value].filter(Boolean).join(' ')}"`);
+    }
+    if (name === 'es-replicas') {
+      if (number < 0 || number >= ES_NODES) throw new Error(`--es-replicas must be 0..${ES_NODES - 1}`);
+      replicas = number;
+    } else if ((SERVICES as readonly string[]).includes(name)) {
+      if (number < 1 || number > MAX_INSTANCES) throw new Error(`--${name} must be 1..${MAX_INSTANCES}`);
+      counts[name as ServiceName] = number;
+    } else {
+      throw new Error(`unknown option ${flag}; services are ${SERVICES.join(', ')}`);
+    }
+  }
+  return { counts, replicas };
+}

@@ -1,0 +1,141 @@
+// Steps `npm start` and `npm run cluster` share: the cursor secret, the catalogue, the demo key
+// and user, and the log line format. Each runs the operator CLI with the stack's environment.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const LOCAL_DIR = process.env.FRAGRANCE_LOCAL_DIR ?? `${ROOT}.local`;
+/** Held by the running stack (`npm start` or `npm run cluster`): one at a time on the default ports. */
+export const STACK_LOCK = `${LOCAL_DIR}/stack.lock`;
+
+export type Env = Record<string, string | undefined>;
+
+export function sayAs(tag: string): (message: string) => void {
+  return (message) => void process.stdout.write(`\x1b[1m[${tag}]\x1b[0m ${message}\n`);
+}
+
+export function runStep(say: (m: string) => void, env: Env, description: string, command: string, args: string[]): void {
+  say(description);
+  const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', env });
+  if (result.status !== 0) throw new Error(`${description} failed (exit ${result.status ?? result.signal})`);
+}
+
+/**
+ * The catalogue's cursor signing key (CURSOR_SECRET): the operator's if set, else one generated
+ * on the first start and kept in .local/ (git-ignored, owner-only), so cursors survive restarts.
+ */
+export function cursorSecret(): string {
+  if (process.env.CURSOR_SECRET) return process.env.CURSOR_SECRET;
+  const dir = `${LOCAL_DIR}/catalogue`;
+  const file = `${dir}/cursor-secret`;
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+/**
+ * Loads the 75k synthetic catalogue when the `fragrances` alias is missing, or re-ingests it
+ * when its index predates the current mapping/folding (`catalogue status` says which): generate
+ * the NDJSON if absent, then ingest (new index, verify, atomic alias swap). Otherwise reuse it.
+ */
+export function prepareCatalogue(say: (m: string) => void, env: Env, ingestArgs: string[] = []): void {
+  const ops = ['packages/ops/src/cli.ts', 'catalogue'];
+  const probe = spawnSync(process.execPath, [...ops, 'status', '--json'], { cwd: ROOT, env, encoding: 'utf8' });
+  if (probe.status !== 0) throw new Error(`catalogue status failed: ${probe.stderr}`);
+  const status = JSON.parse(probe.stdout) as { index: string | null; documents: number; current: boolean };
+  if (status.current && status.documents > 0) {
+    say(`catalogue: ${status.index} (${status.documents} documents) is current; keeping it`);
+    return;
+  }
+  if (!existsSync(`${ROOT}data/generated/catalogue.ndjson`)) {
+    runStep(say, env, 'catalogue: generating 75,000 synthetic records', process.execPath, [...ops, 'generate']);
+  }
+  runStep(
+    say,
+    env,
+    status.index ? 'catalogue: index predates this code; re-ingesting' : 'catalogue: ingesting into Elasticsearch',
+    process.execPath,
+    [...ops, 'ingest', ...ingestArgs],
+  );
+}
+
+/**
+ * Runs the operator CLI without blocking the event loop: the supervisor must keep reading its
+ * children's output meanwhile (a full pipe would stall a service that logs).
+ */
+export function opsCli(env: Env, args: string[], input = ''): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['packages/ops/src/cli.ts', ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+/** A fresh demo key through the operator CLI; --replace revokes the previous demo keys. */
+export async function createDemoKey(env: Env): Promise<string> {
+  const result = await opsCli(env, ['keys', 'create', '--owner', 'demo', '--quota', '10000', '--replace', '--json']);
+  if (result.status !== 0) throw new Error(`creating the demo key failed: ${result.stderr}`);
+  return (JSON.parse(result.stdout) as { api_key: string }).api_key;
+}
+
+/**
+ * A demo user for the OAuth sign-in page, created once; its generated password is printed only
+ * on the start that creates it (it is stored only as a scrypt hash).
+ */
+export async function ensureDemoUser(env: Env): Promise<{ email: string; password?: string }> {
+  const email = 'demo@fragrance.example';
+  const listed = await opsCli(env, ['users', 'list', '--json']);
+  if (listed.status !== 0) throw new Error(`listing users failed: ${listed.stderr}`);
+  if ((JSON.parse(listed.stdout) as { email: string }[]).some((u) => u.email === email)) return { email };
+  const password = randomBytes(12).toString('base64url');
+  const created = await opsCli(env, ['users', 'create', '--email', email], `${password}\n`);
+  if (created.status !== 0) throw new Error(`creating the demo user failed: ${created.stderr}`);
+  return { email, password };
+}
+
+/** Polls `url` until it answers 200, while `stillOurs` holds (our own process is up). */
+export async function waitForOk(url: string, timeoutMs: number, stillOurs: () => boolean = () => true): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    if (!stillOurs()) throw new Error(`the process behind ${url} is not running`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (res.status === 200) return;
+      last = `${res.status} ${await res.text()}`;
+    } catch (error) {
+      last = String(error);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`${url} did not answer 200: ${last}`);
+}
+
+/** Prints how to use the stack once it is ready. */
+export function printWelcome(
+  say: (m: string) => void,
+  gatewayUrl: string,
+  demoKey: string,
+  demoUser: { email: string; password?: string },
+): void {
+  say(`demo API key (owner demo, 10000 requests/day; earlier demo keys revoked): ${demoKey}`);
+  say(`try: curl -H 'Authorization: Bearer ${demoKey}' '${gatewayUrl}/v1/fragrances?query=rose&limit=3'`);
+  say('enrich the catalogue now (else nightly at 02:00 Australia/Sydney): npm run ops -- enrich run');
+  say(
+    demoUser.password
+      ? `OAuth sign-in (MCP clients): ${demoUser.email} / ${demoUser.password}  (shown once; kept across starts)`
+      : `OAuth sign-in (MCP clients): ${demoUser.email} (created earlier; its password was shown then; npm run ops -- users create --email <e> adds another)`,
+  );
+  say(`OAuth metadata: ${gatewayUrl}/.well-known/oauth-authorization-server`);
+  say('press Ctrl-C to stop');
+}
