@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import { notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
 import { requireBearer } from './auth/bearer.ts';
+import { mcpCors } from './auth/cors.ts';
 import { resourceMetadataRoutes } from './auth/metadata.ts';
 import { requireAllowedHost, requireAllowedOrigin } from './auth/origin.ts';
 import type { TokenVerifier } from './auth/verify-token.ts';
@@ -46,6 +47,8 @@ export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue
     // Host and Origin first: a rebinding page learns nothing, not even that a token is needed.
     requireAllowedHost(config.MCP_ALLOWED_HOSTS),
     requireAllowedOrigin(config.MCP_ALLOWED_ORIGINS),
+    // A listed origin's preflight is answered here, before the bearer check; its answers are readable.
+    mcpCors(config.MCP_ALLOWED_ORIGINS),
     requireBearer({ verify, resourceMetadataUrl: resourceMetadataUrlOf(config), requiredScope: REQUIRED_SCOPE }),
     rateLimitPerUser(rateLimiter),
     express.json({ limit: '256kb' }),
