@@ -14,7 +14,8 @@ export function esc(value: unknown): string {
 
 export const ASSETS_PATH = '/oauth/assets';
 
-function layout(title: string, body: string): string {
+/** The page around every body: one stylesheet, no script, readable on a phone (viewport). */
+export function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
