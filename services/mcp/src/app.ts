@@ -18,10 +18,12 @@ export interface McpDeps {
   verify: TokenVerifier;
   rateLimiter: McpRateLimiter;
   catalogue: CatalogueClient;
+  /** Records the last use of each grant (GrantStore); absent in tests that do not look. */
+  usage?: { recordUse(grantId: string): Promise<void> };
 }
 
 /** The MCP resource server, built from its dependencies so tests can run it without main.ts. */
-export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue }: McpDeps): Express {
+export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue, usage }: McpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(requestLogger(logger));
@@ -52,7 +54,7 @@ export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue
     requireBearer({ verify, resourceMetadataUrl: resourceMetadataUrlOf(config), requiredScope: REQUIRED_SCOPE }),
     rateLimitPerUser(rateLimiter),
     express.json({ limit: '256kb' }),
-    mcpRoutes({ catalogue, logger }),
+    mcpRoutes({ catalogue, logger, ...(usage ? { usage } : {}) }),
   );
 
   app.use(notFoundHandler);

@@ -177,18 +177,18 @@ export function accountRoutes(deps: AccountDeps): Router {
     '/account/sign-in',
     form,
     wrap(async (req, res) => {
-      if (!csrf.verify(req, signInBinding)) return refuseCsrf(res);
+      if (!csrf.verify(req, signInBinding)) return void refuseCsrf(res);
       const email = field(req, 'email', 320);
       const password = field(req, 'password');
-      if (!email || !password) return renderSignIn(req, res, 400, 'Enter your email and password.', email);
+      if (!email || !password) return void renderSignIn(req, res, 400, 'Enter your email and password.', email);
       const address = req.ip ?? 'unknown';
       const blocked = await throttled(res, email, address);
-      if (blocked) return renderSignIn(req, res, 429, blocked, email);
+      if (blocked) return void renderSignIn(req, res, 429, blocked, email);
       const user = await users.authenticate(email, password);
       if (!user) {
         await throttle.recordFailure(email, address);
         logger.info({ address }, 'account sign-in failed');
-        return renderSignIn(req, res, 401, 'That email and password do not match an active account.', email);
+        return void renderSignIn(req, res, 401, 'That email and password do not match an active account.', email);
       }
       await throttle.recordSuccess(email);
       const previous = cookieId(req);
