@@ -24,6 +24,7 @@ export function layout(title: string, body: string): string {
 <meta name="referrer" content="no-referrer">
 <title>${esc(title)} · Fragrance Catalogue</title>
 <link rel="stylesheet" href="${ASSETS_PATH}/style.css">
+<link rel="icon" href="${ASSETS_PATH}/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <main class="card">
