@@ -12,3 +12,4 @@ export {
 } from './users.ts';
 export { generateSigningKey, KeyStore, type KeyStoreOptions, type SigningJwk } from './signing-keys.ts';
 export { disableUser } from './disable.ts';
+export { GrantStore, type ConnectedApp, type GrantStoreOptions } from './grants.ts';

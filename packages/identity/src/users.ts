@@ -66,10 +66,7 @@ export class UserStore {
   async create(email: string, password: string): Promise<User> {
     const normalised = normaliseEmail(email);
     if (!Email.safeParse(normalised).success) throw new IdentityError('invalid_email', 'not a valid email address');
-    if (password.length < MIN_PASSWORD_LENGTH)
-      throw new IdentityError('weak_password', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
-    if (password.length > MAX_PASSWORD_LENGTH)
-      throw new IdentityError('weak_password', `password must be at most ${MAX_PASSWORD_LENGTH} characters`);
+    checkPassword(password);
     const user: User = {
       id: randomUUID(),
       email: normalised,
@@ -129,11 +126,52 @@ export class UserStore {
     return { ...user, disabled };
   }
 
+  /**
+   * Sets a new password when `current` is the account's password (false otherwise, nothing
+   * changed), and signs the person out of every session started before now.
+   */
+  async changePassword(id: string, current: string, next: string): Promise<boolean> {
+    checkPassword(next);
+    const row = await this.#redis.hgetall(this.#idKey(id));
+    if (!row.hash || row.disabled === '1' || current.length > MAX_PASSWORD_LENGTH || !(await verifyPassword(current, row.hash)))
+      return false;
+    const hash = await hashPassword(next, this.#scrypt);
+    await this.#redis.hset(this.#idKey(id), { hash, sessions_since: String(Date.now()) });
+    return true;
+  }
+
+  /** Ends every session (sign-in page, account page) started before now; tokens of connected apps stay. */
+  async signOutEverywhere(id: string): Promise<void> {
+    await this.#redis.hset(this.#idKey(id), 'sessions_since', String(Date.now()));
+  }
+
+  /**
+   * Milliseconds since the epoch before which a session of `id` no longer counts (0: none ended).
+   * Infinity for an unknown user, so a session of a deleted account never counts.
+   */
+  async sessionsValidSince(id: string): Promise<number> {
+    const [exists, since] = await this.#redis
+      .multi()
+      .exists(this.#idKey(id))
+      .hget(this.#idKey(id), 'sessions_since')
+      .exec()
+      .then((r) => [r?.[0]?.[1], r?.[1]?.[1]]);
+    if (exists !== 1) return Infinity;
+    return Number(since ?? 0);
+  }
+
   async list(): Promise<User[]> {
     const ids = await this.#redis.smembers(this.#allKey);
     const users = await Promise.all(ids.map((id) => this.findById(id)));
     return users.filter((u): u is User => u !== undefined).sort((a, b) => a.email.localeCompare(b.email));
   }
+}
+
+function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH)
+    throw new IdentityError('weak_password', `password must be at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length > MAX_PASSWORD_LENGTH)
+    throw new IdentityError('weak_password', `password must be at most ${MAX_PASSWORD_LENGTH} characters`);
 }
 
 function toUser(row: Record<string, string>): User | undefined {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import type { RevocationStore } from '@fragrance/identity';
+import type { GrantStore, RevocationStore } from '@fragrance/identity';
 
 /** Models whose tokens belong to a grant, so revoking the grant can find and delete them. */
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
@@ -20,6 +20,10 @@ export interface AdapterOptions {
   revocations: RevocationStore;
   /** How long a grant's revocation record must live: the longest access-token lifetime. */
   revocationTtlSeconds: number;
+  /** Indexes each saved grant under its person, for the account page and `ops users grants`. */
+  grants: GrantStore;
+  /** When the person last signed out everywhere (ms): a sign-in session from before no longer counts. */
+  sessionsValidSince: (accountId: string) => Promise<number>;
 }
 
 /**
@@ -29,7 +33,7 @@ export interface AdapterOptions {
  * the client sees the response.
  */
 export function redisAdapterFactory(options: AdapterOptions): new (name: string) => Adapter {
-  const { redis, revocations, revocationTtlSeconds } = options;
+  const { redis, revocations, revocationTtlSeconds, grants, sessionsValidSince } = options;
   const base = `${options.prefix}oidc:`;
   const grantKeyFor = (id: string) => `${base}grant-tokens:${id}`;
   const userCodeKeyFor = (userCode: string) => `${base}user-code:${userCode}`;
@@ -61,6 +65,7 @@ export function redisAdapterFactory(options: AdapterOptions): new (name: string)
         // The list lives as long as its longest-lived token; GT only ever extends it.
         if (ttl) multi.expire(grantKey, ttl, 'GT').expire(grantKey, ttl, 'NX');
       }
+      if (this.name === 'Grant' && payload.accountId) grants.indexGrant(multi, id, payload.accountId, ttl);
       if (payload.userCode) {
         multi.set(userCodeKeyFor(payload.userCode), id);
         if (ttl) multi.expire(userCodeKeyFor(payload.userCode), ttl);
@@ -80,7 +85,12 @@ export function redisAdapterFactory(options: AdapterOptions): new (name: string)
         return data.consumed ? { ...payload, consumed: Number(data.consumed) } : payload;
       }
       const data = await redis.get(this.key(id));
-      return data ? (JSON.parse(data) as AdapterPayload) : undefined;
+      const payload = data ? (JSON.parse(data) as AdapterPayload) : undefined;
+      // A sign-in from before "sign out everywhere" (or a password change) is no session.
+      if (this.name === 'Session' && payload?.accountId && (payload.loginTs ?? 0) * 1000 < (await sessionsValidSince(payload.accountId))) {
+        return undefined;
+      }
+      return payload;
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {

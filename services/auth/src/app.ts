@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type Provider from 'oidc-provider';
+<<<<<<< HEAD
 import { KeyStore, LoginThrottle, RevocationStore, UserStore, type ScryptParams } from '@fragrance/identity';
 import {
   Lifecycle,
@@ -12,8 +13,14 @@ import {
   ServiceUnavailableError,
   type Logger,
 } from '@fragrance/http';
+=======
+import { GrantStore, KeyStore, LoginThrottle, RevocationStore, UserStore, type ScryptParams } from '@fragrance/identity';
+import { notFoundHandler, problemHandler, requestLogger, ServiceUnavailableError, type Logger } from '@fragrance/http';
+>>>>>>> wt-cors22
 import type { CimdFetchOptions } from './cimd.ts';
 import { createProvider } from './provider.ts';
+import { accountRoutes } from './routes/account.ts';
+import { corsRoutes } from './routes/cors.ts';
 import { createCsrf } from './routes/csrf.ts';
 import { healthRoutes } from './routes/health.ts';
 import { interactionRoutes } from './routes/interaction.ts';
@@ -46,6 +53,7 @@ export interface AuthService {
   provider: Provider;
   users: UserStore;
   revocations: RevocationStore;
+  grants: GrantStore;
   keys: KeyStore;
 }
 
@@ -72,6 +80,7 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
   const users = new UserStore(redis, { prefix, ...(deps.scrypt ? { scrypt: deps.scrypt } : {}) });
   const revocations = new RevocationStore(redis, { prefix });
   const throttle = new LoginThrottle(redis, { prefix, ...deps.login });
+  const grants = new GrantStore(redis, { prefix, revocations, accessTokenTtlSeconds: deps.ttl.accessToken });
 
   const provider = createProvider({
     issuer: deps.issuer,
@@ -80,6 +89,7 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
     prefix,
     users,
     revocations,
+    grants,
     signingKeys,
     cookieKeys,
     ttl: deps.ttl,
@@ -97,6 +107,7 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
     })),
   };
 
+  const secure = deps.issuer.startsWith('https:');
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy);
@@ -106,8 +117,13 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
     next();
   });
   app.use(healthRoutes(redis));
+<<<<<<< HEAD
   const redisUp = async () => void (await redis.ping());
   app.use(probeRoutes({ lifecycle: deps.lifecycle ?? new Lifecycle(), required: { redis: redisUp }, timeoutMs: 1_000 }));
+=======
+  // Before the Redis check: a preflight needs nothing but these headers.
+  app.use(corsRoutes());
+>>>>>>> wt-cors22
   // Every OAuth answer needs Redis; while it is away say so (503) rather than let oidc-provider
   // fail each request with a 500 after its own retries.
   app.use((_req, _res, next) => {
@@ -123,8 +139,21 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
       provider,
       users,
       throttle,
-      csrf: createCsrf(cookieKeys[0]!, deps.issuer.startsWith('https:')),
+      csrf: createCsrf(cookieKeys[0]!, secure),
       resource: deps.resource,
+      logger,
+    }),
+  );
+  app.use(
+    accountRoutes({
+      redis,
+      prefix,
+      users,
+      grants,
+      throttle,
+      csrf: createCsrf(cookieKeys[0]!, secure, '/account'),
+      sessionTtlSeconds: deps.ttl.session,
+      secure,
       logger,
     }),
   );
@@ -141,5 +170,5 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
   });
   app.use(notFoundHandler);
   app.use(problemHandler);
-  return { app, provider, users, revocations, keys };
+  return { app, provider, users, revocations, grants, keys };
 }

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import type { RevocationStore, SigningJwk, UserStore } from '@fragrance/identity';
+import type { GrantStore, RevocationStore, SigningJwk, UserStore } from '@fragrance/identity';
 import type { Logger } from '@fragrance/http';
 import { redisAdapterFactory } from './adapter.ts';
 import { createCimdFetch, type CimdFetchOptions } from './cimd.ts';
@@ -22,6 +22,7 @@ export interface ProviderOptions {
   prefix: string;
   users: UserStore;
   revocations: RevocationStore;
+  grants: GrantStore;
   signingKeys: readonly SigningJwk[];
   cookieKeys: readonly string[];
   ttl: { accessToken: number; authorizationCode: number; refreshToken: number; session: number };
@@ -39,6 +40,8 @@ export function createProvider(options: ProviderOptions): Provider {
       prefix: options.prefix,
       revocations: options.revocations,
       revocationTtlSeconds: ttl.accessToken + 60,
+      grants: options.grants,
+      sessionsValidSince: (accountId) => users.sessionsValidSince(accountId),
     }),
     clients: [],
     // What a client registered with just client_name and redirect_uris gets: a public
@@ -54,6 +57,11 @@ export function createProvider(options: ProviderOptions): Provider {
     scopes: [...SCOPES],
     claims: { openid: ['sub'], email: ['email'] },
     pkce: { required: () => true },
+    // CORS is decided per endpoint in routes/cors.ts (any origin, never credentials); the default
+    // would refuse a browser client whose page is not on its redirect URI's origin.
+    clientBasedCORS: () => true,
+    // RFC 8414 §2: absent means client_secret_basic; public clients revoke with client_id only.
+    discovery: { revocation_endpoint_auth_methods_supported: ['none'] },
     allowOmittingSingleRegisteredRedirectUri: false,
     cookies: {
       keys: [...options.cookieKeys],

@@ -53,12 +53,13 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     catalogue: upstreamCheck(config.CATALOGUE_SERVICE_URL, agents.catalogue, config.HEALTH_TIMEOUT_MS),
   };
   const optionalUpstreams = [
-    // The authorization server: endpoints, metadata, sign-in and consent pages (all under /oauth).
+    // The authorization server: endpoints, metadata, sign-in and consent pages (all under /oauth),
+    // and the account page where people see and disconnect the apps they connected.
     {
       name: 'auth',
       url: config.AUTH_SERVICE_URL,
       agent: agents.auth,
-      paths: ['/oauth{/*rest}', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'],
+      paths: ['/oauth{/*rest}', '/account{/*rest}', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'],
     },
     // The MCP server and its RFC 9728 metadata (also at the path-suffixed location).
     {

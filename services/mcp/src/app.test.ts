@@ -98,7 +98,8 @@ describe('MCP resource server', () => {
     const body = (await res.json()) as { result: { protocolVersion: string; serverInfo: { name: string }; capabilities: object } };
     expect(body.result.protocolVersion).toBe('2025-11-25');
     expect(body.result.serverInfo.name).toBe('fragrance-catalogue');
-    expect(body.result.capabilities).toMatchObject({ tools: {}, resources: {} });
+    // Only what a stateless server can keep: no list-change notifications (GET /mcp is 405).
+    expect(body.result.capabilities).toMatchObject({ tools: { listChanged: false }, resources: { listChanged: false } });
   });
 
   it('lists four read-only tools with input and output schemas', async () => {

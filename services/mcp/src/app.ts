@@ -2,6 +2,7 @@ import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import { Lifecycle, notFoundHandler, probeRoutes, problemHandler, requestLogger, type Logger } from '@fragrance/http';
 import { requireBearer } from './auth/bearer.ts';
+import { mcpCors } from './auth/cors.ts';
 import { resourceMetadataRoutes } from './auth/metadata.ts';
 import { requireAllowedHost, requireAllowedOrigin } from './auth/origin.ts';
 import type { TokenVerifier } from './auth/verify-token.ts';
@@ -19,10 +20,12 @@ export interface McpDeps {
   catalogue: CatalogueClient;
   /** Draining state for /health/ready (main.ts shares it with serve()); a fresh one when absent. */
   lifecycle?: Lifecycle;
+  /** Records the last use of each grant (GrantStore); absent in tests that do not look. */
+  usage?: { recordUse(grantId: string): Promise<void> };
 }
 
 /** The MCP resource server, built from its dependencies so tests can run it without main.ts. */
-export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue, lifecycle = new Lifecycle() }: McpDeps): Express {
+export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue, usage, lifecycle = new Lifecycle() }: McpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(requestLogger(logger));
@@ -51,10 +54,12 @@ export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue
     // Host and Origin first: a rebinding page learns nothing, not even that a token is needed.
     requireAllowedHost(config.MCP_ALLOWED_HOSTS),
     requireAllowedOrigin(config.MCP_ALLOWED_ORIGINS),
+    // A listed origin's preflight is answered here, before the bearer check; its answers are readable.
+    mcpCors(config.MCP_ALLOWED_ORIGINS),
     requireBearer({ verify, resourceMetadataUrl: resourceMetadataUrlOf(config), requiredScope: REQUIRED_SCOPE }),
     rateLimitPerUser(rateLimiter),
     express.json({ limit: '256kb' }),
-    mcpRoutes({ catalogue, logger }),
+    mcpRoutes({ catalogue, logger, ...(usage ? { usage } : {}) }),
   );
 
   app.use(notFoundHandler);

@@ -10,6 +10,8 @@ const commaList = z.string().transform((value) =>
 );
 
 const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]', '::1'];
+/** The MCP Inspector's web UI: allowed by default in development (MCP_URL on loopback) only. */
+export const INSPECTOR_ORIGINS = ['http://localhost:6274', 'http://127.0.0.1:6274'];
 
 /** Every variable the MCP server reads; documented in docs/configuration.md. */
 const McpConfigShape = z.object({
@@ -33,7 +35,7 @@ const McpConfigShape = z.object({
   JWKS_URL: httpUrl().optional(),
   /** The one JWS algorithm accepted for access tokens (pinned: no algorithm negotiation). */
   ACCESS_TOKEN_ALG: z.enum(['RS256', 'PS256', 'ES256', 'EdDSA']).default('RS256'),
-  /** Browser origins allowed to call /mcp (DNS-rebinding protection); defaults to MCP_URL's origin. */
+  /** Exact browser origins allowed to call /mcp (CORS and DNS-rebinding protection); default: MCP_URL's origin, plus the Inspector's when MCP_URL is loopback. */
   MCP_ALLOWED_ORIGINS: commaList.optional(),
   /** Host names accepted in the Host header of /mcp; default: loopback names and MCP_URL's host when HOST is loopback, else no check. */
   MCP_ALLOWED_HOSTS: commaList.optional(),
@@ -42,11 +44,25 @@ const McpConfigShape = z.object({
   MCP_RATE_LIMIT_BURST: z.coerce.number().int().positive().default(60),
 });
 
-export const McpConfig = McpConfigShape.transform((c) => ({
+export const McpConfig = McpConfigShape.superRefine((c, ctx) => {
+  // Browsers send an exact origin (scheme://host[:port]); anything else could never match.
+  for (const entry of c.MCP_ALLOWED_ORIGINS ?? []) {
+    if (URL.parse(entry)?.origin !== entry.toLowerCase()) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MCP_ALLOWED_ORIGINS'],
+        message: `${JSON.stringify(entry)} is not an origin (scheme://host[:port])`,
+      });
+    }
+  }
+}).transform((c) => ({
   ...c,
   OAUTH_ISSUER: c.OAUTH_ISSUER ?? c.MCP_URL,
   JWKS_URL: c.JWKS_URL ?? `${c.AUTH_SERVICE_URL}/oauth/jwks`,
-  MCP_ALLOWED_ORIGINS: c.MCP_ALLOWED_ORIGINS ?? [new URL(c.MCP_URL).origin],
+  MCP_ALLOWED_ORIGINS: c.MCP_ALLOWED_ORIGINS ?? [
+    new URL(c.MCP_URL).origin,
+    ...(LOOPBACK.includes(new URL(c.MCP_URL).hostname) ? INSPECTOR_ORIGINS : []),
+  ],
   // A proxy that keeps the public Host is fine too: MCP_URL's host name is always allowed.
   MCP_ALLOWED_HOSTS: c.MCP_ALLOWED_HOSTS ?? (LOOPBACK.includes(c.HOST) ? [...LOOPBACK, new URL(c.MCP_URL).hostname] : []),
 }));

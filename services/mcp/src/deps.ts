@@ -1,4 +1,4 @@
-import { RevocationStore } from '@fragrance/identity';
+import { GrantStore, RevocationStore } from '@fragrance/identity';
 import type { Logger } from '@fragrance/http';
 import { createRedisClient } from '@fragrance/redis';
 import type { McpDeps } from './app.ts';
@@ -20,7 +20,9 @@ export function createDeps(config: McpConfig, logger: Logger): RunningDeps {
   // Fail fast rather than queue commands while Redis is away: requests get a 503 instead.
   const redis = createRedisClient(config, logger, 'request-path');
   const catalogue = createCatalogueClient({ baseUrl: config.CATALOGUE_SERVICE_URL, timeoutMs: config.CATALOGUE_TIMEOUT_MS });
-  const verify = tokenVerifierFor(config, new RevocationStore(redis, { prefix: config.REDIS_PREFIX }));
+  const revocations = new RevocationStore(redis, { prefix: config.REDIS_PREFIX });
+  const verify = tokenVerifierFor(config, revocations);
+  const usage = new GrantStore(redis, { prefix: config.REDIS_PREFIX, revocations });
   const rateLimiter = createRateLimiter({
     redis,
     prefix: config.REDIS_PREFIX,
@@ -34,6 +36,7 @@ export function createDeps(config: McpConfig, logger: Logger): RunningDeps {
     verify,
     rateLimiter,
     catalogue,
+    usage,
     close: async () => {
       await Promise.all([redis.quit(), catalogue.close()]);
     },

@@ -1,6 +1,15 @@
 import { z } from 'zod';
-import { parseConfig, redisPrefix, redisUrl } from '@fragrance/config';
-import { disableUser, IdentityError, KeyStore, MIN_PASSWORD_LENGTH, RevocationStore, UserStore } from '@fragrance/identity';
+import { parseConfig, redisPrefix, redisUrl, seconds } from '@fragrance/config';
+import {
+  disableUser,
+  GrantStore,
+  IdentityError,
+  KeyStore,
+  MIN_PASSWORD_LENGTH,
+  RevocationStore,
+  UserStore,
+  type User,
+} from '@fragrance/identity';
 import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
 import { withRedis } from '../redis.ts';
 
@@ -8,12 +17,15 @@ import { withRedis } from '../redis.ts';
 export const UsersConfig = z.object({
   REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
   REDIS_PREFIX: redisPrefix(),
+  /** The auth service's access-token lifetime: a revoked grant's record must outlive its tokens. */
+  ACCESS_TOKEN_TTL_SECONDS: seconds(86_400),
 });
 
 interface Stores {
   users: UserStore;
   revocations: RevocationStore;
   keys: KeyStore;
+  grants: GrantStore;
 }
 
 /** Opens Redis for one command (failing fast when it is down) and always closes it. */
@@ -21,13 +33,15 @@ async function withStores<T>(ctx: CommandContext, use: (stores: Stores) => Promi
   const config = parseConfig(UsersConfig, ctx.env);
   const prefix = config.REDIS_PREFIX;
   try {
-    return await withRedis(config, (redis) =>
-      use({
+    return await withRedis(config, (redis) => {
+      const revocations = new RevocationStore(redis, { prefix });
+      return use({
         users: new UserStore(redis, { prefix }),
-        revocations: new RevocationStore(redis, { prefix }),
+        revocations,
         keys: new KeyStore(redis, { prefix }),
-      }),
-    );
+        grants: new GrantStore(redis, { prefix, revocations, accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS }),
+      });
+    });
   } catch (error) {
     if (error instanceof IdentityError) throw new UsageError(error.message);
     throw error;
@@ -139,9 +153,62 @@ const list: Command = {
   },
 };
 
+async function existingUser(users: UserStore, email: string): Promise<User> {
+  const user = await users.findByEmail(email);
+  if (!user) throw new UsageError(`no user with email ${email.trim().toLowerCase()}`);
+  return user;
+}
+
+const grants: Command = {
+  summary: "List the apps a user connected (the user's account page shows the same)",
+  usage: 'users grants <email> [--json]',
+  run: async (ctx) => {
+    const { email, json } = emailArgument(ctx, true);
+    const { user, apps } = await withStores(ctx, async ({ users, grants: store }) => {
+      const found = await existingUser(users, email);
+      return { user: found, apps: await store.connectedApps(found.id) };
+    });
+    if (json) {
+      const rows = apps.map((a) => ({
+        client_id: a.clientId,
+        client_name: a.clientName ?? null,
+        client_uri: a.clientUri ?? null,
+        scopes: a.scopes,
+        first_authorized_at: a.firstAuthorizedAt,
+        last_used_at: a.lastUsedAt ?? null,
+        grants: a.grantIds.length,
+      }));
+      return void ctx.stdout.write(`${JSON.stringify(rows)}\n`);
+    }
+    if (apps.length === 0) return void ctx.stdout.write(`${user.email} has no connected apps\n`);
+    for (const a of apps) {
+      ctx.stdout.write(
+        `${a.clientId}  ${JSON.stringify(a.clientName ?? '(no name)')}  scopes=${a.scopes.join(',')}  first=${a.firstAuthorizedAt}  last_used=${a.lastUsedAt ?? 'never'}\n`,
+      );
+    }
+  },
+};
+
+const revokeGrants: Command = {
+  summary: "Revoke a user's grants (one app with --client, else all): tokens refused at once, refresh tokens dead",
+  usage: 'users revoke-grants <email> [--client <id>] [--json]',
+  run: async (ctx) => {
+    const { values, positionals } = parseOptions(ctx.argv, { client: { type: 'string' }, json: { type: 'boolean' } }, true);
+    const email = positionals[0];
+    if (!email || positionals.length > 1) throw new UsageError('expected one email address');
+    if (values.client !== undefined && !values.client.trim()) throw new UsageError('--client needs a client id');
+    const revoked = await withStores(ctx, async ({ users, grants: store }) =>
+      store.revoke((await existingUser(users, email)).id, values.client),
+    );
+    if (values.json) return void ctx.stdout.write(`${JSON.stringify({ revoked: revoked.length })}\n`);
+    const what = values.client ? `of client ${values.client}` : 'of every app';
+    ctx.stdout.write(revoked.length ? `revoked ${revoked.length} grant(s) ${what}\n` : `nothing to revoke ${what}\n`);
+  },
+};
+
 export const usersGroup: CommandGroup = {
   summary: 'People who sign in to the OAuth authorization server',
-  commands: { create, disable, enable, list },
+  commands: { create, disable, enable, list, grants, 'revoke-grants': revokeGrants },
 };
 
 const rotateKeys: Command = {

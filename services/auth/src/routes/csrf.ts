@@ -20,10 +20,11 @@ function nonceOf(req: Request): string | undefined {
 
 /**
  * Double-submit CSRF protection for the sign-in and consent forms: a random cookie plus a form
- * field that is an HMAC of that cookie and the interaction uid, so a token can neither be
- * forged without our secret nor carried over to another interaction.
+ * field that is an HMAC of that cookie and the interaction uid (or, on the account page, the
+ * session), so a token can neither be forged without our secret nor carried over to another
+ * interaction. The cookie is scoped to the pages that post (`cookiePath`).
  */
-export function createCsrf(secret: string, secure: boolean) {
+export function createCsrf(secret: string, secure: boolean, cookiePath = '/oauth/interaction') {
   const sign = (uid: string, nonce: string) => createHmac('sha256', secret).update(`${uid}.${nonce}`).digest('base64url');
   return {
     /** The token for a form, setting the cookie when the browser has none yet. */
@@ -35,7 +36,7 @@ export function createCsrf(secret: string, secure: boolean) {
           httpOnly: true,
           sameSite: 'lax',
           secure,
-          path: '/oauth/interaction',
+          path: cookiePath,
         });
       }
       return sign(uid, nonce);

@@ -14,7 +14,8 @@ export function esc(value: unknown): string {
 
 export const ASSETS_PATH = '/oauth/assets';
 
-function layout(title: string, body: string): string {
+/** The page around every body: one stylesheet, no script, readable on a phone (viewport). */
+export function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -23,6 +24,7 @@ function layout(title: string, body: string): string {
 <meta name="referrer" content="no-referrer">
 <title>${esc(title)} · Fragrance Catalogue</title>
 <link rel="stylesheet" href="${ASSETS_PATH}/style.css">
+<link rel="icon" href="${ASSETS_PATH}/favicon.svg" type="image/svg+xml">
 </head>
 <body>
 <main class="card">

@@ -1,5 +1,6 @@
 import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { Router } from 'express';
+import { metadataCors } from './cors.ts';
 
 export interface ResourceMetadataOptions {
   resource: string;
@@ -10,8 +11,8 @@ export interface ResourceMetadataOptions {
 
 /**
  * RFC 9728 protected resource metadata, served at the path-suffixed location for `/mcp` and at
- * the root location (clients of older drafts look there). Public and cacheable; CORS-open so
- * browser-based MCP clients can discover the authorization server.
+ * the root location (clients of older drafts look there). Public and cacheable; CORS-open (any
+ * origin, preflights included) so browser-based MCP clients can discover the authorization server.
  */
 export function resourceMetadataRoutes(options: ResourceMetadataOptions): Router {
   const metadata: OAuthProtectedResourceMetadata = {
@@ -23,8 +24,10 @@ export function resourceMetadataRoutes(options: ResourceMetadataOptions): Router
     ...(options.documentationUrl ? { resource_documentation: options.documentationUrl } : {}),
   };
   const router = Router();
-  router.get(['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'], (_req, res) => {
-    res.set('Access-Control-Allow-Origin', '*').set('Cache-Control', 'public, max-age=3600').json(metadata);
+  const paths = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'];
+  router.options(paths, metadataCors());
+  router.get(paths, metadataCors(), (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=3600').json(metadata);
   });
   return router;
 }

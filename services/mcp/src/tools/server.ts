@@ -266,6 +266,9 @@ function buildServer(ctx: ToolContext): McpServer {
     },
   );
 
+  // registerTool/registerResource declare listChanged: true, but a stateless server has no
+  // stream to announce a change on (GET /mcp is 405) and the lists never change: say so.
+  server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false } });
   return server;
 }
 

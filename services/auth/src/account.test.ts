@@ -1,0 +1,173 @@
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FormUser, parseForms, testRedis, type Page, type TestRedis } from '@fragrance/testkit';
+import { authorizeUrl, exchange, obtainCode, pkcePair, registerClient, token } from './testing/flow.ts';
+import { startAuth, type Harness } from './testing/harness.ts';
+
+// The account page over plain HTTP, the way a browser posts its forms (the real-browser run is
+// in the gateway's account-browser test): sign-in, CSRF, throttle, connected apps, disconnect,
+// change password, sign out everywhere.
+const REDIRECT = 'http://127.0.0.1:11990/callback';
+const person = { email: 'account.page@example.com', password: 'the first long password' };
+
+let t: TestRedis;
+let auth: Harness;
+
+beforeAll(async () => {
+  t = await testRedis('auth-account');
+  auth = await startAuth(t.redis, t.prefix, { login: { perAccount: 3, perAddress: 50, windowSeconds: 900 } });
+  await auth.users.create(person.email, person.password);
+});
+afterAll(async () => {
+  await auth?.close();
+  await t?.cleanup();
+});
+
+/** Connects a new client for `who` through the sign-in and consent pages; returns its tokens. */
+async function connect(name: string, who: { email: string; password: string }, browser = new FormUser(auth.issuer)) {
+  const clientId = await registerClient(auth.issuer, [REDIRECT], name);
+  const result = await obtainCode(auth.issuer, clientId, REDIRECT, who, {}, browser);
+  const tokens = await exchange(auth.issuer, clientId, REDIRECT, result);
+  expect(tokens.status).toBe(200);
+  return { clientId, access: tokens.body.access_token as string, refresh: tokens.body.refresh_token as string };
+}
+
+async function signIn(browser: FormUser, who: { email: string; password: string }): Promise<Page> {
+  const page = await browser.request(`${auth.issuer}/account`);
+  const form = parseForms(page.body, page.url).find((f) => f.action.endsWith('/account/sign-in'))!;
+  return browser.request(form.action, { form: { ...Object.fromEntries(form.fields), ...who } });
+}
+
+/** Submits the account page's form whose action ends with `action` (for Disconnect: the one naming `clientId`). */
+async function submit(browser: FormUser, action: string, extra: Record<string, string> = {}, clientId?: string): Promise<Page> {
+  const page = await browser.request(`${auth.issuer}/account`);
+  const form = parseForms(page.body, page.url).find(
+    (f) => f.action.endsWith(action) && (!clientId || f.fields.get('client_id') === clientId),
+  );
+  if (!form) throw new Error(`no ${action} form on: ${page.body.slice(0, 500)}`);
+  return browser.request(form.action, { form: { ...Object.fromEntries(form.fields), ...extra } });
+}
+
+const refresh = (clientId: string, refreshToken: string) =>
+  token(auth.issuer, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+
+describe('/account', () => {
+  it('shows a sign-in form with a strict CSP, refuses a post without the CSRF token, and throttles guessing', async () => {
+    const browser = new FormUser(auth.issuer);
+    const res = await fetch(`${auth.issuer}/account`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(await res.text()).toContain('name="viewport"');
+
+    const forged = await browser.request(`${auth.issuer}/account/sign-in`, { form: { csrf: 'x', ...person } });
+    expect(forged.status).toBe(403);
+    expect(forged.body).toContain('csrf_failed');
+
+    const guesser = { email: 'guessed.account@example.com', password: 'the guessed password' };
+    await auth.users.create(guesser.email, 'the real long password');
+    for (let i = 0; i < 3; i++) expect((await signIn(browser, guesser)).status).toBe(401);
+    const blocked = await signIn(browser, { ...guesser, password: 'the real long password' });
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toContain('Too many failed attempts');
+  });
+
+  it('lists the connected apps; Disconnect revokes that app at once and leaves the other working', async () => {
+    const first = await connect('First App', person);
+    const second = await connect('Second App', person);
+    const browser = new FormUser(auth.issuer);
+    const signedIn = await signIn(browser, person);
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.location).toBe(`${auth.issuer}/account`);
+    const page = await browser.request(`${auth.issuer}/account`);
+    expect(page.body).toContain('First App');
+    expect(page.body).toContain('Second App');
+    expect(page.body).toContain('Search and read the fragrance catalogue');
+
+    const gone = await submit(browser, '/account/disconnect', {}, first.clientId);
+    expect(gone.status).toBe(303);
+    expect(gone.location).toBe(`${auth.issuer}/account?done=disconnected`);
+    const after = await browser.request(gone.location!);
+    expect(after.body).not.toContain('First App');
+    expect(after.body).toContain('Second App');
+    expect(after.body).toContain('The app was disconnected');
+
+    // Its access token is recorded revoked (the MCP server refuses it), its refresh token is dead.
+    expect(await auth.revocations.isRevoked({ gid: decodeJwt(first.access).gid as string })).toBe(true);
+    expect((await refresh(first.clientId, first.refresh)).body.error).toBe('invalid_grant');
+    // The other app keeps working.
+    expect(await auth.revocations.isRevoked({ gid: decodeJwt(second.access).gid as string })).toBe(false);
+    expect((await refresh(second.clientId, second.refresh)).status).toBe(200);
+  });
+
+  it('changes the password with the current one, signing out every other session (account and sign-in)', async () => {
+    const who = { email: 'password.change@example.com', password: 'the old long password' };
+    await auth.users.create(who.email, who.password);
+    const oauthBrowser = new FormUser(auth.issuer);
+    const app = await connect('Kept App', who, oauthBrowser);
+    const here = new FormUser(auth.issuer);
+    const elsewhere = new FormUser(auth.issuer);
+    await signIn(here, who);
+    await signIn(elsewhere, who);
+
+    const wrong = await submit(here, '/account/password', {
+      current: 'not the password!!',
+      new: 'a brand new password',
+      confirm: 'a brand new password',
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toContain('The current password is not right');
+    const differ = await submit(here, '/account/password', {
+      current: who.password,
+      new: 'a brand new password',
+      confirm: 'another new password',
+    });
+    expect(differ.status).toBe(400);
+    const short = await submit(here, '/account/password', { current: who.password, new: 'short', confirm: 'short' });
+    expect(short.status).toBe(400);
+
+    const changed = await submit(here, '/account/password', {
+      current: who.password,
+      new: 'a brand new password',
+      confirm: 'a brand new password',
+    });
+    expect(changed.location).toBe(`${auth.issuer}/account?done=password`);
+    expect((await here.request(changed.location!)).body).toContain('Your password was changed');
+    expect(await auth.users.authenticate(who.email, who.password)).toBeUndefined();
+    expect(await auth.users.authenticate(who.email, 'a brand new password')).toBeDefined();
+    // The other account session is over; so is the authorization server's sign-in session.
+    expect((await elsewhere.request(`${auth.issuer}/account`)).body).toContain('action="/account/sign-in"');
+    const again = await oauthBrowser.request(
+      authorizeUrl(auth.issuer, {
+        client_id: app.clientId,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        code_challenge: pkcePair().challenge,
+        code_challenge_method: 'S256',
+      }),
+    );
+    expect((await oauthBrowser.request(again.location!)).body).toContain('type="password"');
+    // Connected apps stay connected.
+    expect((await refresh(app.clientId, app.refresh)).status).toBe(200);
+  });
+
+  it('signs out everywhere: every session of the person ends', async () => {
+    const who = { email: 'sign.out@example.com', password: 'a long enough password' };
+    await auth.users.create(who.email, who.password);
+    const here = new FormUser(auth.issuer);
+    const elsewhere = new FormUser(auth.issuer);
+    await signIn(here, who);
+    await signIn(elsewhere, who);
+    const out = await submit(here, '/account/sign-out-everywhere');
+    expect(out.location).toBe(`${auth.issuer}/account?done=signed-out-everywhere`);
+    expect((await here.request(out.location!)).body).toContain('You are signed out everywhere');
+    expect((await elsewhere.request(`${auth.issuer}/account`)).body).toContain('action="/account/sign-in"');
+    // A post from the ended session goes back to the sign-in form and changes nothing.
+    const late = await elsewhere.request(`${auth.issuer}/account/sign-out`, { form: { csrf: 'whatever' } });
+    expect(late.status).toBe(303);
+    expect(late.location).toBe(`${auth.issuer}/account`);
+  });
+});
