@@ -95,7 +95,12 @@ describe('GET /suggest and the browse lists', () => {
   });
 
   it('browse: search, country, limit and offset within the 10,000 window', () => {
-    expect(BrandsQuery.parse({ search: ' dior ', country: 'fr', limit: '50', offset: '10' })).toEqual({ search: 'dior', country: 'FR', limit: 50, offset: 10 });
+    expect(BrandsQuery.parse({ search: ' dior ', country: 'fr', limit: '50', offset: '10' })).toEqual({
+      search: 'dior',
+      country: 'FR',
+      limit: 50,
+      offset: 10,
+    });
     expect(issues(BrandsQuery, { country: 'FRA' })[0]).toMatch(/^country: /);
     expect(issues(TermsQuery, { offset: '9990', limit: '20' })[0]).toMatch(/^offset: offset \+ limit/);
     expect(issues(TermsQuery, { country: 'FR' })[0]).toMatch(/country/);

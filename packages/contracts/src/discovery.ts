@@ -34,7 +34,10 @@ export const SuggestQuery = z
       .string()
       .max(100, { error: 'must be at most 100 characters' })
       .refine((q) => foldKey(q) !== '', { error: 'must contain a letter or digit' })
-      .meta({ description: 'What the user has typed so far; the last word matches as a prefix. Typos and accents are tolerated.', examples: ['terre d herm'] }),
+      .meta({
+        description: 'What the user has typed so far; the last word matches as a prefix. Typos and accents are tolerated.',
+        examples: ['terre d herm'],
+      }),
     types: z
       .preprocess(
         (value: string) => (typeof value === 'string' ? [...new Set(splitList(value))] : value),
@@ -70,7 +73,11 @@ export type Suggestion = z.infer<typeof Suggestion>;
 
 export const SuggestResponse = z
   .object({
-    data: z.array(Suggestion).meta({ description: 'Best first: match quality, then popularity (votes of the fragrance, or of all fragrances of the brand, note, …).' }),
+    data: z
+      .array(Suggestion)
+      .meta({
+        description: 'Best first: match quality, then popularity (votes of the fragrance, or of all fragrances of the brand, note, …).',
+      }),
     limit: z.number().int(),
   })
   .meta({ id: 'SuggestResponse' });
@@ -79,7 +86,9 @@ export type SuggestResponse = z.infer<typeof SuggestResponse>;
 const browsePaging = {
   search: text(100)
     .optional()
-    .meta({ description: 'Only names matching this text (every word, the last as a prefix; case-, accent- and typo-tolerant), best match first.' }),
+    .meta({
+      description: 'Only names matching this text (every word, the last as a prefix; case-, accent- and typo-tolerant), best match first.',
+    }),
   limit: integer(1, MAX_LIMIT)
     .optional()
     .meta({ description: `Page size, 1..${MAX_LIMIT}; default 20.` }),
@@ -102,7 +111,7 @@ export const BrandsQuery = z
       .regex(/^[A-Za-z]{2}$/, { error: 'must be an ISO 3166-1 alpha-2 code such as FR' })
       .transform((c) => c.toUpperCase())
       .optional()
-      .meta({ description: "Only brands from this country (ISO 3166-1 alpha-2, case-insensitive).", examples: ['FR'] }),
+      .meta({ description: 'Only brands from this country (ISO 3166-1 alpha-2, case-insensitive).', examples: ['FR'] }),
   })
   .superRefine(windowCheck)
   .meta({ id: 'BrandsQuery' });

@@ -22,10 +22,12 @@ export const HIGHLIGHT_FIELDS = ['name', 'brand', 'perfumers', 'notes', 'accords
 export type HighlightField = (typeof HIGHLIGHT_FIELDS)[number];
 
 export const Highlight = z
-  .object(Object.fromEntries(HIGHLIGHT_FIELDS.map((field) => [field, z.array(HighlightFragment).optional()])) as Record<
-    HighlightField,
-    z.ZodOptional<z.ZodArray<typeof HighlightFragment>>
-  >)
+  .object(
+    Object.fromEntries(HIGHLIGHT_FIELDS.map((field) => [field, z.array(HighlightFragment).optional()])) as Record<
+      HighlightField,
+      z.ZodOptional<z.ZodArray<typeof HighlightFragment>>
+    >,
+  )
   .meta({
     id: 'Highlight',
     description:

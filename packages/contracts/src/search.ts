@@ -82,7 +82,8 @@ const optionalEnumList = <T extends readonly [string, ...string[]]>(values: T, d
   const byKey = new Map(values.map((v) => [foldKey(v), v] as const));
   return z
     .preprocess(
-      (value: string) => (typeof value === 'string' ? [...new Set(splitList(value).map((item) => byKey.get(foldKey(item)) ?? item))] : value),
+      (value: string) =>
+        typeof value === 'string' ? [...new Set(splitList(value).map((item) => byKey.get(foldKey(item)) ?? item))] : value,
       z
         .array(z.enum(values, { error: (issue) => `unknown value ${JSON.stringify(issue.input)}; use any of ${values.join(', ')}` }))
         .max(MAX_LIST_ITEMS, { error: `must list at most ${MAX_LIST_ITEMS} items` }),
@@ -176,7 +177,9 @@ export const SearchQuery = z
     votes_min: integer(0, 999_999_999).optional().meta({ description: 'Fewest votes (rating count).' }),
     highlight: booleanText
       .optional()
-      .meta({ description: 'With `true`, each item carries `highlight`: where the query matched its name, brand, perfumers, notes and accords.' }),
+      .meta({
+        description: 'With `true`, each item carries `highlight`: where the query matched its name, brand, perfumers, notes and accords.',
+      }),
     facets: z
       .preprocess(
         (value: string) => (typeof value === 'string' ? [...new Set(splitList(value))] : value),

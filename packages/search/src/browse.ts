@@ -92,7 +92,8 @@ export function createDiscoveryRepository({ client, alias }: { client: Client; a
       doc = found.found ? found._source : undefined;
     } catch (error) {
       // A missing document is a 404 answer; a missing index is the catalogue not being loaded.
-      const type = error instanceof errors.ResponseError ? (error.body as { error?: { type?: string } } | undefined)?.error?.type : undefined;
+      const type =
+        error instanceof errors.ResponseError ? (error.body as { error?: { type?: string } } | undefined)?.error?.type : undefined;
       if (!(error instanceof errors.ResponseError && error.statusCode === 404 && type !== 'index_not_found_exception')) throw error;
     }
     if (!doc) return undefined;

@@ -85,7 +85,8 @@ export function createCatalogueRepository({
         ? cursors.encode({ after: last.sort, position: nextPosition }, built.fingerprint)
         : null;
     const facets = facetsOf(response.aggregations);
-    const suggestion = key && total < DID_YOU_MEAN_BELOW && built.offset === 0 ? await didYouMean(client, alias, params, key, total, cursors) : undefined;
+    const suggestion =
+      key && total < DID_YOU_MEAN_BELOW && built.offset === 0 ? await didYouMean(client, alias, params, key, total, cursors) : undefined;
     return {
       data,
       total,

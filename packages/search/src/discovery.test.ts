@@ -1,6 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrandsQuery, foldKey, FragranceSummary, SearchQuery, slugOf, SuggestQuery, TermsQuery, type FragranceDetail, type SearchQueryInput } from '@fragrance/contracts';
+import {
+  BrandsQuery,
+  foldKey,
+  FragranceSummary,
+  SearchQuery,
+  slugOf,
+  SuggestQuery,
+  TermsQuery,
+  type FragranceDetail,
+  type SearchQueryInput,
+} from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
 import { createDiscoveryRepository, type DiscoveryRepository } from './browse.ts';
@@ -11,9 +21,27 @@ import { suggestAliasOf, suggestIndexOf } from './suggest.ts';
 import { makeRecord } from './testing.ts';
 
 const hand = {
-  terre: makeRecord({ name: "Terre d'Hermès", brand: 'Hermès', votes: 9_000, perfumers: ['Jean-Claude Ellena'], concentration: 'Eau de Toilette' }),
-  terreEdp: makeRecord({ name: "Terre d'Hermès", brand: 'Hermès', votes: 2_000, perfumers: ['Christine Nagel'], concentration: 'Eau de Parfum' }),
-  agar: makeRecord({ name: 'Nuit Résineuse', brand: 'Quillon Atelier', votes: 50, notes: { base: ['agarwood'] }, perfumers: ['Zoë Ørsted'] }),
+  terre: makeRecord({
+    name: "Terre d'Hermès",
+    brand: 'Hermès',
+    votes: 9_000,
+    perfumers: ['Jean-Claude Ellena'],
+    concentration: 'Eau de Toilette',
+  }),
+  terreEdp: makeRecord({
+    name: "Terre d'Hermès",
+    brand: 'Hermès',
+    votes: 2_000,
+    perfumers: ['Christine Nagel'],
+    concentration: 'Eau de Parfum',
+  }),
+  agar: makeRecord({
+    name: 'Nuit Résineuse',
+    brand: 'Quillon Atelier',
+    votes: 50,
+    notes: { base: ['agarwood'] },
+    perfumers: ['Zoë Ørsted'],
+  }),
   oud: makeRecord({ name: 'Smoke Line', brand: 'Quillon Atelier', votes: 40, notes: { base: ['oud'] } }),
   orris: makeRecord({ name: 'Poudre Grise', brand: 'Quillon Atelier', votes: 30, notes: { heart: ['orris root'] } }),
 };
@@ -40,7 +68,8 @@ describe('discovery', () => {
   });
   afterAll(() => es.cleanup());
 
-  const suggest = async (q: string, extra: Record<string, string> = {}) => (await discovery.suggest(SuggestQuery.parse({ q, ...extra }))).data;
+  const suggest = async (q: string, extra: Record<string, string> = {}) =>
+    (await discovery.suggest(SuggestQuery.parse({ q, ...extra }))).data;
   const search = (input: SearchQueryInput) => catalogue.search(SearchQuery.parse(input));
 
   describe('ingest', () => {
@@ -76,7 +105,12 @@ describe('discovery', () => {
       ]);
       expect((await suggest('zoe ors'))[0]).toEqual({ type: 'perfumer', text: 'Zoë Ørsted', slug: 'zoe-orsted', count: 1 });
       const notes = countBy((r) => notesOf(r));
-      expect((await suggest('agarw', { types: 'note' }))[0]).toEqual({ type: 'note', text: 'agarwood', slug: 'agarwood', count: notes.get('agarwood') });
+      expect((await suggest('agarw', { types: 'note' }))[0]).toEqual({
+        type: 'note',
+        text: 'agarwood',
+        slug: 'agarwood',
+        count: notes.get('agarwood'),
+      });
       const accords = countBy((r) => r.accords);
       const accord = records[0]?.accords[0] ?? 'woody';
       expect(await suggest(accord, { types: 'accord', limit: '1' })).toEqual([
@@ -116,7 +150,14 @@ describe('discovery', () => {
 
     it('details one brand', async () => {
       const brand = await discovery.brand('quillon-atelier');
-      expect(brand).toMatchObject({ slug: 'quillon-atelier', name: 'Quillon Atelier', fragrance_count: 3, votes: 120, year_first: 2015, year_last: 2015 });
+      expect(brand).toMatchObject({
+        slug: 'quillon-atelier',
+        name: 'Quillon Atelier',
+        fragrance_count: 3,
+        votes: 120,
+        year_first: 2015,
+        year_last: 2015,
+      });
       expect(brand?.top_notes).toContain('agarwood');
       expect(brand?.perfumers).toEqual(['Zoë Ørsted']);
       expect(await discovery.brand('no-such-brand')).toBeUndefined();
@@ -179,7 +220,15 @@ describe('discovery', () => {
       expect(page.data[0]?.highlight).toEqual({
         name: [{ text: "Terre d'Hermès", matches: [{ start: 8, end: 14 }] }],
         brand: [{ text: 'Hermès', matches: [{ start: 0, end: 6 }] }],
-        perfumers: [{ text: 'Jean-Claude Ellena', matches: [{ start: 0, end: 4 }, { start: 5, end: 11 }] }],
+        perfumers: [
+          {
+            text: 'Jean-Claude Ellena',
+            matches: [
+              { start: 0, end: 4 },
+              { start: 5, end: 11 },
+            ],
+          },
+        ],
       });
       expect(Object.keys(page.data[0] ?? {}).sort()).toEqual([...Object.keys(FragranceSummary.shape), 'highlight'].sort());
       const synonym = await search({ query: 'oud quillon', highlight: 'true' });

@@ -53,7 +53,10 @@ export async function swapAlias(client: Client, alias: string, index: string): P
   const suggest = suggestIndexOf(index);
   const withSuggest = await client.indices.exists({ index: suggest });
   await client.indices.updateAliases({
-    actions: [...move(alias, previous, index), ...(withSuggest ? move(suggestAlias, await aliasTargets(client, suggestAlias), suggest) : [])],
+    actions: [
+      ...move(alias, previous, index),
+      ...(withSuggest ? move(suggestAlias, await aliasTargets(client, suggestAlias), suggest) : []),
+    ],
   });
   return previous.filter((old) => old !== index);
 }
@@ -81,7 +84,8 @@ export async function pruneVersions(client: Client, alias: string, keep = 1): Pr
   if (current === undefined) return [];
   const older = (await listVersions(client, alias)).filter((index) => index < current);
   const doomed = older.slice(0, Math.max(0, older.length - keep));
-  if (doomed.length > 0) await client.indices.delete({ index: doomed.flatMap((v) => [v, suggestIndexOf(v)]).join(','), ignore_unavailable: true });
+  if (doomed.length > 0)
+    await client.indices.delete({ index: doomed.flatMap((v) => [v, suggestIndexOf(v)]).join(','), ignore_unavailable: true });
   return doomed;
 }
 

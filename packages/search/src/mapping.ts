@@ -105,7 +105,12 @@ export const FRAGRANCE_MAPPING: estypes.MappingTypeMapping = {
         },
         brand: foldedKeyword(),
         // `exact`: the folded name as one term, for the `perfumer` filter and perfumer counts.
-        perfumers: { type: 'text', analyzer: 'standard', copy_to: ['search_all'], fields: { exact: { type: 'keyword', ignore_above: 256 } } },
+        perfumers: {
+          type: 'text',
+          analyzer: 'standard',
+          copy_to: ['search_all'],
+          fields: { exact: { type: 'keyword', ignore_above: 256 } },
+        },
         notes: foldedKeyword(),
         accords: foldedKeyword(),
       },

@@ -44,7 +44,9 @@ export function recallQuery(key: string): estypes.QueryDslQueryContainer {
     const { value, rest } = variants.concentration;
     const concentration: estypes.QueryDslQueryContainer = { term: { concentration: value } };
     should.push(
-      rest ? { bool: { filter: [concentration], should: queryVariants(rest).texts.flatMap(allWords), minimum_should_match: 1 } } : concentration,
+      rest
+        ? { bool: { filter: [concentration], should: queryVariants(rest).texts.flatMap(allWords), minimum_should_match: 1 } }
+        : concentration,
     );
   }
   return { bool: { should, minimum_should_match: 1 } };

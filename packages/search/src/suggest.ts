@@ -60,11 +60,13 @@ export const SUGGEST_MAPPING: estypes.MappingTypeMapping = {
   },
 };
 
-interface Bucket<Sub = Record<string, never>> {
+interface Bucket {
   key: string;
   doc_count: number;
 }
-type TermsAgg<B> = { buckets: B[] };
+interface TermsAgg<B> {
+  buckets: B[];
+}
 type VotesBucket = Bucket & { votes: { value: number } };
 type SpellingBucket = Bucket & { spelling: TermsAgg<Bucket> };
 
@@ -81,7 +83,12 @@ async function entityDocuments(client: Client, index: string): Promise<SuggestDo
     aggs: {
       brands: {
         terms: { field: 'search.brand', size: MAX_ENTITIES },
-        aggs: { ...votes, ...spelling('brand'), country: { terms: { field: 'country', size: 1 } }, accords: { terms: { field: 'accords', size: 5 } } },
+        aggs: {
+          ...votes,
+          ...spelling('brand'),
+          country: { terms: { field: 'country', size: 1 } },
+          accords: { terms: { field: 'accords', size: 5 } },
+        },
       },
       perfumers: { terms: { field: 'search.perfumers.exact', size: MAX_ENTITIES }, aggs: votes },
       perfumer_spellings: { terms: { field: 'perfumers', size: MAX_ENTITIES } },
@@ -156,7 +163,15 @@ async function* fragranceDocuments(client: Client, index: string): AsyncGenerato
     yield hits.map(({ _source }) => {
       const f = _source!;
       const name = foldKey(f.name);
-      return { type: 'fragrance', text: f.name, key: `${name} ${foldKey(f.brand)}`.trim(), sort_key: name, popularity: f.rating.count, id: f.id, brand: f.brand };
+      return {
+        type: 'fragrance',
+        text: f.name,
+        key: `${name} ${foldKey(f.brand)}`.trim(),
+        sort_key: name,
+        popularity: f.rating.count,
+        id: f.id,
+        brand: f.brand,
+      };
     });
     after = hits.at(-1)?.sort;
   }
@@ -177,7 +192,9 @@ export async function buildSuggestIndex(client: Client, index: string): Promise<
   });
   let documents = 0;
   const send = async (docs: SuggestDocument[]) => {
-    const body = docs.map((d) => `{"index":{"_id":${JSON.stringify(`${d.type}:${d.id ?? d.slug ?? d.key}`)}}}\n${JSON.stringify(d)}\n`).join('');
+    const body = docs
+      .map((d) => `{"index":{"_id":${JSON.stringify(`${d.type}:${d.id ?? d.slug ?? d.key}`)}}}\n${JSON.stringify(d)}\n`)
+      .join('');
     const response = await client.transport.request<{ errors: boolean; items?: Record<string, { error?: { reason: string } }>[] }>(
       { method: 'POST', path: `/${encodeURIComponent(target)}/_bulk`, querystring: { filter_path: BULK_FILTER }, bulkBody: body },
       { requestTimeout: 120_000, maxRetries: 2 },

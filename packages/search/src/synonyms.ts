@@ -75,7 +75,12 @@ export interface QueryVariants {
 }
 
 /** Finds the longest phrase of `words` starting at `start` that `table` knows. */
-function phraseAt<T>(words: readonly string[], start: number, longest: number, table: ReadonlyMap<string, T>): { length: number; value: T } | undefined {
+function phraseAt<T>(
+  words: readonly string[],
+  start: number,
+  longest: number,
+  table: ReadonlyMap<string, T>,
+): { length: number; value: T } | undefined {
   for (let length = Math.min(longest, words.length - start); length > 0; length -= 1) {
     const value = table.get(words.slice(start, start + length).join(' '));
     if (value !== undefined) return { length, value };
@@ -92,7 +97,7 @@ export function queryVariants(key: string): QueryVariants {
   const words = key.split(' ').filter(Boolean);
   // Each position: the alternatives for the words from there (one word or a phrase).
   const slots: string[][] = [];
-  for (let i = 0; i < words.length; ) {
+  for (let i = 0; i < words.length;) {
     const phrase = phraseAt(words, i, LONGEST, EQUIVALENTS);
     if (phrase) {
       slots.push([...phrase.value]);

@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrandDetail, BrandList, foldKey, Problem, SearchResponse, SuggestResponse, TermList, type FragranceDetail } from '@fragrance/contracts';
+import {
+  BrandDetail,
+  BrandList,
+  foldKey,
+  Problem,
+  SearchResponse,
+  SuggestResponse,
+  TermList,
+  type FragranceDetail,
+} from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { createLogger } from '@fragrance/http';
 import { ingestCatalogue } from '@fragrance/search';
