@@ -17,7 +17,17 @@ import { buildSuggestRequest, ingestCatalogue, suggestAliasOf } from '@fragrance
 import { freePort, waitForHealthy } from '@fragrance/testkit';
 import { newLatencyHistogram, runLoad, type LoadRequest } from './load.ts';
 import { pick, seededRandom } from './random.ts';
-import { createBenchKey, cursorSecret, DEFAULT_ES, ensureElasticsearch, ROOT, run, say as sayAs, startService, stopChildren } from './support.ts';
+import {
+  createBenchKey,
+  cursorSecret,
+  DEFAULT_ES,
+  ensureElasticsearch,
+  ROOT,
+  run,
+  say as sayAs,
+  startService,
+  stopChildren,
+} from './support.ts';
 
 const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
 const ALIAS = process.env.BENCH_ALIAS ?? 'fragrances';
@@ -100,6 +110,14 @@ function pairs(texts: string[]): Pair[] {
   });
 }
 
+interface Figures {
+  p50_ms: number;
+  p90_ms: number;
+  p99_ms: number;
+  requests: number;
+  errors: number;
+}
+
 interface Target {
   name: 'elasticsearch' | 'catalogue' | 'gateway';
   url: string;
@@ -132,7 +150,11 @@ async function main(): Promise<void> {
     run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', redis.name, '--port', String(redisPort)]);
     const redisUrl = `redis://127.0.0.1:${redisPort}`;
     const gatewayUrl = `http://127.0.0.1:${await freePort()}`;
-    startService('gateway', { PORT: new URL(gatewayUrl).port, REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL }, 'suggest');
+    startService(
+      'gateway',
+      { PORT: new URL(gatewayUrl).port, REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL },
+      'suggest',
+    );
     await waitForHealthy(gatewayUrl, 60_000);
     const apiKey = createBenchKey(redisUrl);
 
@@ -161,19 +183,20 @@ async function main(): Promise<void> {
         c.errors += res.errors;
       }
     }
-    const summary = Object.fromEntries(
-      targets.map((t) => {
-        const h = histograms.get(t.name)!;
-        const figures = {
-          p50_ms: ms(h.getValueAtPercentile(50) / 1000),
-          p90_ms: ms(h.getValueAtPercentile(90) / 1000),
-          p99_ms: ms(h.getValueAtPercentile(99) / 1000),
-          ...counts.get(t.name)!,
-        };
-        say(`  ${t.name}: p50 ${figures.p50_ms} ms, p90 ${figures.p90_ms} ms, p99 ${figures.p99_ms} ms, ${figures.requests} requests, ${figures.errors} errors`);
-        return [t.name, figures];
-      }),
-    ) as Record<Target['name'], { p50_ms: number; p99_ms: number; errors: number }>;
+    const summary = {} as Record<Target['name'], Figures>;
+    for (const t of targets) {
+      const h = histograms.get(t.name)!;
+      const figures: Figures = {
+        p50_ms: ms(h.getValueAtPercentile(50) / 1000),
+        p90_ms: ms(h.getValueAtPercentile(90) / 1000),
+        p99_ms: ms(h.getValueAtPercentile(99) / 1000),
+        ...counts.get(t.name)!,
+      };
+      say(
+        `  ${t.name}: p50 ${figures.p50_ms} ms, p90 ${figures.p90_ms} ms, p99 ${figures.p99_ms} ms, ${figures.requests} requests, ${figures.errors} errors`,
+      );
+      summary[t.name] = figures;
+    }
     const result = {
       bench: 'suggest',
       documents,

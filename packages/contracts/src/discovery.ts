@@ -73,22 +73,18 @@ export type Suggestion = z.infer<typeof Suggestion>;
 
 export const SuggestResponse = z
   .object({
-    data: z
-      .array(Suggestion)
-      .meta({
-        description: 'Best first: match quality, then popularity (votes of the fragrance, or of all fragrances of the brand, note, …).',
-      }),
+    data: z.array(Suggestion).meta({
+      description: 'Best first: match quality, then popularity (votes of the fragrance, or of all fragrances of the brand, note, …).',
+    }),
     limit: z.number().int(),
   })
   .meta({ id: 'SuggestResponse' });
 export type SuggestResponse = z.infer<typeof SuggestResponse>;
 
 const browsePaging = {
-  search: text(100)
-    .optional()
-    .meta({
-      description: 'Only names matching this text (every word, the last as a prefix; case-, accent- and typo-tolerant), best match first.',
-    }),
+  search: text(100).optional().meta({
+    description: 'Only names matching this text (every word, the last as a prefix; case-, accent- and typo-tolerant), best match first.',
+  }),
   limit: integer(1, MAX_LIMIT)
     .optional()
     .meta({ description: `Page size, 1..${MAX_LIMIT}; default 20.` }),

@@ -175,11 +175,9 @@ export const SearchQuery = z
       .optional()
       .meta({ description: 'Lowest average rating (0–5, at most two decimals); records without votes never match.' }),
     votes_min: integer(0, 999_999_999).optional().meta({ description: 'Fewest votes (rating count).' }),
-    highlight: booleanText
-      .optional()
-      .meta({
-        description: 'With `true`, each item carries `highlight`: where the query matched its name, brand, perfumers, notes and accords.',
-      }),
+    highlight: booleanText.optional().meta({
+      description: 'With `true`, each item carries `highlight`: where the query matched its name, brand, perfumers, notes and accords.',
+    }),
     facets: z
       .preprocess(
         (value: string) => (typeof value === 'string' ? [...new Set(splitList(value))] : value),

@@ -116,7 +116,8 @@ function fillPath(operation: Operation, basePath: string, id: string, vocabulary
   return `${basePath}${operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const values = vocabulary[name];
     if (name === 'id' || !values?.length) return encode(id);
-    const pick = [...id].reduce((sum, c) => sum + c.charCodeAt(0), 0) % values.length;
+    let pick = 0;
+    for (let i = 0; i < id.length; i += 1) pick = (pick + id.charCodeAt(i)) % values.length;
     return encode(values[pick] ?? id);
   })}`;
 }

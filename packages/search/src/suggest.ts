@@ -187,7 +187,9 @@ export async function buildSuggestIndex(client: Client, index: string): Promise<
   const target = suggestIndexOf(index);
   await client.indices.create({
     index: target,
-    settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: '-1' },
+    // Stored most popular first: a query stops after MAX_CANDIDATES matches (terminate_after),
+    // which are then the most popular ones, so a one-letter prefix does not score 30k documents.
+    settings: { number_of_shards: 1, number_of_replicas: 0, refresh_interval: '-1', sort: { field: 'popularity', order: 'desc' } },
     mappings: SUGGEST_MAPPING,
   });
   let documents = 0;
@@ -271,6 +273,14 @@ export function toSuggestion(doc: SuggestDocument): Suggestion {
 
 export const SUGGEST_SOURCE = ['type', 'text', 'id', 'brand', 'slug', 'count'];
 
+/**
+ * Most matches a suggestion query scores (per shard; the index has one). The index is sorted by
+ * popularity, so these are the most popular matches: a short prefix matching tens of thousands
+ * of names costs the same as a specific one, and what it drops are obscure names that only a
+ * longer prefix would rank first anyway.
+ */
+export const MAX_CANDIDATES = 3_000;
+
 /** The search body of GET /v1/suggest. */
 export function buildSuggestRequest(q: string, types: readonly SuggestType[] | undefined, limit: number): estypes.SearchRequest {
   const filter: estypes.QueryDslQueryContainer[] = types?.length ? [{ terms: { type: [...types] } }] : [];
@@ -279,6 +289,7 @@ export function buildSuggestRequest(q: string, types: readonly SuggestType[] | u
     sort: ['_score', { popularity: 'desc' }, { sort_key: 'asc' }],
     size: limit,
     track_total_hits: false,
+    terminate_after: MAX_CANDIDATES,
     _source: { includes: SUGGEST_SOURCE },
   };
 }
