@@ -17,6 +17,16 @@ export const CONCENTRATION_SPELLINGS: Readonly<Record<(typeof CONCENTRATIONS)[nu
 export const Concentration = z.enum(CONCENTRATIONS).meta({ id: 'Concentration' });
 export type Concentration = z.infer<typeof Concentration>;
 
+/**
+ * Seasons and occasions a fragrance suits (the vocabulary package derives them from accords).
+ * Declared here, the lowest package, because the search parameters `season` and `occasion` are
+ * enums of them.
+ */
+export const SEASONS = ['spring', 'summer', 'autumn', 'winter'] as const;
+export const OCCASIONS = ['daily', 'office', 'leisure', 'sport', 'evening', 'date night', 'formal'] as const;
+export type Season = (typeof SEASONS)[number];
+export type Occasion = (typeof OCCASIONS)[number];
+
 /** Where a field's value came from (seed §2.5, DESIGN §5). */
 export const PROVENANCE_SOURCES = ['community_taxonomy', 'operator_curated', 'ai_enriched', 'au_retailer_scrape'] as const;
 export const ProvenanceSource = z.enum(PROVENANCE_SOURCES).meta({ id: 'ProvenanceSource' });

@@ -9,15 +9,20 @@ export {
   FragranceDetail,
   FragranceSummary,
   Notes,
+  type Occasion,
+  OCCASIONS,
   PROVENANCE_SOURCES,
   ProvenanceEntry,
   ProvenanceSource,
   Rating,
+  type Season,
+  SEASONS,
 } from './fragrance.ts';
 export { MeResponse } from './me.ts';
 export { foldKey } from './text.ts';
 export {
   DEFAULT_LIMIT,
+  DidYouMean,
   type Facet,
   FacetBucket,
   FACETS,
@@ -27,6 +32,7 @@ export {
   MAX_LIST_ITEMS,
   MAX_RESULT_WINDOW,
   normaliseConcentration,
+  SearchHit,
   SearchQuery,
   type SearchQueryInput,
   SearchResponse,
@@ -34,3 +40,23 @@ export {
   SimilarResponse,
 } from './search.ts';
 export { buildOpenApiDocument } from './openapi.ts';
+export { HIGHLIGHT_FIELDS, Highlight, HighlightFragment, type HighlightField, MatchSpan } from './highlight.ts';
+export {
+  Brand,
+  BrandDetail,
+  BrandList,
+  BrandSlugParams,
+  BrandsQuery,
+  DEFAULT_SUGGEST_LIMIT,
+  keyOfSlug,
+  MAX_SUGGEST_LIMIT,
+  slugOf,
+  SUGGEST_TYPES,
+  SuggestQuery,
+  SuggestResponse,
+  Suggestion,
+  type SuggestType,
+  Term,
+  TermList,
+  TermsQuery,
+} from './discovery.ts';

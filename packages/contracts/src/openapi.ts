@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { createDocument, type ZodOpenApiResponseObject } from 'zod-openapi';
+import { BrandDetail, BrandList, BrandSlugParams, BrandsQuery, SuggestQuery, SuggestResponse, TermList, TermsQuery } from './discovery.ts';
 import { FragranceDetail } from './fragrance.ts';
 import { MeResponse } from './me.ts';
 import { PROBLEM_CONTENT_TYPE, Problem } from './problem.ts';
@@ -102,6 +103,47 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
           responses: { '200': ok('Most similar first.', SimilarResponse), ...errors, '404': problem('No fragrance has this id.') },
         },
       },
+      '/suggest': {
+        get: {
+          operationId: 'suggest',
+          summary: 'As-you-type suggestions: fragrances (with their brand), brands, perfumers, notes and accords',
+          description:
+            'The last word of `q` matches as a prefix, every word may carry a typo, case and accents do not matter. Ranked by match quality, then popularity.',
+          requestParams: { query: SuggestQuery },
+          responses: { '200': ok('Suggestions, best first.', SuggestResponse), ...errors },
+        },
+      },
+      '/brands': {
+        get: {
+          operationId: 'listBrands',
+          summary: 'Brands with their country, fragrance count and top accords',
+          description: 'Most fragrances first (then by name); with `search`, best match first.',
+          requestParams: { query: BrandsQuery },
+          responses: { '200': ok('One page of brands.', BrandList), ...errors },
+        },
+      },
+      '/brands/{slug}': {
+        get: {
+          operationId: 'getBrand',
+          summary: 'One brand with its counts, top accords and notes, perfumers and years',
+          requestParams: { path: BrandSlugParams, query: z.strictObject({}) },
+          responses: { '200': ok('The brand.', BrandDetail), ...errors, '404': problem('No brand has this slug.') },
+        },
+      },
+      ...Object.fromEntries(
+        (['notes', 'accords', 'perfumers'] as const).map((kind) => [
+          `/${kind}`,
+          {
+            get: {
+              operationId: `list${kind[0]?.toUpperCase() ?? ''}${kind.slice(1)}`,
+              summary: `The catalogue's ${kind} with how many fragrances have each`,
+              description: 'Most fragrances first (then by name); with `search`, best match first.',
+              requestParams: { query: TermsQuery },
+              responses: { '200': ok(`One page of ${kind}.`, TermList), ...errors },
+            },
+          },
+        ]),
+      ),
       '/openapi.json': {
         get: {
           operationId: 'getOpenApi',

@@ -96,11 +96,17 @@ describe('buildOpenApiDocument', () => {
     const doc = buildOpenApiDocument({ serverUrl: 'https://api.example/v1' });
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths ?? {}).sort()).toEqual([
+      '/accords',
+      '/brands',
+      '/brands/{slug}',
       '/fragrances',
       '/fragrances/{id}',
       '/fragrances/{id}/similar',
       '/me',
+      '/notes',
       '/openapi.json',
+      '/perfumers',
+      '/suggest',
     ]);
     const search = doc.paths?.['/fragrances']?.get;
     const names = (search?.parameters ?? []).map((p) => ('name' in p ? p.name : ''));

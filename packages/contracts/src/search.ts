@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { CONCENTRATION_SPELLINGS, CONCENTRATIONS, FragranceSummary, type Concentration } from './fragrance.ts';
+import { CONCENTRATION_SPELLINGS, CONCENTRATIONS, FragranceSummary, OCCASIONS, SEASONS, type Concentration } from './fragrance.ts';
+import { Highlight } from './highlight.ts';
 import { foldKey } from './text.ts';
 
 export const MAX_LIMIT = 100;
@@ -18,7 +19,7 @@ export function normaliseConcentration(value: string): Concentration | undefined
   return CONCENTRATION_BY_SPELLING.get(foldKey(value));
 }
 
-export const FACETS = ['brand', 'concentration', 'accord', 'decade'] as const;
+export const FACETS = ['brand', 'concentration', 'accord', 'decade', 'note', 'season', 'occasion'] as const;
 export type Facet = (typeof FACETS)[number];
 
 /*
@@ -29,9 +30,9 @@ export type Facet = (typeof FACETS)[number];
  */
 
 /** Query parameters that are comma lists: `form` style without explode, i.e. `a,b`, not `x=a&x=b`. */
-const COMMA_LIST = { param: { style: 'form', explode: false } } as const;
+export const COMMA_LIST = { param: { style: 'form', explode: false } } as const;
 
-const integer = (min: number, max: number) =>
+export const integer = (min: number, max: number) =>
   z.preprocess(
     // Only plain decimal integers convert; anything else ('1e2', '0x1f', ' 5', '') stays a string
     // and fails the number check.
@@ -43,14 +44,14 @@ const integer = (min: number, max: number) =>
       .max(max, { error: `must be at most ${max}` }),
   );
 
-const text = (max: number) =>
+export const text = (max: number) =>
   z
     .string()
     .trim()
     .min(1, { error: 'must not be empty' })
     .max(max, { error: `must be at most ${max} characters` });
 
-const splitList = (value: string) => (typeof value === 'string' ? value.split(',').map((item) => item.trim()) : value);
+export const splitList = (value: string) => (typeof value === 'string' ? value.split(',').map((item) => item.trim()) : value);
 
 /**
  * An optional comma-separated list (repeating the parameter is rejected: one value, commas
@@ -72,6 +73,35 @@ const optionalList = (max: number, description: string) =>
     )
     .optional()
     .meta({ description, ...COMMA_LIST });
+
+/**
+ * An optional comma list of values from a closed vocabulary, matched case- and
+ * accent-insensitively onto its spelling (`Date-Night` → `date night`).
+ */
+const optionalEnumList = <T extends readonly [string, ...string[]]>(values: T, description: string) => {
+  const byKey = new Map(values.map((v) => [foldKey(v), v] as const));
+  return z
+    .preprocess(
+      (value: string) =>
+        typeof value === 'string' ? [...new Set(splitList(value).map((item) => byKey.get(foldKey(item)) ?? item))] : value,
+      z
+        .array(z.enum(values, { error: (issue) => `unknown value ${JSON.stringify(issue.input)}; use any of ${values.join(', ')}` }))
+        .max(MAX_LIST_ITEMS, { error: `must list at most ${MAX_LIST_ITEMS} items` }),
+    )
+    .optional()
+    .meta({ description, ...COMMA_LIST });
+};
+
+/** A decimal such as `4` or `3.75` (at most two decimals), nothing else. */
+const decimal = (min: number, max: number) =>
+  z.preprocess(
+    (value: string) => (typeof value === 'string' && /^\d{1,3}(\.\d{1,2})?$/.test(value) ? Number(value) : value),
+    z
+      .number({ error: 'must be a decimal number such as 3.5' })
+      .min(min, { error: `must be at least ${min}` })
+      .max(max, { error: `must be at most ${max}` })
+      .multipleOf(0.01, { error: 'must have at most two decimals' }),
+  );
 
 const booleanText = z.preprocess(
   (value: string) => (value === 'true' ? true : value === 'false' ? false : value),
@@ -136,6 +166,18 @@ export const SearchQuery = z
     accord: optionalList(100, 'Comma-separated accords the fragrance must all have.'),
     exclude_accord: optionalList(100, 'Comma-separated accords the fragrance must have none of.'),
     available_in_au: booleanText.optional().meta({ description: 'Only fragrances (not) available at an Australian retailer.' }),
+    perfumer: text(100)
+      .optional()
+      .meta({ description: 'Exact perfumer name, case-, accent- and punctuation-insensitive.', examples: ['Jean-Claude Ellena'] }),
+    season: optionalEnumList(SEASONS, `Comma-separated seasons the fragrance must all suit: ${SEASONS.join(', ')}.`),
+    occasion: optionalEnumList(OCCASIONS, `Comma-separated occasions the fragrance must all suit: ${OCCASIONS.join(', ')}.`),
+    rating_min: decimal(0, 5)
+      .optional()
+      .meta({ description: 'Lowest average rating (0–5, at most two decimals); records without votes never match.' }),
+    votes_min: integer(0, 999_999_999).optional().meta({ description: 'Fewest votes (rating count).' }),
+    highlight: booleanText.optional().meta({
+      description: 'With `true`, each item carries `highlight`: where the query matched its name, brand, perfumers, notes and accords.',
+    }),
     facets: z
       .preprocess(
         (value: string) => (typeof value === 'string' ? [...new Set(splitList(value))] : value),
@@ -185,13 +227,31 @@ export const Facets = z
     concentration: z.array(FacetBucket).optional(),
     accord: z.array(FacetBucket).optional().meta({ description: 'Top 30 accords.' }),
     decade: z.array(FacetBucket).optional().meta({ description: 'Decades as "1990s", oldest first.' }),
+    note: z.array(FacetBucket).optional().meta({ description: 'Top 30 notes (folded spelling, usable as `note`).' }),
+    season: z.array(FacetBucket).optional(),
+    occasion: z.array(FacetBucket).optional(),
   })
   .meta({ id: 'Facets', description: 'Counts over every hit of the search (not only this page).' });
 export type Facets = z.infer<typeof Facets>;
 
+/** A search hit: the summary, plus where the query matched it when `highlight=true`. */
+export const SearchHit = FragranceSummary.extend({ highlight: Highlight.optional() }).meta({ id: 'SearchHit' });
+export type SearchHit = z.infer<typeof SearchHit>;
+
+export const DidYouMean = z
+  .object({
+    query: z.string().meta({ description: 'The query respelled with words the catalogue knows.' }),
+    total: z.number().int().min(0).meta({ description: 'How many fragrances it finds (with the same filters).' }),
+  })
+  .meta({
+    id: 'DidYouMean',
+    description: 'Present when the query found little (under 3 hits) and a close spelling finds more.',
+  });
+export type DidYouMean = z.infer<typeof DidYouMean>;
+
 export const SearchResponse = z
   .object({
-    data: z.array(FragranceSummary),
+    data: z.array(SearchHit),
     total: z.number().int().min(0).meta({ description: 'Exact number of matching fragrances.' }),
     limit: z.number().int(),
     offset: z.number().int().meta({ description: 'Offset of this page; 0 when paging by cursor.' }),
@@ -200,6 +260,7 @@ export const SearchResponse = z
       .nullable()
       .meta({ description: 'Pass as `cursor` (with the same query) for the next page; null on the last page.' }),
     facets: Facets.optional(),
+    did_you_mean: DidYouMean.optional(),
   })
   .meta({ id: 'SearchResponse' });
 export type SearchResponse = z.infer<typeof SearchResponse>;

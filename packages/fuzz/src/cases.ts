@@ -108,16 +108,29 @@ function respectRefinements(pairs: [string, string][]): [string, string][] {
 const pathParams = (operation: Operation) => operation.parameters.filter((p) => p.in === 'path');
 const queryParams = (operation: Operation) => operation.parameters.filter((p) => p.in === 'query' && !RESERVED_PARAMS.has(p.name));
 
-function fillPath(operation: Operation, basePath: string, id: string): string {
-  return `${basePath}${operation.path.replace('{id}', encode(id))}`;
+/**
+ * The path with its parameters filled: `{id}` with the given id, any other (`{slug}`) with a real
+ * value of that name from the vocabulary, chosen by the id so cases stay reproducible.
+ */
+function fillPath(operation: Operation, basePath: string, id: string, vocabulary: FuzzContext['vocabulary'] = {}): string {
+  return `${basePath}${operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const values = vocabulary[name];
+    if (name === 'id' || !values?.length) return encode(id);
+    let pick = 0;
+    for (let i = 0; i < id.length; i += 1) pick = (pick + id.charCodeAt(i)) % values.length;
+    return encode(values[pick] ?? id);
+  })}`;
 }
 
 /** A valid request to `operation`: some of its query parameters, each with a valid value. */
 function validPairs(operation: Operation, context: FuzzContext): fc.Arbitrary<[string, string][]> {
   const params = queryParams(operation);
   if (params.length === 0) return fc.constant([]);
+  const required = params.filter((p) => p.required);
+  const optional = params.filter((p) => !p.required);
   return fc
-    .subarray(params, { maxLength: Math.min(5, params.length) })
+    .subarray(optional, { maxLength: Math.min(5, optional.length) })
+    .map((chosen) => [...required, ...chosen])
     .chain((chosen) => fc.tuple(...chosen.map((p) => validValue(p, context).map((value): [string, string] => [p.name, value]))))
     .map((pairs) => respectRefinements(pairs));
 }
@@ -132,7 +145,7 @@ function validCase(operation: Operation, context: FuzzContext): fc.Arbitrary<Fuz
     kind: 'valid',
     expect: 'success' as const,
     operation,
-    target: `${fillPath(operation, context.model.basePath, anId)}${queryOf(pairs)}`,
+    target: `${fillPath(operation, context.model.basePath, anId, context.vocabulary)}${queryOf(pairs)}`,
     headers: headersFor(operation, context),
   }));
 }
@@ -164,7 +177,7 @@ function mutatedCase(operation: Operation, context: FuzzContext): fc.Arbitrary<F
         ),
       )
       .map(([[id, pairs], [name, value]]) =>
-        make('odd_header', 'either', `${fillPath(operation, basePath, id)}${queryOf(pairs)}`, {
+        make('odd_header', 'either', `${fillPath(operation, basePath, id, context.vocabulary)}${queryOf(pairs)}`, {
           ...headersFor(operation, context),
           [name]: value,
         }),
@@ -178,12 +191,12 @@ function mutatedCase(operation: Operation, context: FuzzContext): fc.Arbitrary<F
         .tuple(base, fc.oneof(fc.constantFrom(...SUSPICIOUS_NAMES), fc.stringMatching(/^[a-z_]{1,12}$/)))
         .filter(([, name]) => !operation.parameters.some((p) => p.name === name))
         .map(([[id, pairs], name]) =>
-          make('unknown_param', 'reject', `${fillPath(operation, basePath, id)}${queryOf([...pairs, [name, '1']])}`),
+          make('unknown_param', 'reject', `${fillPath(operation, basePath, id, context.vocabulary)}${queryOf([...pairs, [name, '1']])}`),
         ),
       fc
         .tuple(knownId, fc.constantFrom('Bearer', 'Basic dXNlcjpwYXNz', 'Bearer fcs_', `Bearer ${context.apiKey}x`, 'bearer', ''))
         .map(([id, authorization]) =>
-          make('bad_credentials', 'reject', fillPath(operation, basePath, id), authorization ? { authorization } : {}),
+          make('bad_credentials', 'reject', fillPath(operation, basePath, id, context.vocabulary), authorization ? { authorization } : {}),
         ),
     );
   }
@@ -194,7 +207,11 @@ function mutatedCase(operation: Operation, context: FuzzContext): fc.Arbitrary<F
         .tuple(base, param)
         .chain(([b, p]) => validValue(p, context).map((value) => [b, p, value] as const))
         .map(([[id, pairs], p, value]) =>
-          make('repeated_param', 'reject', `${fillPath(operation, basePath, id)}${queryOf([...pairs, [p.name, value], [p.name, value]])}`),
+          make(
+            'repeated_param',
+            'reject',
+            `${fillPath(operation, basePath, id, context.vocabulary)}${queryOf([...pairs, [p.name, value], [p.name, value]])}`,
+          ),
         ),
       fc
         .tuple(base, param, fc.constantFrom(...HOSTILE))
@@ -202,7 +219,7 @@ function mutatedCase(operation: Operation, context: FuzzContext): fc.Arbitrary<F
           make(
             'hostile_string',
             'either',
-            `${fillPath(operation, basePath, id)}${queryOf([...pairs.filter(([k]) => k !== p.name), [p.name, value]])}`,
+            `${fillPath(operation, basePath, id, context.vocabulary)}${queryOf([...pairs.filter(([k]) => k !== p.name), [p.name, value]])}`,
           ),
         ),
       fc
@@ -211,7 +228,7 @@ function mutatedCase(operation: Operation, context: FuzzContext): fc.Arbitrary<F
           make(
             'bad_encoding',
             'either',
-            `${fillPath(operation, basePath, id)}${queryOf(pairs.filter(([k]) => k !== p.name))}${pairs.length > 0 ? '&' : '?'}${p.name}=${raw}`,
+            `${fillPath(operation, basePath, id, context.vocabulary)}${queryOf(pairs.filter(([k]) => k !== p.name))}${pairs.length > 0 ? '&' : '?'}${p.name}=${raw}`,
           ),
         ),
     );
@@ -226,11 +243,13 @@ function mutatedCase(operation: Operation, context: FuzzContext): fc.Arbitrary<F
             fc.constantFrom(...typed),
             fc.constantFrom('abc', '1.5', '1e3', '0x10', '', ' 1', '١٢', '9999999999', 'true1', 'zzz-not-a-value'),
           )
+          // A number parameter (rating_min) takes decimals: 1.5 is a valid value there.
+          .filter(([, p, value]) => !(p.schema.type === 'number' && value === '1.5'))
           .map(([[id, pairs], p, value]) =>
             make(
               'wrong_type',
               'reject',
-              `${fillPath(operation, basePath, id)}${queryOf([...pairs.filter(([k]) => k !== p.name), [p.name, value]])}`,
+              `${fillPath(operation, basePath, id, context.vocabulary)}${queryOf([...pairs.filter(([k]) => k !== p.name), [p.name, value]])}`,
             ),
           ),
       );
@@ -251,7 +270,7 @@ function mutatedCase(operation: Operation, context: FuzzContext): fc.Arbitrary<F
           return make(
             'out_of_range',
             'reject',
-            `${fillPath(operation, basePath, id)}${queryOf([...pairs.filter(([k]) => k !== p.name), [p.name, value]])}`,
+            `${fillPath(operation, basePath, id, context.vocabulary)}${queryOf([...pairs.filter(([k]) => k !== p.name), [p.name, value]])}`,
           );
         }),
       );
@@ -283,7 +302,7 @@ function mutatedCase(operation: Operation, context: FuzzContext): fc.Arbitrary<F
           '%7Bid%7D',
           '%20',
         )
-        .map((raw) => make('bad_id', 'reject', `${basePath}${operation.path.replace('{id}', raw)}`)),
+        .map((raw) => make('bad_id', 'reject', `${basePath}${operation.path.replace(/\{\w+\}/g, raw)}`)),
     );
   }
   return fc.oneof(...mutations);

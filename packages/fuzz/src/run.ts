@@ -1,6 +1,7 @@
 // Sends generated cases to a running edge exactly as generated and tallies the verdicts.
 import fc from 'fast-check';
 import { Agent } from 'undici';
+import { slugOf } from '@fragrance/contracts';
 import { fuzzCase, type FuzzCase, type FuzzContext } from './cases.ts';
 import { judge, type Answer, type Verdict } from './judge.ts';
 import { loadApiModel } from './model.ts';
@@ -34,7 +35,7 @@ export async function createFuzzer(target: { baseUrl: string; apiKey: string; kn
   const details = await Promise.all(
     target.knownIds.slice(0, 20).map(async (id) => {
       const res = await fetch(`${target.baseUrl}${model.basePath}/fragrances/${id}`, { headers: auth });
-      return (await res.json()) as { notes: { top: string[]; heart: string[]; base: string[] }; accords: string[] };
+      return (await res.json()) as { notes: { top: string[]; heart: string[]; base: string[] }; accords: string[]; perfumers: string[] };
     }),
   );
   const notes = [...new Set(details.flatMap((d) => [...d.notes.top, ...d.notes.heart, ...d.notes.base]))];
@@ -47,6 +48,10 @@ export async function createFuzzer(target: { baseUrl: string; apiKey: string; kn
     knownIds: target.knownIds,
     vocabulary: {
       query: [...words, ...notes],
+      q: [...words, ...brands],
+      search: [...words, ...brands, ...notes],
+      perfumer: [...new Set(details.flatMap((d) => d.perfumers))],
+      slug: brands.map(slugOf),
       brand: brands,
       note: notes,
       exclude_note: notes,

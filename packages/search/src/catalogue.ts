@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
-import type { FacetBucket, Facets, FragranceDetail, FragranceSummary, SearchQuery, SearchResponse } from '@fragrance/contracts';
+import type { FacetBucket, Facets, FragranceDetail, FragranceSummary, SearchHit, SearchQuery, SearchResponse } from '@fragrance/contracts';
 import { createCursorCodec, type CursorKeys } from './cursor.ts';
 import { SEARCH_OBJECT, SUMMARY_FIELDS, type IndexedFragrance } from './mapping.ts';
+import { HIGHLIGHT_SOURCE_FIELDS, highlightRecord, queryWords } from './highlight.ts';
+import { queryKey } from './normalise.ts';
 import { buildSearchQuery } from './query.ts';
+import { DID_YOU_MEAN_BELOW, didYouMean } from './spellcheck.ts';
 import { buildSimilarQuery } from './similar.ts';
 
 /** Trims search responses to what a page needs (less JSON to move and parse). */
@@ -60,13 +63,21 @@ export function createCatalogueRepository({
 
   async function search(params: SearchQuery): Promise<SearchResponse> {
     const built = buildSearchQuery(params, cursors);
-    const response = await client.search<FragranceSummary, Record<string, { buckets?: Bucket[] }>>(
+    const key = params.query === undefined ? '' : queryKey(params.query);
+    if (params.highlight && key) built.body._source = { includes: [...SUMMARY_FIELDS, ...HIGHLIGHT_SOURCE_FIELDS] };
+    const response = await client.search<FragranceDetail, Record<string, { buckets?: Bucket[] }>>(
       { index: alias, ...built.body },
       { querystring: { filter_path: SEARCH_FILTER_PATH.join(',') } },
     );
     const hits = response.hits?.hits ?? [];
     const total = (response.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0;
-    const data = hits.map((hit) => hit._source!);
+    const words = params.highlight && key ? queryWords(key) : undefined;
+    const data: SearchHit[] = hits.map((hit) => {
+      const source = hit._source!;
+      if (!params.highlight) return source;
+      const summary = Object.fromEntries(SUMMARY_FIELDS.map((field) => [field, source[field]])) as FragranceSummary;
+      return { ...summary, highlight: words ? highlightRecord(source, words) : {} };
+    });
     const last = hits.at(-1);
     const nextPosition = built.offset + data.length;
     const next_cursor =
@@ -74,7 +85,17 @@ export function createCatalogueRepository({
         ? cursors.encode({ after: last.sort, position: nextPosition }, built.fingerprint)
         : null;
     const facets = facetsOf(response.aggregations);
-    return { data, total, limit: built.limit, offset: built.offset, next_cursor, ...(facets ? { facets } : {}) };
+    const suggestion =
+      key && total < DID_YOU_MEAN_BELOW && built.offset === 0 ? await didYouMean(client, alias, params, key, total, cursors) : undefined;
+    return {
+      data,
+      total,
+      limit: built.limit,
+      offset: built.offset,
+      next_cursor,
+      ...(facets ? { facets } : {}),
+      ...(suggestion ? { did_you_mean: suggestion } : {}),
+    };
   }
 
   async function get(id: string): Promise<FragranceWithVersion | undefined> {

@@ -35,5 +35,18 @@ export {
   type SearchFields,
 } from './mapping.ts';
 export { MAX_QUERY_WORDS, queryKey } from './normalise.ts';
-export { buildSearchQuery, FACET_AGGREGATIONS, type BuiltSearch } from './query.ts';
+export { buildSearchQuery, FACET_AGGREGATIONS, recallQuery, type BuiltSearch } from './query.ts';
 export { buildSimilarQuery } from './similar.ts';
+export { createDiscoveryRepository, type DiscoveryRepository, type TermKind } from './browse.ts';
+export { editDistance, foldedTokens, highlightRecord, highlightValue, queryWords, type QueryWords } from './highlight.ts';
+export { DID_YOU_MEAN_BELOW, didYouMean } from './spellcheck.ts';
+export {
+  buildSuggestIndex,
+  buildSuggestRequest,
+  SUGGEST_MAPPING,
+  suggestAliasOf,
+  suggestIndexOf,
+  suggestQuery,
+  type SuggestDocument,
+} from './suggest.ts';
+export { equivalentKeys, MAX_VARIANTS, queryVariants, SYNONYM_GROUPS, type QueryVariants } from './synonyms.ts';

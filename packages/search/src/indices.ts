@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { errors, type Client } from '@elastic/elasticsearch';
 import { FRAGRANCE_MAPPING, INDEX_SCHEMA_VERSION, loadingSettings, type IndexSettingsOptions } from './mapping.ts';
+import { suggestAliasOf, suggestIndexOf } from './suggest.ts';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -43,8 +44,19 @@ export async function currentIndex(client: Client, alias: string): Promise<strin
  */
 export async function swapAlias(client: Client, alias: string, index: string): Promise<string[]> {
   const previous = await aliasTargets(client, alias);
+  const move = (name: string, from: string[], to: string) => [
+    ...from.filter((old) => old !== to).map((old) => ({ remove: { index: old, alias: name } })),
+    { add: { index: to, alias: name } },
+  ];
+  // The suggestion index of the version (when it has one) moves in the same atomic update.
+  const suggestAlias = suggestAliasOf(alias);
+  const suggest = suggestIndexOf(index);
+  const withSuggest = await client.indices.exists({ index: suggest });
   await client.indices.updateAliases({
-    actions: [...previous.filter((old) => old !== index).map((old) => ({ remove: { index: old, alias } })), { add: { index, alias } }],
+    actions: [
+      ...move(alias, previous, index),
+      ...(withSuggest ? move(suggestAlias, await aliasTargets(client, suggestAlias), suggest) : []),
+    ],
   });
   return previous.filter((old) => old !== index);
 }
@@ -72,7 +84,8 @@ export async function pruneVersions(client: Client, alias: string, keep = 1): Pr
   if (current === undefined) return [];
   const older = (await listVersions(client, alias)).filter((index) => index < current);
   const doomed = older.slice(0, Math.max(0, older.length - keep));
-  if (doomed.length > 0) await client.indices.delete({ index: doomed.join(','), ignore_unavailable: true });
+  if (doomed.length > 0)
+    await client.indices.delete({ index: doomed.flatMap((v) => [v, suggestIndexOf(v)]).join(','), ignore_unavailable: true });
   return doomed;
 }
 

@@ -4,6 +4,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { FragranceDetail } from '@fragrance/contracts';
 import { createVersionedIndex, pruneVersions, swapAlias } from './indices.ts';
 import { toIndexDocument } from './mapping.ts';
+import { buildSuggestIndex, suggestIndexOf } from './suggest.ts';
 
 export interface SkippedRecord {
   /** 1-based line of the NDJSON file (or position in `records`). */
@@ -217,9 +218,11 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
     const { count } = await client.count({ index });
     if (count !== indexed) throw new IngestError(`count check failed: ${count} documents in ${index}, ${indexed} indexed`);
     if (replicas > 0) await client.cluster.health({ index, wait_for_status: 'green', timeout: '60s' });
+    // The suggestion index of this version, swapped with it (suggest.ts).
+    await buildSuggestIndex(client, index);
     await beforeSwap?.(index);
   } catch (error) {
-    await client.indices.delete({ index, ignore_unavailable: true }).catch(() => undefined);
+    await client.indices.delete({ index: [index, suggestIndexOf(index)], ignore_unavailable: true }).catch(() => undefined);
     throw error;
   }
 
@@ -228,7 +231,7 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
     previous = await swapAlias(client, alias, index);
   } catch (error) {
     // e.g. a concrete index already holds the alias name: the old state stays as it was.
-    await client.indices.delete({ index, ignore_unavailable: true }).catch(() => undefined);
+    await client.indices.delete({ index: [index, suggestIndexOf(index)], ignore_unavailable: true }).catch(() => undefined);
     throw error;
   }
   const deleted = await pruneVersions(client, alias, keepVersions);

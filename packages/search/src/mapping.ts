@@ -6,7 +6,7 @@ import { foldKey, FragranceSummary, type FragranceDetail } from '@fragrance/cont
  * either: an index of another version no longer matches the queries and must be re-ingested
  * (`catalogue status` reports it; `npm start` re-ingests).
  */
-export const INDEX_SCHEMA_VERSION = 2;
+export const INDEX_SCHEMA_VERSION = 3;
 
 /**
  * Fields of a FragranceSummary, read off its schema: what a search hit returns from _source. A
@@ -104,7 +104,13 @@ export const FRAGRANCE_MAPPING: estypes.MappingTypeMapping = {
           fields: { exact: { type: 'keyword', ignore_above: 512 } },
         },
         brand: foldedKeyword(),
-        perfumers: { type: 'text', analyzer: 'standard', copy_to: ['search_all'] },
+        // `exact`: the folded name as one term, for the `perfumer` filter and perfumer counts.
+        perfumers: {
+          type: 'text',
+          analyzer: 'standard',
+          copy_to: ['search_all'],
+          fields: { exact: { type: 'keyword', ignore_above: 256 } },
+        },
         notes: foldedKeyword(),
         accords: foldedKeyword(),
       },

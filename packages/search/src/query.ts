@@ -3,6 +3,7 @@ import { DEFAULT_LIMIT, foldKey, type Facet, type SearchQuery } from '@fragrance
 import { queryFingerprint, type CursorCodec, type CursorState, type SortValueKind } from './cursor.ts';
 import { SUMMARY_FIELDS } from './mapping.ts';
 import { queryKey } from './normalise.ts';
+import { equivalentKeys, queryVariants } from './synonyms.ts';
 
 /**
  * Popularity added to relevance: weight × log10(1 + votes), i.e. +1 at 9 votes, +3 at 999,
@@ -25,22 +26,37 @@ export interface BuiltSearch {
   fingerprint: string;
 }
 
+/** All words of `text` match somewhere (fuzzy), the last one also as a prefix ("terre d herm"). */
+const allWords = (text: string): estypes.QueryDslQueryContainer[] => [
+  { match_bool_prefix: { search_all: { query: text, operator: 'and', fuzziness: FUZZINESS } } },
+  { match: { search_all: { query: text, operator: 'and', fuzziness: FUZZINESS } } },
+];
+
+/**
+ * Recall of a folded query: all its words match, in the query as written or in any of its synonym
+ * variants (agarwood for oud, …); a concentration written in it (EDP, eau de toilette) may instead
+ * be met by the record's concentration, the other words matching as usual.
+ */
+export function recallQuery(key: string): estypes.QueryDslQueryContainer {
+  const variants = queryVariants(key);
+  const should = variants.texts.flatMap(allWords);
+  if (variants.concentration) {
+    const { value, rest } = variants.concentration;
+    const concentration: estypes.QueryDslQueryContainer = { term: { concentration: value } };
+    should.push(
+      rest
+        ? { bool: { filter: [concentration], should: queryVariants(rest).texts.flatMap(allWords), minimum_should_match: 1 } }
+        : concentration,
+    );
+  }
+  return { bool: { should, minimum_should_match: 1 } };
+}
+
 /** Free-text relevance: every word must match somewhere, the name counts most. */
 function textQuery(key: string): estypes.QueryDslQueryContainer {
   return {
     bool: {
-      // Recall: all words must match (fuzzy), the last one also as a prefix ("terre d herm").
-      must: [
-        {
-          bool: {
-            should: [
-              { match_bool_prefix: { search_all: { query: key, operator: 'and', fuzziness: FUZZINESS } } },
-              { match: { search_all: { query: key, operator: 'and', fuzziness: FUZZINESS } } },
-            ],
-            minimum_should_match: 1,
-          },
-        },
-      ],
+      must: [recallQuery(key)],
       // Precision: the exact name outranks a name containing the words, which outranks
       // a match in brand, perfumers, notes or accords.
       should: [
@@ -67,10 +83,16 @@ function filters(params: SearchQuery): { filter: estypes.QueryDslQueryContainer[
     filter.push({ range: { year_released: { gte: params.year_from, lte: params.year_to } } });
   }
   if (params.available_in_au !== undefined) filter.push({ term: { available_in_au: params.available_in_au } });
-  for (const note of params.note ?? []) filter.push({ term: { 'search.notes': foldKey(note) } });
-  for (const accord of params.accord ?? []) filter.push({ term: { 'search.accords': foldKey(accord) } });
-  if (params.exclude_note?.length) mustNot.push({ terms: { 'search.notes': params.exclude_note.map(foldKey) } });
-  if (params.exclude_accord?.length) mustNot.push({ terms: { 'search.accords': params.exclude_accord.map(foldKey) } });
+  // Notes and accords match with their synonyms: note=oud is met by agarwood too.
+  for (const note of params.note ?? []) filter.push({ terms: { 'search.notes': equivalentKeys(note) } });
+  for (const accord of params.accord ?? []) filter.push({ terms: { 'search.accords': equivalentKeys(accord) } });
+  if (params.exclude_note?.length) mustNot.push({ terms: { 'search.notes': params.exclude_note.flatMap(equivalentKeys) } });
+  if (params.exclude_accord?.length) mustNot.push({ terms: { 'search.accords': params.exclude_accord.flatMap(equivalentKeys) } });
+  if (params.perfumer !== undefined) filter.push({ term: { 'search.perfumers.exact': foldKey(params.perfumer) } });
+  for (const season of params.season ?? []) filter.push({ term: { seasons: season } });
+  for (const occasion of params.occasion ?? []) filter.push({ term: { occasions: occasion } });
+  if (params.rating_min !== undefined) filter.push({ range: { 'rating.average': { gte: params.rating_min } } });
+  if (params.votes_min !== undefined) filter.push({ range: { 'rating.count': { gte: params.votes_min } } });
   return { filter, mustNot };
 }
 
@@ -79,6 +101,9 @@ export const FACET_AGGREGATIONS: Record<Facet, estypes.AggregationsAggregationCo
   concentration: { terms: { field: 'concentration', size: 10 } },
   accord: { terms: { field: 'accords', size: 30 } },
   decade: { histogram: { field: 'year_released', interval: 10, min_doc_count: 1 } },
+  note: { terms: { field: 'search.notes', size: 30 } },
+  season: { terms: { field: 'seasons', size: 10 } },
+  occasion: { terms: { field: 'occasions', size: 10 } },
 };
 
 /** A sort and the kind of each of its values, which a cursor's search_after must match. */

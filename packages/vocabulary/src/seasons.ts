@@ -1,14 +1,12 @@
-import type { Concentration } from '@fragrance/contracts';
+import { OCCASIONS, SEASONS, type Concentration, type Occasion, type Season } from '@fragrance/contracts';
 
 /*
  * Seasons and occasions a fragrance suits, as rules over its accords (and concentration): the
  * generator fills records with them and enrichment fills the records that lack them, identically.
  */
 
-export const SEASONS = ['spring', 'summer', 'autumn', 'winter'] as const;
-export const OCCASIONS = ['daily', 'office', 'leisure', 'sport', 'evening', 'date night', 'formal'] as const;
-export type Season = (typeof SEASONS)[number];
-export type Occasion = (typeof OCCASIONS)[number];
+// The lists live in the contracts (search parameters are enums of them); re-exported here.
+export { OCCASIONS, SEASONS, type Occasion, type Season };
 
 const FRESH = new Set<string>([
   'citrus',

@@ -1,8 +1,9 @@
 import type { Client } from '@elastic/elasticsearch';
 import express, { type Express } from 'express';
 import { Lifecycle, notFoundHandler, probeRoutes, problemHandler, requestLogger, type Logger } from '@fragrance/http';
-import { createCatalogueRepository } from '@fragrance/search';
+import { createCatalogueRepository, createDiscoveryRepository } from '@fragrance/search';
 import type { CatalogueConfig } from './config.ts';
+import { discoveryRoutes } from './routes/discovery.ts';
 import { fragranceRoutes } from './routes/fragrances.ts';
 import { elasticsearchCheck, healthRoutes } from './routes/health.ts';
 import { openApiRoutes } from './routes/openapi.ts';
@@ -30,6 +31,7 @@ export function buildApp({ config, logger, elasticsearch, lifecycle = new Lifecy
     cursorKeys: { current: config.CURSOR_SECRET, previous: config.CURSOR_SECRET_PREVIOUS },
   });
   app.use(fragranceRoutes(repository, logger));
+  app.use(discoveryRoutes(createDiscoveryRepository({ client: elasticsearch, alias: config.CATALOGUE_ALIAS }), logger));
   app.use(notFoundHandler);
   app.use(problemHandler);
   return app;

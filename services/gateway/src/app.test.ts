@@ -128,6 +128,19 @@ describe('gateway app', () => {
     expect((await res.json()) as object).toMatchObject({ code: 'method_not_allowed' });
   });
 
+  it.each(['/v1/suggest?q=ter', '/v1/brands', '/v1/brands/hermes', '/v1/notes', '/v1/accords', '/v1/perfumers'])(
+    'forwards the discovery route %s with a key, counted against the quota like any data request',
+    async (path) => {
+      expect((await fetch(`${gateway.url}${path}`)).status).toBe(401);
+      const first = await fetch(`${gateway.url}${path}`, { headers: bearer(apiKey) });
+      expect(first.status).toBe(200);
+      expect(await first.json()).toMatchObject({ url: path, auth: null });
+      const second = await fetch(`${gateway.url}${path}`, { headers: bearer(apiKey) });
+      expect(Number(second.headers.get('ratelimit-remaining'))).toBe(Number(first.headers.get('ratelimit-remaining')) - 1);
+      await second.body?.cancel();
+    },
+  );
+
   it('answers unknown paths with 404 problem+json (and asks for a key under /v1)', async () => {
     const res = await fetch(`${gateway.url}/nope`);
     expect(res.status).toBe(404);

@@ -132,7 +132,24 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
   // {base_url} = /v1. The OpenAPI document is public; everything else needs a key. Only the
   // routes of the public contract are forwarded: the catalogue's other routes stay internal.
   app.all('/v1/openapi.json', readOnly, toCatalogue);
-  app.all(['/v1/fragrances', '/v1/fragrances/:id', '/v1/fragrances/:id/similar'], chargeReads, readOnly, refundServerErrors, toCatalogue);
+  app.all(
+    [
+      '/v1/fragrances',
+      '/v1/fragrances/:id',
+      '/v1/fragrances/:id/similar',
+      // Discovery (docs/search.md): suggestions and the browse lists.
+      '/v1/suggest',
+      '/v1/brands',
+      '/v1/brands/:slug',
+      '/v1/notes',
+      '/v1/accords',
+      '/v1/perfumers',
+    ],
+    chargeReads,
+    readOnly,
+    refundServerErrors,
+    toCatalogue,
+  );
   // GET /v1/me does not count against the quota.
   app.use('/v1/me', peek, readOnly, meRoutes());
   // Any other /v1 path needs a key too, then gets a free 404.

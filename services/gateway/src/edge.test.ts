@@ -163,6 +163,10 @@ describe('the edge, as a hostile client meets it', () => {
       '/health/x',
       '/v1/FRAGRANCES',
       '/V1/fragrances',
+      '/v1/brands/hermes/x',
+      '/v1/BRANDS',
+      '/v1/suggestx',
+      '/v1/notes/rose',
       '/MCP',
     ])('forwards only the public routes: %j is a 404 at the edge', async (target) => {
       const res = await raw(gateway.url, get(target, bearer(apiKey)));
@@ -176,6 +180,13 @@ describe('the edge, as a hostile client meets it', () => {
       '/v1/fragrances/frg-00001',
       '/v1/fragrances/frg-00001/similar',
       '/v1/fragrances/caf%C3%A9',
+      '/v1/suggest?q=terre%20d%20herm',
+      '/v1/brands?country=FR',
+      '/v1/brands/maison-francis-kurkdjian',
+      '/v1/brands/%E8%B3%87%E7%94%9F%E5%A0%82',
+      '/v1/notes',
+      '/v1/accords',
+      '/v1/perfumers?search=ellena',
     ])('forwards the public route %j as sent', async (target) => {
       const res = await raw(gateway.url, get(target, bearer(apiKey)));
       expect(res.status).toBe(200);

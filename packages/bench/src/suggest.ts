@@ -1,0 +1,225 @@
+// `npm run bench:suggest`: as-you-type suggestion latency at concurrency 1 (one user typing),
+// (a) Elasticsearch directly with the very request body the service builds, (b) the catalogue
+// service, (c) the gateway with an API key, in interleaved rounds. The mix replays typing: for
+// sampled fragrances, brands, perfumers and notes, every prefix from 2 letters, some with a typo,
+// some without accents or in capitals. Prints p50/p99 of each; the last line is one JSON object.
+// Target: (c) p50 ≤ 5 ms.
+//
+// Options (env): ELASTICSEARCH_URL (dev cluster, started if default), BENCH_ALIAS (fragrances;
+// generated and ingested when it has fewer than 1,000 records or no suggestion index),
+// BENCH_RECORDS (75000, for that ingest), BENCH_DURATION_S (10 per target), BENCH_ROUNDS (4),
+// BENCH_LOG_LEVEL (warn).
+import { spawnSync } from 'node:child_process';
+import { Client } from '@elastic/elasticsearch';
+import { foldKey, SuggestQuery } from '@fragrance/contracts';
+import { generateCatalogue } from '@fragrance/dataset';
+import { buildSuggestRequest, ingestCatalogue, suggestAliasOf } from '@fragrance/search';
+import { freePort, waitForHealthy } from '@fragrance/testkit';
+import { newLatencyHistogram, runLoad, type LoadRequest } from './load.ts';
+import { pick, seededRandom } from './random.ts';
+import {
+  createBenchKey,
+  cursorSecret,
+  DEFAULT_ES,
+  ensureElasticsearch,
+  ROOT,
+  run,
+  say as sayAs,
+  startService,
+  stopChildren,
+} from './support.ts';
+
+const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
+const ALIAS = process.env.BENCH_ALIAS ?? 'fragrances';
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 75_000);
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
+const MIX_SIZE = 4_000;
+const TARGET_P50_MS = 5;
+const say = (m: string) => sayAs('suggest', m);
+const ms = (x: number) => Math.round(x * 1000) / 1000;
+
+interface Pair {
+  service: LoadRequest;
+  elasticsearch: LoadRequest;
+}
+
+async function ready(client: Client): Promise<number> {
+  try {
+    const [{ count }] = await Promise.all([client.count({ index: ALIAS }), client.count({ index: suggestAliasOf(ALIAS) })]);
+    return count;
+  } catch {
+    return 0;
+  }
+}
+
+/** Names people type: fragrances (often with the brand first), brands, perfumers, notes. */
+async function typedTexts(client: Client): Promise<string[]> {
+  const res = await client.search<{ name: string; brand: string; perfumers: string[]; notes: { top: string[] } }>({
+    index: ALIAS,
+    size: 1_000,
+    query: { function_score: { query: { match_all: {} }, functions: [{ random_score: { seed: 14, field: '_seq_no' } }] } },
+    _source: ['name', 'brand', 'perfumers', 'notes.top'],
+  });
+  const random = seededRandom(14);
+  return res.hits.hits.map((h) => {
+    const s = h._source!;
+    const roll = random();
+    if (roll < 0.5) return s.name;
+    if (roll < 0.65) return `${s.brand} ${s.name}`;
+    if (roll < 0.8) return s.brand;
+    if (roll < 0.9) return s.perfumers[0] ?? s.brand;
+    return s.notes.top[0] ?? s.name;
+  });
+}
+
+/** Every prefix of a text from two characters, as a user types it; some with a typo, accents or capitals changed. */
+function typing(texts: string[]): string[] {
+  const random = seededRandom(2026);
+  const out: string[] = [];
+  while (out.length < MIX_SIZE) {
+    let text = pick(random, texts);
+    const style = random();
+    if (style < 0.2) text = foldKey(text);
+    else if (style < 0.3) text = text.toUpperCase();
+    else if (style < 0.45 && text.length > 5) {
+      const at = 2 + Math.floor(random() * (text.length - 3));
+      text = text.slice(0, at) + text.slice(at + 1); // a dropped letter
+    }
+    for (let end = 2; end <= text.length && out.length < MIX_SIZE; end += 1) {
+      const typed = text.slice(0, end);
+      if (foldKey(typed) !== '') out.push(typed);
+    }
+  }
+  return out;
+}
+
+function pairs(texts: string[]): Pair[] {
+  return texts.map((q) => {
+    const params = SuggestQuery.parse({ q });
+    return {
+      service: { path: `/v1/suggest?${new URLSearchParams({ q }).toString()}` },
+      elasticsearch: {
+        method: 'POST',
+        path: `/${suggestAliasOf(ALIAS)}/_search?filter_path=hits.hits._source`,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(buildSuggestRequest(params.q, params.types, 8)),
+      },
+    };
+  });
+}
+
+interface Figures {
+  p50_ms: number;
+  p90_ms: number;
+  p99_ms: number;
+  requests: number;
+  errors: number;
+}
+
+interface Target {
+  name: 'elasticsearch' | 'catalogue' | 'gateway';
+  url: string;
+  headers?: Record<string, string>;
+  pick: (pair: Pair) => LoadRequest;
+}
+
+async function main(): Promise<void> {
+  ensureElasticsearch(ELASTICSEARCH_URL);
+  const client = new Client({ node: ELASTICSEARCH_URL });
+  if ((await ready(client)) < 1_000) {
+    say(`no catalogue with a suggestion index behind ${ALIAS}: generating and ingesting ${RECORDS} records`);
+    const result = await ingestCatalogue({ client, alias: ALIAS, records: generateCatalogue({ count: RECORDS, seed: 1 }) });
+    say(`ingested ${result.indexed} records in ${result.seconds} s (suggestion index included)`);
+  }
+  const documents = await ready(client);
+  const mix = pairs(typing(await typedTexts(client)));
+  await client.close();
+
+  const catalogueUrl = `http://127.0.0.1:${await freePort()}`;
+  startService(
+    'catalogue',
+    { PORT: new URL(catalogueUrl).port, ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS, CURSOR_SECRET: cursorSecret() },
+    'suggest',
+  );
+  const redisPort = await freePort();
+  const redis = { name: `bench-suggest-${redisPort}`, port: redisPort };
+  try {
+    await waitForHealthy(catalogueUrl, 60_000);
+    run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', redis.name, '--port', String(redisPort)]);
+    const redisUrl = `redis://127.0.0.1:${redisPort}`;
+    const gatewayUrl = `http://127.0.0.1:${await freePort()}`;
+    startService(
+      'gateway',
+      { PORT: new URL(gatewayUrl).port, REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL },
+      'suggest',
+    );
+    await waitForHealthy(gatewayUrl, 60_000);
+    const apiKey = createBenchKey(redisUrl);
+
+    const targets: Target[] = [
+      { name: 'elasticsearch', url: ELASTICSEARCH_URL, pick: (p) => p.elasticsearch },
+      { name: 'catalogue', url: catalogueUrl, pick: (p) => p.service },
+      { name: 'gateway', url: gatewayUrl, headers: { authorization: `Bearer ${apiKey}` }, pick: (p) => p.service },
+    ];
+    say(`${documents} fragrances; ${mix.length} typed prefixes; concurrency 1, ${DURATION_S} s per target in ${ROUNDS} interleaved rounds`);
+    const histograms = new Map(targets.map((t) => [t.name, newLatencyHistogram()]));
+    const counts = new Map(targets.map((t) => [t.name, { requests: 0, errors: 0 }]));
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (let k = 0; k < targets.length; k += 1) {
+        const target = targets[(round + k) % targets.length]!;
+        const res = await runLoad({
+          url: target.url,
+          concurrency: 1,
+          durationMs: (DURATION_S * 1_000) / ROUNDS,
+          warmupMs: round === 0 ? 1_000 : 0,
+          ...(target.headers ? { headers: target.headers } : {}),
+          histogram: histograms.get(target.name)!,
+          next: (_r, i) => target.pick(mix[(i + round * 997) % mix.length]!),
+        });
+        const c = counts.get(target.name)!;
+        c.requests += res.requests;
+        c.errors += res.errors;
+      }
+    }
+    const summary = {} as Record<Target['name'], Figures>;
+    for (const t of targets) {
+      const h = histograms.get(t.name)!;
+      const figures: Figures = {
+        p50_ms: ms(h.getValueAtPercentile(50) / 1000),
+        p90_ms: ms(h.getValueAtPercentile(90) / 1000),
+        p99_ms: ms(h.getValueAtPercentile(99) / 1000),
+        ...counts.get(t.name)!,
+      };
+      say(
+        `  ${t.name}: p50 ${figures.p50_ms} ms, p90 ${figures.p90_ms} ms, p99 ${figures.p99_ms} ms, ${figures.requests} requests, ${figures.errors} errors`,
+      );
+      summary[t.name] = figures;
+    }
+    const result = {
+      bench: 'suggest',
+      documents,
+      concurrency: 1,
+      duration_s: DURATION_S,
+      rounds: ROUNDS,
+      log_level: LOG_LEVEL,
+      ...summary,
+      target_gateway_p50_ms: TARGET_P50_MS,
+      meets_target: summary.gateway.p50_ms <= TARGET_P50_MS && summary.gateway.errors === 0,
+    };
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await stopChildren();
+    spawnSync('bash', ['infra/redis.sh', 'stop', '--name', redis.name, '--port', String(redis.port)], { cwd: ROOT });
+  }
+}
+
+process.on('SIGINT', () => void stopChildren().then(() => process.exit(130)));
+try {
+  await main();
+} catch (error) {
+  say(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  await stopChildren();
+  process.exitCode = 1;
+}
