@@ -33,4 +33,14 @@ export {
   SimilarQuery,
   SimilarResponse,
 } from './search.ts';
+export {
+  EXPORT_RECORDS_PER_REQUEST,
+  ExportPlan,
+  ExportQuery,
+  exportRequests,
+  parseExportAfter,
+  Rfc3339,
+  type Sort,
+  SORTS,
+} from './sync.ts';
 export { buildOpenApiDocument } from './openapi.ts';

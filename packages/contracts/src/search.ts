@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CONCENTRATION_SPELLINGS, CONCENTRATIONS, FragranceSummary, type Concentration } from './fragrance.ts';
+import { Rfc3339, SORT_DESCRIPTION, SORTS, UPDATED_SINCE_DESCRIPTION } from './sync.ts';
 import { foldKey } from './text.ts';
 
 export const MAX_LIMIT = 100;
@@ -136,6 +137,11 @@ export const SearchQuery = z
     accord: optionalList(100, 'Comma-separated accords the fragrance must all have.'),
     exclude_accord: optionalList(100, 'Comma-separated accords the fragrance must have none of.'),
     available_in_au: booleanText.optional().meta({ description: 'Only fragrances (not) available at an Australian retailer.' }),
+    sort: z
+      .enum(SORTS, { error: `must be one of ${SORTS.join(', ')}` })
+      .optional()
+      .meta({ description: SORT_DESCRIPTION, examples: ['rating'] }),
+    updated_since: Rfc3339.optional().meta({ description: UPDATED_SINCE_DESCRIPTION, examples: ['2026-01-31T00:00:00Z'] }),
     facets: z
       .preprocess(
         (value: string) => (typeof value === 'string' ? [...new Set(splitList(value))] : value),

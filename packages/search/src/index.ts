@@ -22,6 +22,7 @@ export {
   versionName,
   type CatalogueStatus,
 } from './indices.ts';
+export { EXPORT_PAGE_SIZE, exportRecords, planExport } from './export.ts';
 export { IngestError, ingestCatalogue, type IngestOptions, type IngestProgress, type IngestResult, type SkippedRecord } from './ingest.ts';
 export {
   FRAGRANCE_MAPPING,
@@ -37,3 +38,4 @@ export {
 export { MAX_QUERY_WORDS, queryKey } from './normalise.ts';
 export { buildSearchQuery, FACET_AGGREGATIONS, type BuiltSearch } from './query.ts';
 export { buildSimilarQuery } from './similar.ts';
+export { SORT_ORDERS, sortOrderOf, type SortOrder } from './sort.ts';

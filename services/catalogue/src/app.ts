@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import { notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
 import { createCatalogueRepository } from '@fragrance/search';
 import type { CatalogueConfig } from './config.ts';
+import { exportRoutes } from './routes/export.ts';
 import { fragranceRoutes } from './routes/fragrances.ts';
 import { healthRoutes } from './routes/health.ts';
 import { openApiRoutes } from './routes/openapi.ts';
@@ -26,6 +27,8 @@ export function buildApp({ config, logger, elasticsearch }: CatalogueDeps): Expr
     alias: config.CATALOGUE_ALIAS,
     cursorKeys: { current: config.CURSOR_SECRET, previous: config.CURSOR_SECRET_PREVIOUS },
   });
+  // Before the detail route, which would read `export` as an id.
+  app.use(exportRoutes(elasticsearch, config.CATALOGUE_ALIAS, logger));
   app.use(fragranceRoutes(repository, logger));
   app.use(notFoundHandler);
   app.use(problemHandler);

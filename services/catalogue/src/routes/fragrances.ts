@@ -20,7 +20,7 @@ const DEFAULT_SIMILAR = 10;
 const NoQuery = z.strictObject({});
 
 /** Turns an Elasticsearch failure into a problem a client can act on; never a bare 500. */
-function upstreamProblem(error: unknown, req: Request, logger: Logger): AppError {
+export function upstreamProblem(error: unknown, req: Request, logger: Logger): AppError {
   if (error instanceof AppError) return error;
   if (error instanceof InvalidCursorError) return new InvalidCursorProblem(error.message);
   if (error instanceof SearchInputError) return new ValidationError([{ name: error.param, reason: error.message }]);
