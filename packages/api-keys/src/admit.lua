@@ -7,6 +7,8 @@
 -- ARGV[2] now, ms since the epoch (from the gateway's clock, so tests can fake it)
 -- ARGV[3] TTL of a usage day counter, seconds
 -- ARGV[4] default bucket capacity, ARGV[5] default refill per second (keys may override)
+-- ARGV[6] counted requests this request costs (1; an export costs one per 1,000 records): all
+--         of them must fit in what is left of the quota, or none is counted ('daily')
 -- Returns {status, owner, quota, used, retry_ms}; status is ok|unknown|revoked|daily|burst.
 -- An unknown key costs the same single HMGET round trip as a known one.
 local rec = redis.call('HMGET', KEYS[1], 'owner', 'quota', 'revoked_at', 'burst', 'refill', 'last_used_at')
@@ -27,14 +29,15 @@ if ARGV[1] == 'peek' then
   return {'ok', owner, quota, used, 0}
 end
 
-if used >= quota then return {'daily', owner, quota, used, 0} end
+local units = tonumber(ARGV[6]) or 1
+if used + units > quota then return {'daily', owner, quota, used, 0} end
 
 local capacity = tonumber(rec[4]) or tonumber(ARGV[4])
 local refill = tonumber(rec[5]) or tonumber(ARGV[5])
 local taken, retry_ms = take_token(KEYS[3], capacity, refill, now)
 if not taken then return {'burst', owner, quota, used, retry_ms} end
 
-used = redis.call('INCR', KEYS[2])
-if used == 1 then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
+used = redis.call('INCRBY', KEYS[2], units)
+if used == units then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
 touch()
 return {'ok', owner, quota, used, 0}
