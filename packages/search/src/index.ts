@@ -36,6 +36,17 @@ export {
   type SearchFields,
 } from './mapping.ts';
 export { MAX_QUERY_WORDS, queryKey } from './normalise.ts';
+export {
+  catalogueVersions,
+  checkSwap,
+  DEFAULT_MAX_REJECTED_RATIO,
+  DEFAULT_MIN_LIVE_RATIO,
+  rollbackCatalogue,
+  RollbackError,
+  SwapRefusedError,
+  type CatalogueVersion,
+  type SwapGuard,
+} from './safety.ts';
 export { buildSearchQuery, FACET_AGGREGATIONS, type BuiltSearch } from './query.ts';
 export { buildSimilarQuery } from './similar.ts';
 export { SORT_ORDERS, sortOrderOf, type SortOrder } from './sort.ts';

@@ -4,6 +4,7 @@ import type { Client } from '@elastic/elasticsearch';
 import { FragranceDetail } from '@fragrance/contracts';
 import { createVersionedIndex, pruneVersions, swapAlias } from './indices.ts';
 import { toIndexDocument } from './mapping.ts';
+import { checkSwap, type SwapGuard } from './safety.ts';
 
 export interface SkippedRecord {
   /** 1-based line of the NDJSON file (or position in `records`). */
@@ -25,8 +26,15 @@ export interface IngestOptions {
   alias: string;
   /** An NDJSON file, one FragranceDetail per line ... */
   file?: string;
-  /** ... or records in memory / from a generator. */
+  /** ... or records in memory / from a generator ... */
   records?: Iterable<unknown> | AsyncIterable<unknown>;
+  /** ... or numbered lines a reader already judged (an import: its rejected lines keep their numbers). */
+  lines?: AsyncIterable<{ line: number; value: unknown } | { line: number; error: string }>;
+  /**
+   * Refuse to swap (IngestError `ingest_refused`, the live alias untouched) when the new index
+   * is much smaller than the live one or too many lines were rejected; see safety.ts.
+   */
+  guard?: SwapGuard;
   /** Bulk requests in flight at once. */
   concurrency?: number;
   batchSize?: number;
@@ -51,7 +59,7 @@ export interface IngestResult {
 }
 
 export class IngestError extends Error {
-  readonly code = 'ingest_failed';
+  readonly code: string = 'ingest_failed';
 }
 
 interface Pending {
@@ -121,7 +129,10 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
     onProgress,
     beforeSwap,
   } = options;
-  if ((file === undefined) === (records === undefined)) throw new IngestError('give exactly one of file or records');
+  const { lines, guard } = options;
+  if ([file, records, lines].filter((source) => source !== undefined).length !== 1) {
+    throw new IngestError('give exactly one of file, records or lines');
+  }
   const started = performance.now();
   const total = file !== undefined ? await countLines(file) : Array.isArray(records) ? records.length : undefined;
   const index = await createVersionedIndex(client, alias);
@@ -176,7 +187,7 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
       inFlight.add(task);
     };
     let batch: Pending[] = [];
-    const source = file !== undefined ? fileLines(file) : recordLines(records ?? []);
+    const source = lines ?? (file !== undefined ? fileLines(file) : recordLines(records ?? []));
     for await (const entry of source) {
       if (failure) break;
       // The line number, so blank lines count and a progress bar reaches its total.
@@ -217,6 +228,7 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
     const { count } = await client.count({ index });
     if (count !== indexed) throw new IngestError(`count check failed: ${count} documents in ${index}, ${indexed} indexed`);
     if (replicas > 0) await client.cluster.health({ index, wait_for_status: 'green', timeout: '60s' });
+    if (guard) await checkSwap(client, alias, { indexed, rejected: skipped.length }, guard);
     await beforeSwap?.(index);
   } catch (error) {
     await client.indices.delete({ index, ignore_unavailable: true }).catch(() => undefined);
