@@ -1,4 +1,5 @@
 export { createCatalogueRepository, SEARCH_FILTER_PATH, type CatalogueRepository, type FragranceWithVersion } from './catalogue.ts';
+export { carryForward, enrichmentInputs } from './carry.ts';
 export {
   createCursorCodec,
   InvalidCursorError,

@@ -2,7 +2,8 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Client } from '@elastic/elasticsearch';
 import { FragranceDetail } from '@fragrance/contracts';
-import { createVersionedIndex, pruneVersions, swapAlias } from './indices.ts';
+import { carryForward, liveRecords } from './carry.ts';
+import { createVersionedIndex, currentIndex, pruneVersions, swapAlias } from './indices.ts';
 import { toIndexDocument } from './mapping.ts';
 import { checkSwap, type SwapGuard } from './safety.ts';
 
@@ -35,6 +36,11 @@ export interface IngestOptions {
    * is much smaller than the live one or too many lines were rejected; see safety.ts.
    */
   guard?: SwapGuard;
+  /**
+   * Merge each record with the live one it replaces (carry.ts): enrichment results whose inputs
+   * did not change carry over, and `updated_at` moves only for records that changed.
+   */
+  carryForward?: boolean;
   /** Bulk requests in flight at once. */
   concurrency?: number;
   batchSize?: number;
@@ -65,7 +71,7 @@ export class IngestError extends Error {
 interface Pending {
   line: number;
   id: string;
-  json: string;
+  record: FragranceDetail;
 }
 
 async function* fileLines(file: string): AsyncGenerator<{ line: number; value: unknown } | { line: number; error: string }> {
@@ -135,6 +141,9 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
   }
   const started = performance.now();
   const total = file !== undefined ? await countLines(file) : Array.isArray(records) ? records.length : undefined;
+  // Read before the new version exists: the records it replaces (see carry.ts).
+  const liveIndex = options.carryForward ? await currentIndex(client, alias) : undefined;
+  const startedAt = new Date().toISOString();
   const index = await createVersionedIndex(client, alias);
   const skipped: SkippedRecord[] = [];
   const seen = new Map<string, number>();
@@ -142,8 +151,18 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
   let indexed = 0;
   const progress = () => onProgress?.({ read, indexed, skipped: skipped.length, ...(total !== undefined ? { total } : {}) });
 
-  async function sendBatch(batch: Pending[]): Promise<void> {
+  async function sendBatch(pending: Pending[]): Promise<void> {
     let attempt = 0;
+    let batch = pending.map((p) => ({ ...p, json: '' }));
+    if (liveIndex !== undefined) {
+      const live = await liveRecords(
+        client,
+        liveIndex,
+        batch.map((p) => p.id),
+      );
+      batch = batch.map((p) => ({ ...p, record: carryForward(p.record, live.get(p.id), startedAt) }));
+    }
+    for (const p of batch) p.json = JSON.stringify(toIndexDocument(p.record));
     let todo = batch;
     while (todo.length > 0) {
       const body = todo.map((p) => `{"index":{"_id":${JSON.stringify(p.id)}}}\n${p.json}\n`).join('');
@@ -158,7 +177,7 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
         indexed += todo.length;
         break;
       }
-      const retry: Pending[] = [];
+      const retry: typeof todo = [];
       todo.forEach((pending, i) => {
         const item = Object.values(response.items?.[i] ?? {})[0];
         if (!item?.error) indexed += 1;
@@ -207,7 +226,7 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
         continue;
       }
       seen.set(parsed.data.id, entry.line);
-      batch.push({ line: entry.line, id: parsed.data.id, json: JSON.stringify(toIndexDocument(parsed.data)) });
+      batch.push({ line: entry.line, id: parsed.data.id, record: parsed.data });
       if (batch.length >= batchSize) {
         launch(batch);
         batch = [];

@@ -97,6 +97,7 @@ export const ingest: Command = {
         keepVersions,
         onProgress: progress.update,
         guard: { allowShrink: values['allow-shrink'] ?? false },
+        carryForward: true,
       });
       progress.stop();
       for (const skip of result.skipped.slice(0, LISTED_SKIPS)) ctx.stderr.write(`skipped line ${skip.line}: ${skip.reason}\n`);
