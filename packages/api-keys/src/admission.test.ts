@@ -60,6 +60,23 @@ describe('admission script against real Redis', () => {
     expect(await store.usedToday(record.id, 'UTC')).toBe(3);
   });
 
+  it('charges a multi-unit request whole or not at all, and refunds it whole', async () => {
+    const { apiKey, record } = await store.create({ owner: 'exporter', quota: 10 });
+    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: roomyBucket });
+    const refund = createRefunder({ redis: redis.redis, prefix: redis.prefix });
+    const first = await admit(apiKey, 'admit', 7);
+    expect(first).toMatchObject({ outcome: 'admitted', quota: { used: 7, remaining: 3 } });
+    // 4 units do not fit in the 3 left: nothing is counted.
+    expect(await admit(apiKey, 'admit', 4)).toMatchObject({ outcome: 'daily_quota_exceeded', quota: { used: 7, remaining: 3 } });
+    expect(await admit(apiKey, 'admit', 3)).toMatchObject({ outcome: 'admitted', quota: { used: 10, remaining: 0 } });
+    if (first.outcome !== 'admitted') throw new Error('unreachable');
+    await refund(first.quota, 7);
+    expect(await store.usedToday(record.id, 'UTC')).toBe(3);
+    await refund(first.quota, 7);
+    expect(await store.usedToday(record.id, 'UTC')).toBe(0);
+    await expect(admit(apiKey, 'admit', 0)).rejects.toThrow(RangeError);
+  });
+
   it('resets the daily quota at midnight of the configured zone', async () => {
     const clock = fakeClock('2026-05-04T23:59:59.000Z');
     const { apiKey, record } = await store.create({ owner: 'night-owl', quota: 2 });

@@ -57,7 +57,11 @@ export interface AdmitterOptions {
   hostClock?: Clock;
 }
 
-export type Admitter = (apiKey: string, mode: 'admit' | 'peek') => Promise<Admission>;
+/**
+ * `units`: counted requests this request costs (default 1; an export is billed per 1,000
+ * records). In 'admit' mode all of them fit in the day's quota or the request is refused whole.
+ */
+export type Admitter = (apiKey: string, mode: 'admit' | 'peek', units?: number) => Promise<Admission>;
 
 type AdmitReply = [status: string, owner: string, quota: number, used: number, retryMs: number, now: number, day: 1 | 2 | 3];
 type AdmitCommand = (...keysThenArgv: ScriptArg[]) => Promise<AdmitReply>;
@@ -75,7 +79,8 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock,
   const keys = redisKeys(prefix);
   const admitCommand = admitCommandOf(redis);
   const usageTtlSeconds = USAGE_RETENTION_DAYS * 86_400;
-  return async (apiKey, mode) => {
+  return async (apiKey, mode, units = 1) => {
+    if (!Number.isSafeInteger(units) || units < 1) throw new RangeError(`units must be a positive integer, got ${units}`);
     // The shape check does not depend on whether a key exists, so skipping Redis here leaks nothing.
     if (!isWellFormedApiKey(apiKey)) return { outcome: 'invalid_key', reason: 'malformed' };
     const hash = hashApiKey(apiKey);
@@ -95,6 +100,7 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock,
       bucketDefaults.refillPerSecond,
       today.startsAt,
       today.resetsAt,
+      units,
     );
     if (status === 'unknown' || status === 'revoked') return { outcome: 'invalid_key', reason: status };
     const window = days[day - 1] ?? today;
@@ -128,10 +134,10 @@ const REFUND_LUA = luaScript('refund.lua');
  * Gives back an admitted request that then failed on our side (upstream 5xx), so customers are
  * neither billed nor throttled for it. The token spent in the bucket is not returned.
  */
-export function createRefunder({ redis, prefix }: { redis: Redis; prefix: string }): (quota: QuotaState) => Promise<void> {
+export function createRefunder({ redis, prefix }: { redis: Redis; prefix: string }): (quota: QuotaState, units?: number) => Promise<void> {
   const keys = redisKeys(prefix);
   const refund = scriptCommand<number>(redis, 'fcsRefund', REFUND_LUA, 1);
-  return async (quota) => {
-    await refund(keys.usage(quota.keyId, quota.day));
+  return async (quota, units = 1) => {
+    await refund(keys.usage(quota.keyId, quota.day), units);
   };
 }

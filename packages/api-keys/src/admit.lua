@@ -11,6 +11,8 @@
 -- ARGV[3] TTL of a usage day counter, seconds
 -- ARGV[4] default bucket capacity, ARGV[5] default refill per second (keys may override)
 -- ARGV[6], ARGV[7] first instant of the estimated day and of the day after it (ms)
+-- ARGV[8] counted requests this request costs (1; an export costs one per 1,000 records): all
+--         of them must fit in what is left of the quota, or none is counted ('daily')
 -- Returns {status, owner, quota, used, retry_ms, now, day}; status is ok|unknown|revoked|daily|burst,
 -- day is 1, 2 or 3 (which of KEYS[2..4] counted). An unknown key costs the same single HMGET
 -- round trip as a known one.
@@ -39,14 +41,15 @@ if ARGV[1] == 'peek' then
   return {'ok', owner, quota, used, 0, now, day}
 end
 
-if used >= quota then return {'daily', owner, quota, used, 0, now, day} end
+local units = tonumber(ARGV[8]) or 1
+if used + units > quota then return {'daily', owner, quota, used, 0, now, day} end
 
 local capacity = tonumber(rec[4]) or tonumber(ARGV[4])
 local refill = tonumber(rec[5]) or tonumber(ARGV[5])
 local taken, retry_ms = take_token(KEYS[5], capacity, refill, now)
 if not taken then return {'burst', owner, quota, used, retry_ms, now, day} end
 
-used = redis.call('INCR', usage_key)
-if used == 1 then redis.call('EXPIRE', usage_key, ARGV[3]) end
+used = redis.call('INCRBY', usage_key, units)
+if used == units then redis.call('EXPIRE', usage_key, ARGV[3]) end
 touch()
 return {'ok', owner, quota, used, 0, now, day}

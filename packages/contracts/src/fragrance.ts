@@ -37,6 +37,10 @@ export const ProvenanceEntry = z
     source: ProvenanceSource,
     fields: z.array(z.string()).meta({ description: 'Record fields this source supplied.' }),
     recorded_at: z.iso.datetime().meta({ description: 'When the source supplied them.' }),
+    origin: z
+      .string()
+      .optional()
+      .meta({ description: 'Where an imported record came from: the file layout and the source page, e.g. "fragrantica-csv https://…".' }),
   })
   .meta({ id: 'ProvenanceEntry' });
 export type ProvenanceEntry = z.infer<typeof ProvenanceEntry>;

@@ -39,6 +39,16 @@ export {
   SimilarQuery,
   SimilarResponse,
 } from './search.ts';
+export {
+  EXPORT_RECORDS_PER_REQUEST,
+  ExportPlan,
+  ExportQuery,
+  exportRequests,
+  parseExportAfter,
+  Rfc3339,
+  type Sort,
+  SORTS,
+} from './sync.ts';
 export { buildOpenApiDocument } from './openapi.ts';
 export { HIGHLIGHT_FIELDS, Highlight, HighlightFragment, type HighlightField, MatchSpan } from './highlight.ts';
 export {

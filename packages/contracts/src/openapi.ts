@@ -5,6 +5,7 @@ import { FragranceDetail } from './fragrance.ts';
 import { MeResponse } from './me.ts';
 import { PROBLEM_CONTENT_TYPE, Problem } from './problem.ts';
 import { FragranceIdParams, SearchQuery, SearchResponse, SimilarQuery, SimilarResponse } from './search.ts';
+import { EXPORT_RECORDS_PER_REQUEST, ExportQuery } from './sync.ts';
 
 const rateLimitHeaders = {
   'RateLimit-Limit': z.number().int().meta({ description: 'Daily quota of the key.' }),
@@ -65,13 +66,40 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
           operationId: 'searchFragrances',
           summary: 'Search and filter the catalogue',
           description:
-            'Filters combine with AND. Results are ordered by relevance (ties broken by popularity), or by popularity without `query`. Page with limit/offset inside the first 10,000 hits, or with `cursor` at any depth. Unknown or repeated parameters are rejected with 400.',
+            'Filters combine with AND. Results are ordered by `sort`: by default relevance (ties broken by popularity), or popularity without `query`. Page with limit/offset inside the first 10,000 hits, or with `cursor` at any depth. Unknown or repeated parameters are rejected with 400.',
           requestParams: { query: SearchQuery },
           responses: {
             '200': ok('One page of summaries.', SearchResponse),
             ...errors,
             '400': problem(
               'A parameter is invalid, unknown or repeated (`code: invalid_parameter`; `invalid_params` names each one), or the `cursor` alone is not one this API issued for this query: edited, signed with a retired key, malformed or from another query (`code: invalid_cursor`; request the first page again without it).',
+            ),
+          },
+        },
+      },
+      '/fragrances/export': {
+        get: {
+          operationId: 'exportFragrances',
+          summary: 'Stream every record (or every record changed since a time) in full detail, as NDJSON',
+          description: `One FragranceDetail per line, in (updated_at, id) order, from one consistent catalogue version; gzip-compressed when the request accepts it (Accept-Encoding: gzip). Billed up front as one counted request per ${EXPORT_RECORDS_PER_REQUEST} records streamed (rounded up, at least one); refused with 429 \`daily_quota_exceeded\` before anything streams when the quota left cannot cover it. An interrupted export resumes with \`after\` = the \`updated_at\` and \`id\` of the last complete line, and is billed for the rest only.`,
+          requestParams: {
+            query: ExportQuery,
+            header: z.object({ 'Accept-Encoding': z.string().optional().meta({ description: 'gzip for a compressed stream.' }) }),
+          },
+          responses: {
+            '200': {
+              description: 'NDJSON stream of FragranceDetail records.',
+              headers: z.object({
+                ...rateLimitHeaders,
+                'Export-Records': z.number().int().meta({ description: 'Records this export streams.' }),
+                'Export-Requests': z.number().int().meta({ description: 'Counted requests it was billed as.' }),
+              }),
+              content: { 'application/x-ndjson': { schema: FragranceDetail } },
+            },
+            ...errors,
+            '429': problem(
+              `Daily quota or burst limit exceeded, or the quota left cannot cover the export (one request per ${EXPORT_RECORDS_PER_REQUEST} records); see \`retry_after_seconds\`.`,
+              { 'Retry-After': z.number().int().meta({ description: 'Whole seconds to wait.' }) },
             ),
           },
         },

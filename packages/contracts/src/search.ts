@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CONCENTRATION_SPELLINGS, CONCENTRATIONS, FragranceSummary, OCCASIONS, SEASONS, type Concentration } from './fragrance.ts';
 import { Highlight } from './highlight.ts';
+import { Rfc3339, SORT_DESCRIPTION, SORTS, UPDATED_SINCE_DESCRIPTION } from './sync.ts';
 import { foldKey } from './text.ts';
 
 export const MAX_LIMIT = 100;
@@ -178,6 +179,10 @@ export const SearchQuery = z
     highlight: booleanText.optional().meta({
       description: 'With `true`, each item carries `highlight`: where the query matched its name, brand, perfumers, notes and accords.',
     }),
+    sort: z
+      .enum(SORTS, { error: `must be one of ${SORTS.join(', ')}` })
+      .meta({ description: SORT_DESCRIPTION, examples: ['rating'] }),
+    updated_since: Rfc3339.optional().meta({ description: UPDATED_SINCE_DESCRIPTION, examples: ['2026-01-31T00:00:00Z'] }),
     facets: z
       .preprocess(
         (value: string) => (typeof value === 'string' ? [...new Set(splitList(value))] : value),

@@ -29,8 +29,8 @@ export interface CursorState {
   position: number;
 }
 
-/** What each value of a sort must be: `_score` a float, a long field an integer, a keyword a string. */
-export type SortValueKind = 'float' | 'integer' | 'keyword';
+/** What each value of a sort must be: `_score` a float, a long field an integer, a keyword a string (or null where missing sorts last). */
+export type SortValueKind = 'float' | 'integer' | 'keyword' | 'nullable_keyword';
 
 /**
  * Highest position a cursor can hold: Lucene's per-shard document limit (IndexWriter.MAX_DOCS);
@@ -77,6 +77,8 @@ function fits(value: unknown, kind: SortValueKind): boolean {
       return typeof value === 'number' && Number.isInteger(value) && Math.abs(value) <= 2 ** 63;
     case 'keyword':
       return typeof value === 'string' && value.length <= 512;
+    case 'nullable_keyword':
+      return value === null || (typeof value === 'string' && value.length <= 512);
   }
 }
 

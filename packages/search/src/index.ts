@@ -1,4 +1,5 @@
 export { createCatalogueRepository, SEARCH_FILTER_PATH, type CatalogueRepository, type FragranceWithVersion } from './catalogue.ts';
+export { carryForward, enrichmentInputs } from './carry.ts';
 export {
   createCursorCodec,
   InvalidCursorError,
@@ -22,6 +23,7 @@ export {
   versionName,
   type CatalogueStatus,
 } from './indices.ts';
+export { EXPORT_PAGE_SIZE, exportRecords, planExport } from './export.ts';
 export { IngestError, ingestCatalogue, type IngestOptions, type IngestProgress, type IngestResult, type SkippedRecord } from './ingest.ts';
 export {
   FRAGRANCE_MAPPING,
@@ -50,3 +52,14 @@ export {
   type SuggestDocument,
 } from './suggest.ts';
 export { equivalentKeys, MAX_VARIANTS, queryVariants, SYNONYM_GROUPS, type QueryVariants } from './synonyms.ts';
+  catalogueVersions,
+  checkSwap,
+  DEFAULT_MAX_REJECTED_RATIO,
+  DEFAULT_MIN_LIVE_RATIO,
+  rollbackCatalogue,
+  RollbackError,
+  SwapRefusedError,
+  type CatalogueVersion,
+  type SwapGuard,
+} from './safety.ts';
+export { SORT_ORDERS, sortOrderOf, type SortOrder } from './sort.ts';

@@ -2,8 +2,10 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Client } from '@elastic/elasticsearch';
 import { FragranceDetail } from '@fragrance/contracts';
-import { createVersionedIndex, pruneVersions, swapAlias } from './indices.ts';
+import { carryForward, liveRecords } from './carry.ts';
+import { createVersionedIndex, currentIndex, pruneVersions, swapAlias } from './indices.ts';
 import { toIndexDocument } from './mapping.ts';
+import { checkSwap, type SwapGuard } from './safety.ts';
 import { buildSuggestIndex, suggestIndexOf } from './suggest.ts';
 
 export interface SkippedRecord {
@@ -26,8 +28,20 @@ export interface IngestOptions {
   alias: string;
   /** An NDJSON file, one FragranceDetail per line ... */
   file?: string;
-  /** ... or records in memory / from a generator. */
+  /** ... or records in memory / from a generator ... */
   records?: Iterable<unknown> | AsyncIterable<unknown>;
+  /** ... or numbered lines a reader already judged (an import: its rejected lines keep their numbers). */
+  lines?: AsyncIterable<{ line: number; value: unknown } | { line: number; error: string }>;
+  /**
+   * Refuse to swap (IngestError `ingest_refused`, the live alias untouched) when the new index
+   * is much smaller than the live one or too many lines were rejected; see safety.ts.
+   */
+  guard?: SwapGuard;
+  /**
+   * Merge each record with the live one it replaces (carry.ts): enrichment results whose inputs
+   * did not change carry over, and `updated_at` moves only for records that changed.
+   */
+  carryForward?: boolean;
   /** Bulk requests in flight at once. */
   concurrency?: number;
   batchSize?: number;
@@ -52,13 +66,13 @@ export interface IngestResult {
 }
 
 export class IngestError extends Error {
-  readonly code = 'ingest_failed';
+  readonly code: string = 'ingest_failed';
 }
 
 interface Pending {
   line: number;
   id: string;
-  json: string;
+  record: FragranceDetail;
 }
 
 async function* fileLines(file: string): AsyncGenerator<{ line: number; value: unknown } | { line: number; error: string }> {
@@ -122,9 +136,15 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
     onProgress,
     beforeSwap,
   } = options;
-  if ((file === undefined) === (records === undefined)) throw new IngestError('give exactly one of file or records');
+  const { lines, guard } = options;
+  if ([file, records, lines].filter((source) => source !== undefined).length !== 1) {
+    throw new IngestError('give exactly one of file, records or lines');
+  }
   const started = performance.now();
   const total = file !== undefined ? await countLines(file) : Array.isArray(records) ? records.length : undefined;
+  // Read before the new version exists: the records it replaces (see carry.ts).
+  const liveIndex = options.carryForward ? await currentIndex(client, alias) : undefined;
+  const startedAt = new Date().toISOString();
   const index = await createVersionedIndex(client, alias);
   const skipped: SkippedRecord[] = [];
   const seen = new Map<string, number>();
@@ -132,8 +152,18 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
   let indexed = 0;
   const progress = () => onProgress?.({ read, indexed, skipped: skipped.length, ...(total !== undefined ? { total } : {}) });
 
-  async function sendBatch(batch: Pending[]): Promise<void> {
+  async function sendBatch(pending: Pending[]): Promise<void> {
     let attempt = 0;
+    let batch = pending.map((p) => ({ ...p, json: '' }));
+    if (liveIndex !== undefined) {
+      const live = await liveRecords(
+        client,
+        liveIndex,
+        batch.map((p) => p.id),
+      );
+      batch = batch.map((p) => ({ ...p, record: carryForward(p.record, live.get(p.id), startedAt) }));
+    }
+    for (const p of batch) p.json = JSON.stringify(toIndexDocument(p.record));
     let todo = batch;
     while (todo.length > 0) {
       const body = todo.map((p) => `{"index":{"_id":${JSON.stringify(p.id)}}}\n${p.json}\n`).join('');
@@ -148,7 +178,7 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
         indexed += todo.length;
         break;
       }
-      const retry: Pending[] = [];
+      const retry: typeof todo = [];
       todo.forEach((pending, i) => {
         const item = Object.values(response.items?.[i] ?? {})[0];
         if (!item?.error) indexed += 1;
@@ -177,7 +207,7 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
       inFlight.add(task);
     };
     let batch: Pending[] = [];
-    const source = file !== undefined ? fileLines(file) : recordLines(records ?? []);
+    const source = lines ?? (file !== undefined ? fileLines(file) : recordLines(records ?? []));
     for await (const entry of source) {
       if (failure) break;
       // The line number, so blank lines count and a progress bar reaches its total.
@@ -197,7 +227,7 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
         continue;
       }
       seen.set(parsed.data.id, entry.line);
-      batch.push({ line: entry.line, id: parsed.data.id, json: JSON.stringify(toIndexDocument(parsed.data)) });
+      batch.push({ line: entry.line, id: parsed.data.id, record: parsed.data });
       if (batch.length >= batchSize) {
         launch(batch);
         batch = [];
@@ -218,6 +248,7 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
     const { count } = await client.count({ index });
     if (count !== indexed) throw new IngestError(`count check failed: ${count} documents in ${index}, ${indexed} indexed`);
     if (replicas > 0) await client.cluster.health({ index, wait_for_status: 'green', timeout: '60s' });
+    if (guard) await checkSwap(client, alias, { indexed, rejected: skipped.length }, guard);
     // The suggestion index of this version, swapped with it (suggest.ts).
     await buildSuggestIndex(client, index);
     await beforeSwap?.(index);

@@ -1,8 +1,9 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { DEFAULT_LIMIT, foldKey, type Facet, type SearchQuery } from '@fragrance/contracts';
-import { queryFingerprint, type CursorCodec, type CursorState, type SortValueKind } from './cursor.ts';
+import { queryFingerprint, type CursorCodec, type CursorState } from './cursor.ts';
 import { SUMMARY_FIELDS } from './mapping.ts';
 import { queryKey } from './normalise.ts';
+import { sortOrderOf } from './sort.ts';
 import { equivalentKeys, queryVariants } from './synonyms.ts';
 
 /**
@@ -83,6 +84,7 @@ function filters(params: SearchQuery): { filter: estypes.QueryDslQueryContainer[
     filter.push({ range: { year_released: { gte: params.year_from, lte: params.year_to } } });
   }
   if (params.available_in_au !== undefined) filter.push({ term: { available_in_au: params.available_in_au } });
+  if (params.updated_since !== undefined) filter.push({ range: { updated_at: { gte: params.updated_since } } });
   // Notes and accords match with their synonyms: note=oud is met by agarwood too.
   for (const note of params.note ?? []) filter.push({ terms: { 'search.notes': equivalentKeys(note) } });
   for (const accord of params.accord ?? []) filter.push({ terms: { 'search.accords': equivalentKeys(accord) } });
@@ -106,18 +108,10 @@ export const FACET_AGGREGATIONS: Record<Facet, estypes.AggregationsAggregationCo
   occasion: { terms: { field: 'occasions', size: 10 } },
 };
 
-/** A sort and the kind of each of its values, which a cursor's search_after must match. */
-interface SortOrder {
-  sort: estypes.SortCombinations[];
-  kinds: readonly SortValueKind[];
-}
-const BY_RELEVANCE: SortOrder = { sort: ['_score', { 'rating.count': 'desc' }, { id: 'asc' }], kinds: ['float', 'integer', 'keyword'] };
-const BY_POPULARITY: SortOrder = { sort: [{ 'rating.count': 'desc' }, { id: 'asc' }], kinds: ['integer', 'keyword'] };
-
 /**
- * Turns validated search parameters into one Elasticsearch request. With `query`, hits are
- * ordered by relevance plus a small popularity term, then votes, then id (a total order, so
- * cursors are stable); without it, by votes then id. A cursor is verified (signature, query,
+ * Turns validated search parameters into one Elasticsearch request. Hits are ordered by `sort`
+ * (see sort.ts; every order is total, so cursors are stable): by default with `query` by
+ * relevance plus a small popularity term, then votes, then id; without it, by votes then id. A cursor is verified (signature, query,
  * sort value types, position) by `cursors` before anything is built; a bad one throws
  * InvalidCursorError.
  */
@@ -125,7 +119,7 @@ export function buildSearchQuery(params: SearchQuery, cursors: CursorCodec): Bui
   const limit = params.limit ?? DEFAULT_LIMIT;
   const fingerprint = queryFingerprint(params);
   const key = params.query === undefined ? '' : queryKey(params.query);
-  const order = key ? BY_RELEVANCE : BY_POPULARITY;
+  const order = sortOrderOf(params.sort, key !== '');
   const cursor: CursorState | undefined = params.cursor === undefined ? undefined : cursors.decode(params.cursor, fingerprint, order.kinds);
   const { filter, mustNot } = filters(params);
 

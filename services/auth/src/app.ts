@@ -2,8 +2,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type Provider from 'oidc-provider';
-<<<<<<< HEAD
-import { KeyStore, LoginThrottle, RevocationStore, UserStore, type ScryptParams } from '@fragrance/identity';
+import { GrantStore, KeyStore, LoginThrottle, RevocationStore, UserStore, type ScryptParams } from '@fragrance/identity';
 import {
   Lifecycle,
   notFoundHandler,
@@ -13,10 +12,6 @@ import {
   ServiceUnavailableError,
   type Logger,
 } from '@fragrance/http';
-=======
-import { GrantStore, KeyStore, LoginThrottle, RevocationStore, UserStore, type ScryptParams } from '@fragrance/identity';
-import { notFoundHandler, problemHandler, requestLogger, ServiceUnavailableError, type Logger } from '@fragrance/http';
->>>>>>> wt-cors22
 import type { CimdFetchOptions } from './cimd.ts';
 import { createProvider } from './provider.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -117,13 +112,10 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
     next();
   });
   app.use(healthRoutes(redis));
-<<<<<<< HEAD
   const redisUp = async () => void (await redis.ping());
   app.use(probeRoutes({ lifecycle: deps.lifecycle ?? new Lifecycle(), required: { redis: redisUp }, timeoutMs: 1_000 }));
-=======
   // Before the Redis check: a preflight needs nothing but these headers.
   app.use(corsRoutes());
->>>>>>> wt-cors22
   // Every OAuth answer needs Redis; while it is away say so (503) rather than let oidc-provider
   // fail each request with a 500 after its own retries.
   app.use((_req, _res, next) => {

@@ -4,6 +4,7 @@ import { Lifecycle, notFoundHandler, probeRoutes, problemHandler, requestLogger,
 import { createCatalogueRepository, createDiscoveryRepository } from '@fragrance/search';
 import type { CatalogueConfig } from './config.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
+import { exportRoutes } from './routes/export.ts';
 import { fragranceRoutes } from './routes/fragrances.ts';
 import { elasticsearchCheck, healthRoutes } from './routes/health.ts';
 import { openApiRoutes } from './routes/openapi.ts';
@@ -30,6 +31,8 @@ export function buildApp({ config, logger, elasticsearch, lifecycle = new Lifecy
     alias: config.CATALOGUE_ALIAS,
     cursorKeys: { current: config.CURSOR_SECRET, previous: config.CURSOR_SECRET_PREVIOUS },
   });
+  // Before the detail route, which would read `export` as an id.
+  app.use(exportRoutes(elasticsearch, config.CATALOGUE_ALIAS, logger));
   app.use(fragranceRoutes(repository, logger));
   app.use(discoveryRoutes(createDiscoveryRepository({ client: elasticsearch, alias: config.CATALOGUE_ALIAS }), logger));
   app.use(notFoundHandler);

@@ -21,10 +21,15 @@ export function setRateLimitHeaders(res: Response, quota: QuotaState): void {
 /** What an authenticated request carries on to its handler. */
 export const quotaOf = (res: Response): QuotaState | undefined => res.locals.quota as QuotaState | undefined;
 
+/** Counted requests this request was charged (1 unless a handler before set more, e.g. an export). */
+export const unitsOf = (res: Response): number => (res.locals.units as number | undefined) ?? 1;
+
 /**
  * Authenticates the API key and, in 'admit' mode, charges the request against the daily quota
  * and the token bucket, all in one Redis round trip. Missing, malformed, unknown and revoked keys
- * get the same 401; Redis trouble fails closed with 503. The key itself is never logged.
+ * get the same 401; Redis trouble fails closed with 503. The key itself is never logged. A request
+ * that costs several counted requests (res.locals.units, set before this runs) is charged whole
+ * or refused whole.
  */
 export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek'): RequestHandler {
   return async (req, res, next) => {
@@ -41,7 +46,7 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek'): RequestHand
     }
     let admission: Awaited<ReturnType<Admitter>>;
     try {
-      admission = await admit(apiKey, mode);
+      admission = await admit(apiKey, mode, unitsOf(res));
     } catch (error) {
       refuse(new ServiceUnavailableError('Requests cannot be admitted right now; try again shortly.', error));
       return;
@@ -54,15 +59,20 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek'): RequestHand
     setRateLimitHeaders(res, admission.quota);
     res.locals.quota = admission.quota;
     switch (admission.outcome) {
-      case 'daily_quota_exceeded':
+      case 'daily_quota_exceeded': {
+        const resets = new Date(admission.quota.resetsAt).toISOString();
+        const units = unitsOf(res);
         refuse(
           new RateLimitedError(
             admission.retryAfterSeconds,
-            `The daily quota of ${admission.quota.limit} requests is used up; it resets at ${new Date(admission.quota.resetsAt).toISOString()}.`,
+            units > 1
+              ? `This request costs ${units} requests of the daily quota of ${admission.quota.limit}; ${admission.quota.remaining} are left until ${resets}. Narrow it (e.g. updated_since) or wait for the reset.`
+              : `The daily quota of ${admission.quota.limit} requests is used up; it resets at ${resets}.`,
             'daily_quota_exceeded',
           ),
         );
         return;
+      }
       case 'burst_limit_exceeded':
         refuse(new RateLimitedError(admission.retryAfterSeconds, 'Too many requests in a short time; slow down.', 'burst_limit_exceeded'));
         return;

@@ -12,8 +12,9 @@ import {
   requestLogger,
   type Logger,
 } from '@fragrance/http';
-import { apiKeyAuth, quotaOf } from './api-key-auth.ts';
+import { apiKeyAuth, quotaOf, unitsOf } from './api-key-auth.ts';
 import type { GatewayConfig } from './config.ts';
+import { sizeExport } from './export-admission.ts';
 import { redisCheck, upstreamCheck, type HealthCheck } from './health.ts';
 import { proxyTo } from './proxy.ts';
 import { normaliseRequestTargets } from './request-target.ts';
@@ -121,9 +122,10 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     onHeaders(res, () => {
       const quota = quotaOf(res);
       if (!quota || res.statusCode < 500) return;
-      res.setHeader('RateLimit-Remaining', String(Math.min(quota.limit, quota.remaining + 1)));
+      const units = unitsOf(res);
+      res.setHeader('RateLimit-Remaining', String(Math.min(quota.limit, quota.remaining + units)));
       res.once('finish', () => {
-        refund(quota).catch((error: unknown) => req.log?.warn({ err: error }, 'could not refund a failed request'));
+        refund(quota, units).catch((error: unknown) => req.log?.warn({ err: error }, 'could not refund a failed request'));
       });
     });
     next();
@@ -132,6 +134,14 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
   // {base_url} = /v1. The OpenAPI document is public; everything else needs a key. Only the
   // routes of the public contract are forwarded: the catalogue's other routes stay internal.
   app.all('/v1/openapi.json', readOnly, toCatalogue);
+  // An export is billed by its size (docs/search.md): authenticate, ask the catalogue how many
+  // records it streams, then charge them whole (or refuse with 429 before anything streams).
+  const sizeExportRequest = sizeExport({
+    upstream: config.CATALOGUE_SERVICE_URL,
+    agent: agents.catalogue,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+  });
+  app.all('/v1/fragrances/export', peek, readOnly, sizeExportRequest, charge, refundServerErrors, toCatalogue);
   app.all(
     [
       '/v1/fragrances',

@@ -99,6 +99,8 @@ export function ingestProcessor(deps: { elasticsearch: Client; alias: string; en
       client: deps.elasticsearch,
       alias: deps.alias,
       file: data.data.file,
+      // Enrichment results of unchanged rows survive, so enrich_after only works on changed rows.
+      carryForward: true,
       onProgress: (p) => void job.updateProgress({ read: p.read, indexed: p.indexed, skipped: p.skipped, total: p.total ?? null }),
     });
     deps.logger.info(

@@ -62,8 +62,8 @@ function progressReporter(ctx: CommandContext): { update: (p: IngestProgress) =>
 }
 
 export const ingest: Command = {
-  summary: 'Build a new catalogue index from NDJSON, verify it, swap the alias atomically',
-  usage: `catalogue ingest [--file ${DEFAULT_FILE}] [--alias fragrances] [--concurrency 3] [--batch-size 1000] [--replicas 0] [--keep 1]`,
+  summary: 'Build a new catalogue index from NDJSON, verify it, swap the alias atomically (refused if it shrinks the catalogue)',
+  usage: `catalogue ingest [--file ${DEFAULT_FILE}] [--alias fragrances] [--concurrency 3] [--batch-size 1000] [--replicas 0] [--keep 1] [--allow-shrink]`,
   async run(ctx: CommandContext) {
     const { values } = parseOptions(ctx.argv, {
       file: { type: 'string' },
@@ -72,6 +72,7 @@ export const ingest: Command = {
       'batch-size': { type: 'string' },
       replicas: { type: 'string' },
       keep: { type: 'string' },
+      'allow-shrink': { type: 'boolean' },
     });
     const config = parseConfig(IngestConfig, ctx.env);
     const alias = values.alias ?? config.CATALOGUE_ALIAS;
@@ -95,6 +96,8 @@ export const ingest: Command = {
         replicas,
         keepVersions,
         onProgress: progress.update,
+        guard: { allowShrink: values['allow-shrink'] ?? false },
+        carryForward: true,
       });
       progress.stop();
       for (const skip of result.skipped.slice(0, LISTED_SKIPS)) ctx.stderr.write(`skipped line ${skip.line}: ${skip.reason}\n`);

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { MAX_COUNT, MAX_SEED, writeDataset } from '@fragrance/dataset';
 import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
+import { importCatalogue, rollback, versions } from './catalogue-import.ts';
 import { ingest, status } from './catalogue-ingest.ts';
 
 const DEFAULT_COUNT = 75_000;
@@ -44,6 +45,6 @@ const generate: Command = {
 
 /** `catalogue` commands: dataset generation (and, later, ingest). */
 export const catalogueGroup: CommandGroup = {
-  summary: 'Catalogue data: generate the synthetic dataset, ingest it, show the live index',
-  commands: { generate, ingest, status },
+  summary: 'Catalogue data: generate the synthetic dataset, ingest or import it, show, list and roll back index versions',
+  commands: { generate, ingest, import: importCatalogue, status, versions, rollback },
 };

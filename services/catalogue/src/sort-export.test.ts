@@ -1,0 +1,199 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { foldKey, FragranceDetail, Problem, SearchResponse, SORTS, type FragranceSummary, type Sort } from '@fragrance/contracts';
+import { generateCatalogue } from '@fragrance/dataset';
+import { createLogger } from '@fragrance/http';
+import { ingestCatalogue } from '@fragrance/search';
+import { makeRecord } from '@fragrance/search/testing';
+import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
+import { buildApp } from './app.ts';
+import { CatalogueConfig } from './config.ts';
+import { EXPORT_PLAN_PATH } from './routes/export.ts';
+
+// 1,100 generated records plus the awkward ones: unrated, undated, a name too long for the
+// name sort's keyword (sorts last, null sort value), and ties on every sort key.
+const generated = [...generateCatalogue({ count: 1100, seed: 14 })];
+const awkward = [
+  makeRecord({ name: 'Unrated', brand: 'Tie', average: null, votes: 0, year_released: null }),
+  makeRecord({ name: 'Tie', brand: 'Tie', average: 4, votes: 10, year_released: 2015 }),
+  makeRecord({ name: 'Tie', brand: 'Tie', average: 4, votes: 10, year_released: 2015 }),
+  makeRecord({ name: `Long ${'x'.repeat(600)}`, brand: 'Tie', year_released: null }),
+];
+// Distinct change times, several records per millisecond-equal instant.
+const records: FragranceDetail[] = [...generated, ...awkward].map((r, i) => ({
+  ...r,
+  updated_at: new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 3) * 60_000).toISOString(),
+}));
+const byId = new Map(records.map((r) => [r.id, r]));
+
+describe('sort, updated_since and export', () => {
+  let es: TestElasticsearch;
+  let server: Server;
+  let base: string;
+
+  beforeAll(async () => {
+    es = await testElasticsearch('sortexport');
+    const alias = es.index('fragrances');
+    await ingestCatalogue({ client: es.client, alias, records });
+    const config = CatalogueConfig.parse({
+      ELASTICSEARCH_URL: 'http://127.0.0.1:1',
+      CATALOGUE_ALIAS: alias,
+      CURSOR_SECRET: randomBytes(32).toString('base64url'),
+    });
+    server = buildApp({ config, logger: createLogger('t', 'silent'), elasticsearch: es.client }).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  afterAll(async () => {
+    server.close();
+    await es.cleanup();
+  });
+
+  async function search(query: string): Promise<SearchResponse> {
+    const res = await fetch(`${base}/v1/fragrances?${query}`);
+    const body: unknown = await res.json();
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    return SearchResponse.parse(body);
+  }
+  async function all(query: string): Promise<{ hits: FragranceSummary[]; total: number }> {
+    const hits: FragranceSummary[] = [];
+    let page = await search(`${query}&limit=100`);
+    const total = page.total;
+    hits.push(...page.data);
+    while (page.next_cursor) {
+      page = await search(`${query}&limit=100&cursor=${page.next_cursor}`);
+      hits.push(...page.data);
+    }
+    return { hits, total };
+  }
+  async function problem(path: string): Promise<Problem> {
+    const res = await fetch(base + path);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    return Problem.parse(await res.json());
+  }
+
+  /** Whether b may follow a in this order (ties allowed; the id breaks them). */
+  const inOrder: Record<Exclude<Sort, 'relevance'>, (a: FragranceDetail, b: FragranceDetail) => boolean> = {
+    rating: (a, b) => (a.rating.average ?? -1) >= (b.rating.average ?? -1),
+    votes: (a, b) => a.rating.count >= b.rating.count,
+    newest: (a, b) => (a.year_released ?? 0) >= (b.year_released ?? 0),
+    oldest: (a, b) => (a.year_released ?? 9999) <= (b.year_released ?? 9999),
+    // Names past the keyword's 512 characters sort last.
+    name: (a, b) => foldKey(b.name).length > 512 || (foldKey(a.name).length <= 512 && foldKey(a.name) <= foldKey(b.name)),
+    updated: (a, b) => a.updated_at <= b.updated_at,
+  };
+
+  it.each(SORTS)('sort=%s pages through every hit by cursor without a duplicate or a gap', async (sort) => {
+    const query = sort === 'relevance' ? 'query=a' : '';
+    const { hits, total } = await all(`sort=${sort}&${query}`);
+    const ids = hits.map((h) => h.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBe(total);
+    if (sort === 'relevance') {
+      expect(total).toBeGreaterThan(100);
+      return;
+    }
+    expect(total).toBe(records.length);
+    const full = ids.map((id) => byId.get(id)!);
+    for (let i = 1; i < full.length; i++) expect(inOrder[sort](full[i - 1]!, full[i]!), `${sort} at ${i}`).toBe(true);
+  });
+
+  it('defaults: votes without query, relevance with it', async () => {
+    expect((await search('limit=50')).data).toEqual((await search('limit=50&sort=votes')).data);
+    expect((await search('query=tie&limit=50')).data).toEqual((await search('query=tie&limit=50&sort=relevance')).data);
+  });
+
+  it('a cursor from one sort is refused for another', async () => {
+    const first = await search('sort=rating&limit=10');
+    const p = await problem(`/v1/fragrances?sort=name&limit=10&cursor=${first.next_cursor ?? ''}`);
+    expect(p.code).toBe('invalid_cursor');
+  });
+
+  it('updated_since: records changed at or after the instant, in any time zone', async () => {
+    const since = records[600]!.updated_at;
+    const expected = records
+      .filter((r) => r.updated_at >= since)
+      .map((r) => r.id)
+      .sort();
+    const { hits } = await all(`sort=updated&updated_since=${encodeURIComponent(since)}`);
+    expect(hits.map((h) => h.id).sort()).toEqual(expected);
+    const shifted = new Date(since).toISOString().replace('Z', '+00:00');
+    expect((await search(`updated_since=${encodeURIComponent(shifted)}`)).total).toBe(expected.length);
+  });
+
+  it.each([['sort=best'], ['updated_since=yesterday'], ['updated_since=2026-01-01T00:00:00'], ['updated_since=2026-13-01T00:00:00Z']])(
+    '%s is a 400 naming the parameter',
+    async (query) => {
+      const p = await problem(`/v1/fragrances?${query}`);
+      expect(p.invalid_params?.map((i) => i.name)).toEqual([query.split('=')[0]]);
+    },
+  );
+
+  async function exportLines(query = '', headers: Record<string, string> = {}): Promise<{ res: Response; lines: FragranceDetail[] }> {
+    const res = await fetch(`${base}/v1/fragrances/export?${query}`, { headers });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    return {
+      res,
+      lines:
+        text.trim() === ''
+          ? []
+          : text
+              .trimEnd()
+              .split('\n')
+              .map((l) => FragranceDetail.parse(JSON.parse(l))),
+    };
+  }
+
+  it('export streams every record exactly as ingested, in (updated_at, id) order', async () => {
+    const { res, lines } = await exportLines();
+    expect(res.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
+    expect(lines).toHaveLength(records.length);
+    for (const line of lines) expect(line).toEqual(byId.get(line.id));
+    for (let i = 1; i < lines.length; i++) {
+      const [a, b] = [lines[i - 1]!, lines[i]!];
+      expect(a.updated_at < b.updated_at || (a.updated_at === b.updated_at && a.id < b.id)).toBe(true);
+    }
+  });
+
+  it('export is gzip when accepted, resumes after a line, filters by updated_since; the plan counts it', async () => {
+    const raw = await fetch(`${base}/v1/fragrances/export`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(raw.headers.get('content-encoding')).toBe('gzip');
+    const full = (await exportLines()).lines;
+    // fetch decodes gzip itself; read the bytes through node:http semantics instead.
+    const bytes = Buffer.from(
+      await (await fetch(`${base}/v1/fragrances/export`, { headers: { 'accept-encoding': 'gzip' } })).arrayBuffer(),
+    );
+    const decoded = bytes[0] === 0x1f ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
+    expect(decoded.trimEnd().split('\n')).toHaveLength(records.length);
+
+    const cut = full[700]!;
+    const after = `${cut.updated_at},${cut.id}`;
+    const rest = (await exportLines(`after=${encodeURIComponent(after)}`)).lines;
+    expect(rest.map((r) => r.id)).toEqual(full.slice(701).map((r) => r.id));
+
+    const since = records[900]!.updated_at;
+    const changed = (await exportLines(`updated_since=${encodeURIComponent(since)}`)).lines;
+    expect(changed.map((r) => r.id).sort()).toEqual(
+      records
+        .filter((r) => r.updated_at >= since)
+        .map((r) => r.id)
+        .sort(),
+    );
+
+    const plan = await (await fetch(`${base}${EXPORT_PLAN_PATH}?after=${encodeURIComponent(after)}`)).json();
+    expect(plan).toEqual({ records: records.length - 701, requests: Math.ceil((records.length - 701) / 1000) });
+    expect(await (await fetch(`${base}${EXPORT_PLAN_PATH}`)).json()).toEqual({ records: records.length, requests: 2 });
+  });
+
+  it.each([['after=yesterday'], ['after=2026-01-01T00:00:00Z,not-a-uuid'], ['updated_since=2026'], ['limit=5']])(
+    'export with %s is a 400',
+    async (query) => {
+      const p = await problem(`/v1/fragrances/export?${query}`);
+      expect(p.invalid_params?.map((i) => i.name)).toEqual([query.split('=')[0]]);
+    },
+  );
+});

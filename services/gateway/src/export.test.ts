@@ -1,0 +1,123 @@
+// GET /v1/fragrances/export and the new search parameters through the edge, with the real
+// catalogue service (its own process) over a real Elasticsearch index, and real Redis quotas.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
+import { Problem, SearchResponse } from '@fragrance/contracts';
+import { ingestCatalogue } from '@fragrance/search';
+import { makeRecord } from '@fragrance/search/testing';
+import {
+  freePort,
+  startService,
+  testElasticsearch,
+  testRedis,
+  type RunningService,
+  type TestElasticsearch,
+  type TestRedis,
+} from '@fragrance/testkit';
+import { bearer, startGateway, type GatewayUnderTest } from './test-support.ts';
+
+const RECORDS = 2_500;
+const records = Array.from({ length: RECORDS }, (_, i) => ({
+  ...makeRecord({ name: `Export ${i}`, brand: `Brand ${i % 7}`, votes: i }),
+  updated_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+}));
+
+describe('export billing and sync through the gateway', () => {
+  let es: TestElasticsearch;
+  let redis: TestRedis;
+  let catalogue: RunningService;
+  let gateway: GatewayUnderTest;
+  let keys: KeyStore;
+
+  beforeAll(async () => {
+    [es, redis] = await Promise.all([testElasticsearch('gw-export'), testRedis('gw-export')]);
+    const alias = es.index('fragrances');
+    await ingestCatalogue({ client: es.client, alias, records });
+    catalogue = await startService('catalogue', await freePort(), {
+      ELASTICSEARCH_URL: es.url,
+      CATALOGUE_ALIAS: alias,
+      CURSOR_SECRET: randomBytes(32).toString('base64url'),
+    });
+    gateway = await startGateway({
+      redis: redis.redis,
+      prefix: redis.prefix,
+      upstreamUrl: catalogue.url,
+      env: { UPSTREAM_TIMEOUT_MS: '10000' },
+    });
+    keys = createKeyStore({ redis: redis.redis, prefix: redis.prefix });
+  }, 120_000);
+  afterAll(async () => {
+    await gateway.close();
+    await catalogue.stop();
+    await Promise.all([es.cleanup(), redis.cleanup()]);
+  });
+
+  const exportOf = (apiKey: string, query = '') => fetch(`${gateway.url}/v1/fragrances/export${query}`, { headers: bearer(apiKey) });
+
+  it('bills one request per 1,000 records up front and streams them all', async () => {
+    const { apiKey, record } = await keys.create({ owner: 'mirror', quota: 5 });
+    const res = await exportOf(apiKey);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('export-records')).toBe(String(RECORDS));
+    expect(res.headers.get('export-requests')).toBe('3');
+    expect(res.headers.get('ratelimit-remaining')).toBe('2');
+    const lines = (await res.text()).trimEnd().split('\n');
+    expect(lines).toHaveLength(RECORDS);
+    expect(new Set(lines.map((l) => (JSON.parse(l) as { id: string }).id))).toEqual(new Set(records.map((r) => r.id)));
+    expect(await keys.usedToday(record.id, 'UTC')).toBe(3);
+
+    // 3 more do not fit in the 2 left: refused before anything streams, nothing counted.
+    const refused = await exportOf(apiKey);
+    expect(refused.status).toBe(429);
+    const problem = Problem.parse(await refused.json());
+    expect(problem.code).toBe('daily_quota_exceeded');
+    expect(problem.detail).toMatch(/costs 3 requests/);
+    expect(await keys.usedToday(record.id, 'UTC')).toBe(3);
+
+    // A resume or a narrower sync costs only what it streams.
+    const last = records[RECORDS - 400]!;
+    const resumed = await exportOf(apiKey, `?after=${encodeURIComponent(`${last.updated_at},${last.id}`)}`);
+    expect(resumed.status).toBe(200);
+    expect(resumed.headers.get('export-records')).toBe('399');
+    expect((await resumed.text()).trimEnd().split('\n')).toHaveLength(399);
+    expect(await keys.usedToday(record.id, 'UTC')).toBe(4);
+  });
+
+  it('gzip passes through the edge; bad parameters and missing keys are refused for free', async () => {
+    const { apiKey, record } = await keys.create({ owner: 'gz', quota: 100 });
+    const gz = await exportOf(apiKey, '?updated_since=2026-01-01T00:30:00Z');
+    expect(gz.status).toBe(200);
+    expect((await gz.text()).trimEnd().split('\n')).toHaveLength(RECORDS - 1800);
+    const zipped = await fetch(`${gateway.url}/v1/fragrances/export`, { headers: { ...bearer(apiKey), 'accept-encoding': 'gzip' } });
+    expect(zipped.headers.get('content-encoding')).toBe('gzip');
+    await zipped.arrayBuffer();
+    expect(await keys.usedToday(record.id, 'UTC')).toBe(1 + 3);
+
+    const bad = await exportOf(apiKey, '?updated_since=yesterday');
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(Problem.parse(await bad.json()).invalid_params?.[0]?.name).toBe('updated_since');
+    expect((await fetch(`${gateway.url}/v1/fragrances/export`)).status).toBe(401);
+    expect((await fetch(`${gateway.url}/v1/fragrances/export`, { method: 'POST', headers: bearer(apiKey) })).status).toBe(405);
+    expect(await keys.usedToday(record.id, 'UTC')).toBe(4);
+  });
+
+  it('sort and updated_since on GET /v1/fragrances, paged by cursor, one request a page', async () => {
+    const { apiKey } = await keys.create({ owner: 'sorter', quota: 100 });
+    const since = records[2_000]!.updated_at;
+    const ids: string[] = [];
+    let next: string | null = '';
+    while (next !== null) {
+      const cursor: string = next ? `&cursor=${next}` : '';
+      const res = await fetch(`${gateway.url}/v1/fragrances?sort=updated&limit=100&updated_since=${encodeURIComponent(since)}${cursor}`, {
+        headers: bearer(apiKey),
+      });
+      expect(res.status).toBe(200);
+      const page = SearchResponse.parse(await res.json());
+      ids.push(...page.data.map((d) => d.id));
+      next = page.next_cursor;
+    }
+    expect(ids).toEqual(records.slice(2_000).map((r) => r.id));
+  });
+});
