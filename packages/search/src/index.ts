@@ -37,3 +37,10 @@ export {
 export { MAX_QUERY_WORDS, queryKey } from './normalise.ts';
 export { buildSearchQuery, FACET_AGGREGATIONS, type BuiltSearch } from './query.ts';
 export { buildSimilarQuery } from './similar.ts';
+export {
+  bumpCatalogueGeneration,
+  catalogueGenerationKey,
+  readCatalogueGeneration,
+  type GenerationScope,
+  type GenerationStore,
+} from './generation.ts';

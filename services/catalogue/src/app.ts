@@ -1,7 +1,10 @@
 import type { Client } from '@elastic/elasticsearch';
 import express, { type Express } from 'express';
 import { notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
-import { createCatalogueRepository } from '@fragrance/search';
+import { createCatalogueRepository, type GenerationStore } from '@fragrance/search';
+import { generationReader } from './cache/generation.ts';
+import { createResponder } from './cache/responder.ts';
+import { createResponseCache } from './cache/response-cache.ts';
 import type { CatalogueConfig } from './config.ts';
 import { fragranceRoutes } from './routes/fragrances.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -11,9 +14,14 @@ export interface CatalogueDeps {
   config: CatalogueConfig;
   logger: Logger;
   elasticsearch: Client;
+  /**
+   * Where the worker records the enrichment generation. Without it (or with
+   * RESPONSE_CACHE_MAX_BYTES=0) there is no response cache: every answer is computed.
+   */
+  redis?: GenerationStore;
 }
 
-export function buildApp({ config, logger, elasticsearch }: CatalogueDeps): Express {
+export function buildApp({ config, logger, elasticsearch, redis }: CatalogueDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // ETags are computed from the index version of a record, not from the body.
@@ -26,7 +34,19 @@ export function buildApp({ config, logger, elasticsearch }: CatalogueDeps): Expr
     alias: config.CATALOGUE_ALIAS,
     cursorKeys: { current: config.CURSOR_SECRET, previous: config.CURSOR_SECRET_PREVIOUS },
   });
-  app.use(fragranceRoutes(repository, logger));
+  const cache =
+    redis && config.RESPONSE_CACHE_MAX_BYTES > 0
+      ? {
+          responses: createResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES }),
+          generation: generationReader({
+            elasticsearch,
+            redis,
+            scope: { prefix: config.JOBS_PREFIX, alias: config.CATALOGUE_ALIAS },
+            logger,
+          }),
+        }
+      : undefined;
+  app.use(fragranceRoutes(repository, createResponder(cache), logger));
   app.use(notFoundHandler);
   app.use(problemHandler);
   return app;

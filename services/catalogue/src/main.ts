@@ -1,5 +1,6 @@
 import { Client } from '@elastic/elasticsearch';
 import { createLogger, serve } from '@fragrance/http';
+import { createRedisClient } from '@fragrance/redis';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 
@@ -13,10 +14,16 @@ const elasticsearch = new Client({
   compression: false,
 });
 
+// Request-path role: a Redis outage fails the generation read at once and the request is
+// answered without the response cache, never queued behind a reconnect.
+const redis = createRedisClient(config, logger, 'request-path');
+
 await serve({
-  app: buildApp({ config, logger, elasticsearch }),
+  app: buildApp({ config, logger, elasticsearch, redis }),
   host: config.HOST,
   port: config.PORT,
   logger,
-  onShutdown: () => elasticsearch.close(),
+  onShutdown: async () => {
+    await Promise.all([elasticsearch.close(), redis.quit().catch(() => redis.disconnect())]);
+  },
 });
