@@ -18,7 +18,7 @@ import { Client } from '@elastic/elasticsearch';
 import { SearchQuery } from '@fragrance/contracts';
 import { buildSearchQuery, createCursorCodec, SEARCH_FILTER_PATH, SEARCH_OBJECT } from '@fragrance/search';
 import { newLatencyHistogram, runLoad, type LoadRequest } from './load.ts';
-import { pick, seededRandom } from './random.ts';
+import { pick, seededRandom, typo } from './random.ts';
 import {
   createBenchKey,
   cursorSecret,
@@ -83,24 +83,6 @@ async function sample(client: Client): Promise<Sampled[]> {
     const s = h._source as Sampled & { search: { notes: string[] } };
     return { ...s, notes: s.search.notes };
   });
-}
-
-/** A realistic typo: a dropped, doubled or swapped letter in one longer word. */
-function typo(random: () => number, text: string): string {
-  const words = text.split(' ');
-  const i = words.findIndex((w) => w.length >= 5);
-  const word = words[i];
-  if (word === undefined) return text;
-  const at = 1 + Math.floor(random() * (word.length - 2));
-  const kind = random();
-  const changed =
-    kind < 0.33
-      ? word.slice(0, at) + word.slice(at + 1)
-      : kind < 0.66
-        ? word.slice(0, at) + word.charAt(at) + word.slice(at)
-        : word.slice(0, at - 1) + word.charAt(at) + word.charAt(at - 1) + word.slice(at + 1);
-  words[i] = changed;
-  return words.join(' ');
 }
 
 /** User + system CPU milliseconds a process has used so far (Linux /proc). */
