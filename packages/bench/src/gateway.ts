@@ -163,7 +163,14 @@ async function main(): Promise<void> {
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     const catalogue = startBenchService(
       'catalogue',
-      { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL, CURSOR_SECRET: cursorSecret() },
+      {
+        PORT: String(cataloguePort),
+        ELASTICSEARCH_URL,
+        LOG_LEVEL,
+        CURSOR_SECRET: cursorSecret(),
+        REDIS_URL: redisUrl,
+        JOBS_PREFIX: 'bench',
+      },
       'gateway',
     );
     const gateway = startBenchService(

@@ -54,6 +54,8 @@ export async function startFuzzStack(options: FuzzStackOptions): Promise<FuzzTar
     const [cataloguePort, gatewayPort] = await Promise.all([freePort(), freePort()]);
     services.push(
       await startService('catalogue', cataloguePort, {
+        // Its response cache reads the enrichment generation there (answers are fuzzed cached too).
+        REDIS_URL: redisUrl,
         ELASTICSEARCH_URL: elasticsearchUrl,
         CATALOGUE_ALIAS: alias,
         // A fresh signing key per run: cursors from another run are foreign, as they should be.

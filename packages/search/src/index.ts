@@ -52,6 +52,7 @@ export {
   type SuggestDocument,
 } from './suggest.ts';
 export { equivalentKeys, MAX_VARIANTS, queryVariants, SYNONYM_GROUPS, type QueryVariants } from './synonyms.ts';
+export {
   catalogueVersions,
   checkSwap,
   DEFAULT_MAX_REJECTED_RATIO,
@@ -63,3 +64,10 @@ export { equivalentKeys, MAX_VARIANTS, queryVariants, SYNONYM_GROUPS, type Query
   type SwapGuard,
 } from './safety.ts';
 export { SORT_ORDERS, sortOrderOf, type SortOrder } from './sort.ts';
+export {
+  bumpCatalogueGeneration,
+  catalogueGenerationKey,
+  readCatalogueGeneration,
+  type GenerationScope,
+  type GenerationStore,
+} from './generation.ts';

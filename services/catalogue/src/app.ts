@@ -1,7 +1,10 @@
 import type { Client } from '@elastic/elasticsearch';
 import express, { type Express } from 'express';
 import { Lifecycle, notFoundHandler, probeRoutes, problemHandler, requestLogger, type Logger } from '@fragrance/http';
-import { createCatalogueRepository, createDiscoveryRepository } from '@fragrance/search';
+import { createCatalogueRepository, createDiscoveryRepository, type GenerationStore } from '@fragrance/search';
+import { generationReader } from './cache/generation.ts';
+import { createResponder } from './cache/responder.ts';
+import { createResponseCache } from './cache/response-cache.ts';
 import type { CatalogueConfig } from './config.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { exportRoutes } from './routes/export.ts';
@@ -15,9 +18,14 @@ export interface CatalogueDeps {
   elasticsearch: Client;
   /** Draining state for /health/ready (main.ts shares it with serve()); a fresh one when absent. */
   lifecycle?: Lifecycle;
+  /**
+   * Where the worker records the enrichment generation. Without it (or with
+   * RESPONSE_CACHE_MAX_BYTES=0) there is no response cache: every answer is computed.
+   */
+  redis?: GenerationStore;
 }
 
-export function buildApp({ config, logger, elasticsearch, lifecycle = new Lifecycle() }: CatalogueDeps): Express {
+export function buildApp({ config, logger, elasticsearch, redis, lifecycle = new Lifecycle() }: CatalogueDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // ETags are computed from the index version of a record, not from the body.
@@ -31,9 +39,21 @@ export function buildApp({ config, logger, elasticsearch, lifecycle = new Lifecy
     alias: config.CATALOGUE_ALIAS,
     cursorKeys: { current: config.CURSOR_SECRET, previous: config.CURSOR_SECRET_PREVIOUS },
   });
+  const cache =
+    redis && config.RESPONSE_CACHE_MAX_BYTES > 0
+      ? {
+          responses: createResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES }),
+          generation: generationReader({
+            elasticsearch,
+            redis,
+            scope: { prefix: config.JOBS_PREFIX, alias: config.CATALOGUE_ALIAS },
+            logger,
+          }),
+        }
+      : undefined;
   // Before the detail route, which would read `export` as an id.
   app.use(exportRoutes(elasticsearch, config.CATALOGUE_ALIAS, logger));
-  app.use(fragranceRoutes(repository, logger));
+  app.use(fragranceRoutes(repository, createResponder(cache), logger));
   app.use(discoveryRoutes(createDiscoveryRepository({ client: elasticsearch, alias: config.CATALOGUE_ALIAS }), logger));
   app.use(notFoundHandler);
   app.use(problemHandler);

@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { catalogueAlias, host, httpUrl, logLevel, millis, parseConfig, port, shutdownTimeout } from '@fragrance/config';
+import {
+  catalogueAlias,
+  host,
+  httpUrl,
+  logLevel,
+  millis,
+  parseConfig,
+  port,
+  redisConnectionFields,
+  redisPrefix,
+  shutdownTimeout,
+} from '@fragrance/config';
 
 const MIN_SECRET_LENGTH = 32;
 // The message never contains the value: config errors are printed at start-up.
@@ -28,6 +39,22 @@ export const CatalogueConfig = z.object({
   CURSOR_SECRET: cursorSecret(),
   /** The key before the last rotation: cursors it signed are still accepted, none are issued with it. */
   CURSOR_SECRET_PREVIOUS: cursorSecret().optional(),
+  /** Where the worker bumps the enrichment generation the response cache is keyed by (REDIS_URL, or Sentinels). */
+  ...redisConnectionFields(),
+  /**
+   * The worker's JOBS_PREFIX (same variable, same default as DEFAULT_JOBS_PREFIX in @fragrance/jobs):
+   * the worker bumps the enrichment generation under it.
+   */
+  JOBS_PREFIX: redisPrefix('fcs:jobs'),
+  /** Longest wait for one Redis reply; past it the request is answered without the cache. */
+  REDIS_COMMAND_TIMEOUT_MS: millis(500),
+  /** Bytes of answers the in-process response cache may hold (bodies, keys, overhead); 0 turns it off. */
+  RESPONSE_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(4 * 1024 * 1024 * 1024)
+    .default(64 * 1024 * 1024),
 });
 export type CatalogueConfig = z.infer<typeof CatalogueConfig>;
 

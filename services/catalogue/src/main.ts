@@ -1,5 +1,6 @@
 import { Client } from '@elastic/elasticsearch';
 import { createLogger, Lifecycle, serve } from '@fragrance/http';
+import { createRedisClient } from '@fragrance/redis';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 
@@ -13,14 +14,19 @@ const elasticsearch = new Client({
   compression: false,
 });
 
+// Request-path role: a Redis outage fails the generation read at once and the request is
+// answered without the response cache, never queued behind a reconnect.
+const redis = createRedisClient(config, logger, 'request-path');
 const lifecycle = new Lifecycle();
 
 await serve({
-  app: buildApp({ config, logger, elasticsearch, lifecycle }),
+  app: buildApp({ config, logger, elasticsearch, redis, lifecycle }),
   host: config.HOST,
   port: config.PORT,
   logger,
   lifecycle,
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-  onShutdown: () => elasticsearch.close(),
+  onShutdown: async () => {
+    await Promise.all([elasticsearch.close(), redis.quit().catch(() => redis.disconnect())]);
+  },
 });

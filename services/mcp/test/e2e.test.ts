@@ -109,6 +109,8 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     const shared = { REDIS_URL: redis.url };
     services = await Promise.all([
       startService('catalogue', cataloguePort, {
+        ...shared,
+        JOBS_PREFIX: redis.prefix.replace(/:$/, ''),
         ELASTICSEARCH_URL: es.url,
         CATALOGUE_ALIAS: alias,
         CURSOR_SECRET: randomBytes(32).toString('base64url'),

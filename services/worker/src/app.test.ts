@@ -12,7 +12,7 @@ import { buildEnrichers } from './enrichers/index.ts';
 import type { Enricher } from './enrichers/types.ts';
 import { feedLoader } from './feed.ts';
 import { allDocs, catalogueFixture, testConfig, waitForRun, workerEnv, type CatalogueFixture } from './test-fixtures.ts';
-import { currentIndex, searchFields, toIndexDocument } from '@fragrance/search';
+import { currentIndex, readCatalogueGeneration, searchFields, toIndexDocument } from '@fragrance/search';
 import type { DocumentBuilder } from './catalogue.ts';
 
 const logger = createLogger('worker-test', 'silent');
@@ -162,12 +162,26 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
       enrichers: buildEnrichers({ feed: feedLoader(fixture.feedFile), auStaleMs: 1, model: localModel() }),
       toDocument: toIndexDocument as DocumentBuilder,
       logger,
+      generation: { redis: redis.redis, prefix: redis.prefix.replace(/:$/, '') },
     };
     const data = { run_id: 'manual', batch_no: 0, full: true, as_of: new Date().toISOString(), ids };
+    const generation = () => readCatalogueGeneration(redis.redis, { prefix: redis.prefix.replace(/:$/, ''), alias: fixture.alias });
+    const before = Number(await generation());
     const first = await processBatch(deps, data);
     expect(first.changed).toBe(40); // a full run re-checks AU availability as of its own time
+    // The catalogue's response cache is keyed by this generation: bumped once, after the writes
+    // became searchable (a search, unlike a get, sees only refreshed writes).
+    expect(Number(await generation())).toBe(before + 1);
+    const searched = await es.client.search<{ au_availability: { checked_at: string | null } }>({
+      index: fixture.alias,
+      query: { ids: { values: ids } },
+      size: 40,
+      _source: ['au_availability.checked_at'],
+    });
+    expect(searched.hits.hits.map((h) => h._source?.au_availability.checked_at)).toEqual(ids.map(() => data.as_of));
     const second = await processBatch(deps, data);
     expect(second).toMatchObject({ seen: 40, changed: 0, unchanged: 40, failed: 0 });
+    expect(Number(await generation())).toBe(before + 1); // nothing changed, nothing to invalidate
   });
 
   it('never clobbers a concurrent edit: a conflicting row is re-read and re-applied', async () => {

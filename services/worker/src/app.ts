@@ -86,7 +86,14 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         batchBackoffMs: config.ENRICH_BACKOFF_MS,
         logger,
       },
-      batch: { elasticsearch, alias: config.CATALOGUE_ALIAS, enrichers, toDocument: toIndexDocument, logger },
+      batch: {
+        elasticsearch,
+        alias: config.CATALOGUE_ALIAS,
+        enrichers,
+        toDocument: toIndexDocument,
+        logger,
+        generation: { redis, prefix },
+      },
     }),
     { ...workerOptions, concurrency: config.ENRICH_CONCURRENCY },
   );

@@ -12,6 +12,7 @@ import {
   type Logger,
 } from '@fragrance/http';
 import { InvalidCursorError, SearchInputError, type CatalogueRepository } from '@fragrance/search';
+import { requestKey, type Responder } from '../cache/responder.ts';
 import { InvalidCursorProblem } from '../errors.ts';
 import { parsePath, parseQuery } from '../params.ts';
 
@@ -43,15 +44,8 @@ export function upstreamProblem(error: unknown, req: Request, logger: Logger): A
   return error instanceof Error ? new InternalError(undefined, error) : new ServiceUnavailableError('Unknown failure.');
 }
 
-/** Does an If-None-Match header list this ETag (weak comparison, RFC 9110 §13.1.2)? */
-function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
-
 /** GET /v1/fragrances, /v1/fragrances/{id}, /v1/fragrances/{id}/similar. */
-export function fragranceRoutes(repository: CatalogueRepository, logger: Logger): Router {
+export function fragranceRoutes(repository: CatalogueRepository, respond: Responder, logger: Logger): Router {
   const router = Router();
 
   router.get('/v1/fragrances', async (req, res) => {
@@ -65,7 +59,7 @@ export function fragranceRoutes(repository: CatalogueRepository, logger: Logger)
       throw only ? new InvalidCursorProblem(error.invalidParams[0]?.reason ?? 'is not a cursor') : error;
     }
     try {
-      res.json(await repository.search(params));
+      await respond(req, res, requestKey('search', params), async () => ({ body: await repository.search(params) }));
     } catch (error) {
       throw upstreamProblem(error, req, logger);
     }
@@ -76,30 +70,29 @@ export function fragranceRoutes(repository: CatalogueRepository, logger: Logger)
     parseQuery(req, NoQuery);
     let found;
     try {
-      found = await repository.get(id.toLowerCase());
+      found = await respond(req, res, requestKey('detail', { id: id.toLowerCase() }), async () => {
+        const record = await repository.get(id.toLowerCase());
+        return record && { body: record.fragrance, etag: record.etag };
+      });
     } catch (error) {
       throw upstreamProblem(error, req, logger);
     }
     if (!found) throw new NotFoundError(`No fragrance has id ${id}.`);
-    res.setHeader('ETag', found.etag);
-    if (matchesEtag(req.get('if-none-match'), found.etag)) {
-      res.status(304).end();
-      return;
-    }
-    res.json(found.fragrance);
   });
 
   router.get('/v1/fragrances/:id/similar', async (req, res) => {
     const { id } = parsePath(req.params, FragranceIdParams);
     const { limit = DEFAULT_SIMILAR } = parseQuery(req, SimilarQuery);
-    let similar;
+    let found;
     try {
-      similar = await repository.similar(id.toLowerCase(), limit);
+      found = await respond(req, res, requestKey('similar', { id: id.toLowerCase(), limit }), async () => {
+        const similar = await repository.similar(id.toLowerCase(), limit);
+        return similar && { body: { data: similar, limit } };
+      });
     } catch (error) {
       throw upstreamProblem(error, req, logger);
     }
-    if (!similar) throw new NotFoundError(`No fragrance has id ${id}.`);
-    res.json({ data: similar, limit });
+    if (!found) throw new NotFoundError(`No fragrance has id ${id}.`);
   });
 
   // The data API is read-only: any other method on these paths is a 405, not a 404.

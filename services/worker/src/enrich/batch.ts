@@ -2,7 +2,7 @@ import type { Client } from '@elastic/elasticsearch';
 import type { FragranceDetail, ProvenanceSource } from '@fragrance/contracts';
 import type { BatchResult, EnrichBatchJobData } from '@fragrance/jobs';
 import type { Logger } from '@fragrance/http';
-import { currentIndex } from '@fragrance/search';
+import { bumpCatalogueGeneration, currentIndex, type GenerationStore } from '@fragrance/search';
 import { readRows, writeRows, type DocumentBuilder, type RowWrite, type StoredRow } from '../catalogue.ts';
 import type { Enricher, EnrichContext } from '../enrichers/types.ts';
 import { applySupplied, sameValue } from './apply.ts';
@@ -13,6 +13,23 @@ export interface BatchDeps {
   enrichers: readonly Enricher[];
   toDocument: DocumentBuilder;
   logger: Logger;
+  /**
+   * Where the catalogue's enrichment generation is bumped after a batch changed rows (the
+   * catalogue service keys its response cache by it). Absent in tests that do not need it.
+   */
+  generation?: { redis: GenerationStore; prefix: string };
+}
+
+/**
+ * Makes a batch's writes searchable now (not at the next scheduled refresh) and only then bumps
+ * the enrichment generation, so a cache refilled after the bump cannot hold pre-batch answers.
+ * One refresh per changed batch (a few hundred rows) is cheap next to the batch itself.
+ */
+async function publishChanges(deps: BatchDeps): Promise<void> {
+  if (!deps.generation) return;
+  const live = await currentIndex(deps.elasticsearch, deps.alias);
+  if (live !== undefined) await deps.elasticsearch.indices.refresh({ index: live });
+  await bumpCatalogueGeneration(deps.generation.redis, { prefix: deps.generation.prefix, alias: deps.alias });
 }
 
 /** A row after every enricher had its turn. */
@@ -162,5 +179,6 @@ export async function processBatch(deps: BatchDeps, data: EnrichBatchJobData, si
     deps.logger.warn({ run: data.run_id, batch: data.batch_no, rows: pending.length }, 'rows kept changing underneath; left as they are');
     tally(none, 'failed', pending.length);
   }
+  if (result.changed > 0) await publishChanges(deps);
   return result;
 }

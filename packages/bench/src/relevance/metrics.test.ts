@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { meanScores, scoreQuery } from './metrics.ts';
+
+describe('relevance metrics', () => {
+  it('scores the rank of the first right answer and the share of right answers in the top 10', () => {
+    expect(scoreQuery(['a', 'b', 'c'], new Set(['a']))).toEqual({
+      success_at_1: 1,
+      success_at_3: 1,
+      reciprocal_rank_at_10: 1,
+      precision_at_10: 1,
+    });
+    expect(scoreQuery(['x', 'y', 'a', 'b'], new Set(['a', 'b']))).toEqual({
+      success_at_1: 0,
+      success_at_3: 1,
+      reciprocal_rank_at_10: 1 / 3,
+      precision_at_10: 1,
+    });
+    const late = scoreQuery(['1', '2', '3', '4', '5', 'a', '7', '8', '9', '10', 'b'], new Set(['a', 'b', 'c', 'd']));
+    expect(late).toEqual({ success_at_1: 0, success_at_3: 0, reciprocal_rank_at_10: 1 / 6, precision_at_10: 0.25 });
+    expect(scoreQuery([], new Set(['a'])).reciprocal_rank_at_10).toBe(0);
+  });
+
+  it('averages per kind', () => {
+    const mean = meanScores([scoreQuery(['a'], new Set(['a'])), scoreQuery(['x', 'a'], new Set(['a']))]);
+    expect(mean).toEqual({ queries: 2, success_at_1: 0.5, success_at_3: 1, mrr_at_10: 0.75, precision_at_10: 1 });
+  });
+});

@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import { Client } from '@elastic/elasticsearch';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SearchResponse, type FragranceDetail } from '@fragrance/contracts';
+import { createLogger } from '@fragrance/http';
+import { bumpCatalogueGeneration, currentIndex, ingestCatalogue } from '@fragrance/search';
+import { makeRecord } from '@fragrance/search/testing';
+import { close, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
+import { buildApp } from '../app.ts';
+import { CatalogueConfig } from '../config.ts';
+import { CACHE_CONTROL } from './responder.ts';
+
+const CURSOR_SECRET = randomBytes(32).toString('base64url');
+const rose = (n: number, extra: Partial<Parameters<typeof makeRecord>[0]> = {}) =>
+  makeRecord({ name: `Rose Garden ${n}`, brand: 'Maison Test', votes: 100 * n, ...extra });
+const first: FragranceDetail[] = [rose(1), rose(2), rose(3), makeRecord({ name: 'Oud Night', brand: 'Other House' })];
+
+/** An Elasticsearch client of its own that counts the searches and gets the app sends. */
+function countingClient(url: string) {
+  const client = new Client({ node: url });
+  const counts = { search: 0, get: 0 };
+  client.diagnostic.on('response', (_error, result) => {
+    const path = result?.meta.request.params.path ?? '';
+    if (path.endsWith('/_search')) counts.search += 1;
+    else if (path.includes('/_doc/')) counts.get += 1;
+  });
+  return { client, counts };
+}
+
+describe('response cache (real Elasticsearch and Redis)', () => {
+  let es: TestElasticsearch;
+  let redis: TestRedis;
+  let alias: string;
+  let counted: ReturnType<typeof countingClient>;
+  const servers: Server[] = [];
+
+  async function start(options: { cache: boolean; redisClient?: Redis }): Promise<string> {
+    const config = CatalogueConfig.parse({
+      CATALOGUE_ALIAS: alias,
+      CURSOR_SECRET,
+      RESPONSE_CACHE_MAX_BYTES: '1000000',
+      JOBS_PREFIX: scope().prefix,
+    });
+    const app = buildApp({
+      config,
+      logger: createLogger('t', 'silent'),
+      elasticsearch: counted.client,
+      ...(options.cache ? { redis: options.redisClient ?? redis.redis } : {}),
+    });
+    const server = app.listen(0, '127.0.0.1');
+    servers.push(server);
+    await new Promise((r) => server.once('listening', r));
+    return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  }
+
+  beforeAll(async () => {
+    es = await testElasticsearch('cache');
+    redis = await testRedis('cache');
+    alias = es.index('fragrances');
+    await ingestCatalogue({ client: es.client, alias, records: first });
+    counted = countingClient(es.url);
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((s) => close(s)));
+    await counted.client.close();
+    await redis.cleanup();
+    await es.cleanup();
+  });
+
+  const scope = () => ({ prefix: redis.prefix.replace(/:$/, ''), alias });
+  const names = async (res: Response) => SearchResponse.parse(await res.json()).data.map((d) => d.name);
+
+  it('answers a repeated request without Elasticsearch, byte for byte as an uncached service does', async () => {
+    const cached = await start({ cache: true });
+    const uncached = await start({ cache: false });
+    const path = '/v1/fragrances?query=rose%20garden&limit=2&facets=brand';
+    const before = counted.counts.search;
+    const a = await fetch(cached + path);
+    const b = await fetch(cached + path);
+    expect(counted.counts.search - before).toBe(1);
+    const c = await fetch(uncached + path);
+    const bodies = await Promise.all([a, b, c].map(async (r) => Buffer.from(await r.arrayBuffer())));
+    expect(bodies[1]?.equals(bodies[0] ?? Buffer.alloc(0))).toBe(true);
+    expect(bodies[2]?.equals(bodies[0] ?? Buffer.alloc(0))).toBe(true);
+    // Every header but the ones that describe the moment or the connection is the same.
+    const headers = (r: Response) =>
+      Object.fromEntries([...r.headers].filter(([name]) => !['date', 'keep-alive', 'connection', 'x-request-id'].includes(name)));
+    expect(headers(b)).toEqual(headers(a));
+    expect(headers(c)).toEqual(headers(a));
+    expect(a.headers.get('cache-control')).toBe(CACHE_CONTROL);
+    expect(a.headers.get('etag')).toMatch(/^"[\w-]{22}"$/);
+  });
+
+  it('answers If-None-Match with 304 on search, detail and similar, without a body', async () => {
+    const base = await start({ cache: true });
+    const id = first[0]?.id ?? '';
+    for (const path of ['/v1/fragrances?query=rose', `/v1/fragrances/${id}`, `/v1/fragrances/${id}/similar?limit=2`]) {
+      const ok = await fetch(base + path);
+      expect(ok.status).toBe(200);
+      const etag = ok.headers.get('etag') ?? '';
+      const again = await fetch(base + path, { headers: { 'if-none-match': `W/"other", ${etag}` } });
+      expect(again.status, path).toBe(304);
+      expect(again.headers.get('etag')).toBe(etag);
+      expect(again.headers.get('cache-control')).toBe(CACHE_CONTROL);
+      expect(await again.text()).toBe('');
+      expect((await fetch(base + path, { headers: { 'if-none-match': '"stale"' } })).status).toBe(200);
+    }
+  });
+
+  it('sends 50 concurrent requests for a cold key to Elasticsearch once', async () => {
+    const base = await start({ cache: true });
+    const before = counted.counts.search;
+    const responses = await Promise.all(Array.from({ length: 50 }, () => fetch(`${base}/v1/fragrances?query=oud%20night`)));
+    expect(responses.map((r) => r.status)).toEqual(Array.from({ length: 50 }, () => 200));
+    expect(counted.counts.search - before).toBe(1);
+  });
+
+  it('shows an enrichment change once the worker bumps the generation, and not a stale cached answer', async () => {
+    const base = await start({ cache: true });
+    const id = first[1]?.id ?? '';
+    const description = async () => ((await (await fetch(`${base}/v1/fragrances/${id}`)).json()) as FragranceDetail).description;
+    expect(await description()).toBeNull();
+    // What an enrichment batch does: write, make it searchable, then bump the generation.
+    const index = (await currentIndex(es.client, alias)) ?? '';
+    await es.client.update({ index, id, doc: { description: 'A garden after rain.' }, refresh: true });
+    expect(await description()).toBeNull(); // still the cached answer: the cache was in use
+    await bumpCatalogueGeneration(redis.redis, scope());
+    expect(await description()).toBe('A garden after rain.');
+  });
+
+  it('serves a new index on the very next request after the alias swaps', async () => {
+    const base = await start({ cache: true });
+    const path = '/v1/fragrances?query=rose%20garden';
+    expect(await names(await fetch(base + path))).toEqual(['Rose Garden 3', 'Rose Garden 2', 'Rose Garden 1']);
+    expect(await names(await fetch(base + path))).toEqual(['Rose Garden 3', 'Rose Garden 2', 'Rose Garden 1']);
+    await ingestCatalogue({ client: es.client, alias, records: [rose(1), rose(4), rose(5)] });
+    expect(await names(await fetch(base + path))).toEqual(['Rose Garden 5', 'Rose Garden 4', 'Rose Garden 1']);
+  });
+
+  it('answers from Elasticsearch, uncached, while Redis is unreachable', async () => {
+    const down = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true });
+    down.on('error', () => undefined);
+    try {
+      const base = await start({ cache: true, redisClient: down });
+      const before = counted.counts.search;
+      for (let i = 0; i < 3; i++) expect((await fetch(`${base}/v1/fragrances?query=rose`)).status).toBe(200);
+      expect(counted.counts.search - before).toBe(3);
+    } finally {
+      down.disconnect();
+    }
+  });
+});

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { CachedResponse, ResponseCache } from './response-cache.ts';
+
+/**
+ * Sent with every cacheable 200 and 304. `private`: answers belong to the API key that asked
+ * (the gateway counts each one). `max-age=0, must-revalidate`: a client revalidates every time
+ * with If-None-Match, so an alias swap or an enrichment change reaches it on its next request
+ * like it reaches everyone else; the revalidation costs no Elasticsearch query and no body.
+ */
+export const CACHE_CONTROL = 'private, max-age=0, must-revalidate';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** What a route computes on a miss: the body and, when the record carries one, its own ETag. */
+export interface Computed {
+  body: unknown;
+  etag?: string;
+}
+
+/** Answers a GET from the response cache; false when `compute` found nothing (the route's 404). */
+export type Responder = (req: Request, res: Response, key: string, compute: () => Promise<Computed | undefined>) => Promise<boolean>;
+
+/** Strong ETag of a body: the first 128 bits of its SHA-256, so equal bytes give equal tags. */
+const bodyEtag = (body: Buffer): string => `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+
+/** Does an If-None-Match header list this ETag (weak comparison, RFC 9110 §13.1.2)? */
+export function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+async function render(compute: () => Promise<Computed | undefined>): Promise<CachedResponse | undefined> {
+  const computed = await compute();
+  if (!computed) return undefined;
+  // Serialised here once, cached or not, so both paths send the same bytes.
+  const body = Buffer.from(JSON.stringify(computed.body));
+  return { body, etag: computed.etag ?? bodyEtag(body) };
+}
+
+function send(req: Request, res: Response, response: CachedResponse): void {
+  res.setHeader('ETag', response.etag);
+  res.setHeader('Cache-Control', CACHE_CONTROL);
+  if (matchesEtag(req.get('if-none-match'), response.etag)) {
+    res.status(304).end();
+    return;
+  }
+  res.setHeader('Content-Type', JSON_TYPE);
+  res.send(response.body);
+}
+
+/**
+ * The responder of the routes. With a cache, `key` (the normalised request) is looked up under
+ * the catalogue's current generation; without one, or while the generation cannot be read,
+ * every answer is computed (same bytes, same headers).
+ */
+export function createResponder(cache?: { responses: ResponseCache; generation: () => Promise<string | undefined> }): Responder {
+  return async (req, res, key, compute) => {
+    const generation = cache ? await cache.generation() : undefined;
+    const response =
+      cache && generation !== undefined ? await cache.responses.get(`${generation}\n${key}`, () => render(compute)) : await render(compute);
+    if (!response) return false;
+    send(req, res, response);
+    return true;
+  };
+}
+
+/** A cache key for parsed parameters: JSON with sorted keys, so parameter order does not matter. */
+export function requestKey(route: string, params: Readonly<Record<string, unknown>>): string {
+  const sorted = Object.keys(params)
+    .sort()
+    .filter((name) => params[name] !== undefined)
+    .map((name) => [name, params[name]]);
+  return `${route}?${JSON.stringify(sorted)}`;
+}
