@@ -85,6 +85,11 @@ grep -rqs "health/ready" "$ROOT/packages/http/src" "$ROOT/services/gateway/src" 
 image_of() { echo "localhost/fragrance/$1:$VERSION"; }
 mkdir -p "$LOCAL_DIR/images"
 
+# A TLS-inspecting proxy's CA (what Node here trusts through NODE_EXTRA_CA_CERTS) reaches the
+# build's download steps as a secret, never a layer; an empty file when there is none.
+EXTRA_CA="$LOCAL_DIR/images/extra-ca.pem"
+if [[ -n "${NODE_EXTRA_CA_CERTS:-}" && -r "$NODE_EXTRA_CA_CERTS" ]]; then cp "$NODE_EXTRA_CA_CERTS" "$EXTRA_CA"; else : >"$EXTRA_CA"; fi
+
 for name in "${TARGETS[@]}"; do
   if [[ $name == ops ]]; then
     args=(--target ops --build-arg SERVICE=ops --build-arg PACKAGE_DIR=packages/ops --build-arg ENTRY=src/cli.ts)
@@ -97,6 +102,7 @@ for name in "${TARGETS[@]}"; do
   "$ENGINE" build "${BUILD_FLAGS[@]}" -f "$ROOT/Containerfile" "${args[@]}" \
     --build-arg "BASE_IMAGE=$BASE" --build-arg "PNPM_VERSION=$PNPM_VERSION" \
     --build-arg "VERSION=$VERSION" --build-arg "REVISION=$REVISION" --build-arg "CREATED=$CREATED" \
+    --secret "id=extra_ca,src=$EXTRA_CA" \
     -t "$(image_of "$name")" -t "localhost/fragrance/$name:latest" "$ROOT" >"$LOCAL_DIR/images/build-$name.log" 2>&1 ||
     die "building $name failed: see $LOCAL_DIR/images/build-$name.log"
   log "built $name in $((SECONDS - started)) s"
@@ -126,7 +132,7 @@ redis_answers() { # <redis-url>: a PING over bash's /dev/tcp
 if ((SMOKE)); then
   OWN_ES_PORT=$((PORT_BASE + 120)) OWN_REDIS_PORT=$((PORT_BASE + 90))
   if [[ -z "$ES_URL" ]]; then
-    if answers http://127.0.0.1:9200; then ES_URL=http://127.0.0.1:9200; else
+    if answers http://127.0.0.1:9200/_cluster/health; then ES_URL=http://127.0.0.1:9200; else
       bash "$ROOT/infra/elasticsearch.sh" start --name images --port "$OWN_ES_PORT" --heap 512m && OWN+=(es)
       ES_URL=http://127.0.0.1:$OWN_ES_PORT
     fi
