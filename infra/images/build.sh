@@ -75,7 +75,6 @@ log "base: $BASE"
 # ---- build ----------------------------------------------------------------------------------
 REVISION=$(git -C "$ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 VERSION="$(node -p 'require(process.argv[1]).version' "$ROOT/services/gateway/package.json" 2>/dev/null || echo 0.0.0)-$REVISION"
-CREATED=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 declare -A DEFAULT_PORT=([gateway]=8080 [catalogue]=8081 [auth]=8082 [mcp]=8083 [worker]=8084)
 # Readiness path of the HTTP services: /health/ready; a tree from before the health endpoints
 # were split (issue 10) has only /health.
@@ -101,7 +100,7 @@ for name in "${TARGETS[@]}"; do
   started=$SECONDS
   "$ENGINE" build "${BUILD_FLAGS[@]}" -f "$ROOT/Containerfile" "${args[@]}" \
     --build-arg "BASE_IMAGE=$BASE" --build-arg "PNPM_VERSION=$PNPM_VERSION" \
-    --build-arg "VERSION=$VERSION" --build-arg "REVISION=$REVISION" --build-arg "CREATED=$CREATED" \
+    --build-arg "VERSION=$VERSION" --build-arg "REVISION=$REVISION" \
     --secret "id=extra_ca,src=$EXTRA_CA" \
     -t "$(image_of "$name")" -t "localhost/fragrance/$name:latest" "$ROOT" >"$LOCAL_DIR/images/build-$name.log" 2>&1 ||
     die "building $name failed: see $LOCAL_DIR/images/build-$name.log"
