@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a real Redis (Debian's redis-server) on loopback with AOF persistence.
 #
-#   infra/redis.sh start [--name dev] [--port 6379]
+#   infra/redis.sh start [--name dev] [--port 6379] [--replica-of HOST:PORT]
 #   infra/redis.sh stop  [--name dev] [--port 6379]
 #   infra/redis.sh status [--port 6379]
 #
@@ -10,16 +10,18 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-NAME=dev PORT=6379
+NAME=dev PORT=6379 REPLICA_OF=
 CMD="${1:-}"; shift || true
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --name) NAME=$2; shift 2 ;;
     --port) PORT=$2; shift 2 ;;
+    --replica-of) REPLICA_OF=$2; shift 2 ;;
     *) die "unknown option $1" ;;
   esac
 done
 DIR="$LOCAL_DIR/redis/$NAME"
+if [[ -n $REPLICA_OF && ! $REPLICA_OF =~ ^[^:[:space:]]+:[0-9]+$ ]]; then die "--replica-of must be HOST:PORT"; fi
 
 ensure_installed() {
   command -v redis-server >/dev/null && return
@@ -38,11 +40,16 @@ start() {
   ensure_installed
   if ping; then log "redis already up on port $PORT"; return; fi
   mkdir -p "$DIR"
-  redis-server --bind 127.0.0.1 --port "$PORT" --protected-mode yes --dir "$DIR" \
+  # A config file of its own, so Sentinel can record a failover in it (CONFIG REWRITE) and a
+  # restarted node comes back with the role it had; command-line options override it.
+  [[ -f $DIR/redis.conf ]] || : >"$DIR/redis.conf"
+  local replica=()
+  if [[ -n $REPLICA_OF ]]; then replica=(--replicaof "${REPLICA_OF%:*}" "${REPLICA_OF##*:}"); fi
+  redis-server "$DIR/redis.conf" --bind 127.0.0.1 --port "$PORT" --protected-mode yes --dir "$DIR" \
     --appendonly yes --appendfsync everysec --save "" \
-    --daemonize yes --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log" 8>&-
+    --daemonize yes --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log" "${replica[@]}" 8>&-
   wait_for 20 ping || die "redis did not answer on port $PORT; see $DIR/redis.log"
-  log "redis '$NAME' up at redis://127.0.0.1:$PORT"
+  log "redis '$NAME' up at redis://127.0.0.1:$PORT${REPLICA_OF:+ (replica of $REPLICA_OF)}"
 }
 
 stop() {
@@ -60,5 +67,5 @@ case "$CMD" in
     start ;;
   stop) stop ;;
   status) if ping; then echo up; else echo down; exit 1; fi ;;
-  *) die "usage: $0 start|stop|status [--name N] [--port P]" ;;
+  *) die "usage: $0 start|stop|status [--name N] [--port P] [--replica-of HOST:PORT]" ;;
 esac

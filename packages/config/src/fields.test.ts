@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigError, parseConfig } from './parse-config.ts';
-import { catalogueAlias, isValidTimeZone, millis, redisPrefix, seconds, timeZone } from './fields.ts';
+import {
+  catalogueAlias,
+  isValidTimeZone,
+  millis,
+  redisConnectionFields,
+  redisPrefix,
+  redisSentinels,
+  seconds,
+  timeZone,
+} from './fields.ts';
 
 /** Parses one variable through a one-field schema; returns the value or the ConfigError. */
 function parseOne(field: z.ZodType, value: string | undefined, name = 'THE_VARIABLE'): unknown {
@@ -105,5 +114,39 @@ describe('several bad shared fields at once', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     expect([...(error as ConfigError).variables].sort()).toEqual(['CATALOGUE_ALIAS', 'QUOTA_TIMEZONE', 'REDIS_PREFIX']);
+  });
+});
+
+describe('REDIS_SENTINELS and the Redis connection fields', () => {
+  it('parses host:port lists; unset or empty means no Sentinel', () => {
+    expect(parseOne(redisSentinels(), undefined)).toBeUndefined();
+    expect(parseOne(redisSentinels(), '')).toBeUndefined();
+    expect(parseOne(redisSentinels(), '127.0.0.1:26379')).toEqual([{ host: '127.0.0.1', port: 26379 }]);
+    expect(parseOne(redisSentinels(), 'a.example:1,b:2,127.0.0.1:65535')).toEqual([
+      { host: 'a.example', port: 1 },
+      { host: 'b', port: 2 },
+      { host: '127.0.0.1', port: 65535 },
+    ]);
+  });
+
+  it('refuses anything else, naming the variable', () => {
+    for (const bad of ['localhost', '127.0.0.1:', ':26379', 'a:1,,b:2', 'a:1, b:2', 'a:x', 'redis://a:1'])
+      expectRejected(redisSentinels(), bad, /must be host:port\[,host:port\.\.\.\]/, 'REDIS_SENTINELS');
+    expectRejected(redisSentinels(), 'a:70000', /ports must be 1-65535/, 'REDIS_SENTINELS');
+    expectRejected(redisSentinels(), 'a:0', /ports must be 1-65535/, 'REDIS_SENTINELS');
+  });
+
+  it('REDIS_URL alone still works; the Sentinel name has a default and a safe shape', () => {
+    const schema = z.object(redisConnectionFields());
+    expect(parseConfig(schema, { REDIS_URL: 'redis://127.0.0.1:6390' })).toEqual({
+      REDIS_URL: 'redis://127.0.0.1:6390',
+      REDIS_SENTINEL_NAME: 'fcs-redis',
+    });
+    expect(parseConfig(schema, { REDIS_SENTINELS: 'h:1', REDIS_SENTINEL_NAME: 'main', REDIS_SENTINEL_PASSWORD: 'pw' })).toMatchObject({
+      REDIS_SENTINELS: [{ host: 'h', port: 1 }],
+      REDIS_SENTINEL_NAME: 'main',
+      REDIS_SENTINEL_PASSWORD: 'pw',
+    });
+    expect(() => parseConfig(schema, { REDIS_SENTINEL_NAME: 'has space' })).toThrow(/REDIS_SENTINEL_NAME: must be 1-64/);
   });
 });

@@ -80,3 +80,48 @@ export function isValidTimeZone(name: string): boolean {
 /** An IANA time zone (QUOTA_TIMEZONE, ENRICH_TIMEZONE). */
 export const timeZone = (fallback: string) =>
   z.string().refine(isValidTimeZone, { error: 'must be an IANA time zone such as UTC or Australia/Sydney' }).default(fallback);
+
+/** One Sentinel address as ioredis takes it. */
+export interface SentinelAddress {
+  host: string;
+  port: number;
+}
+
+const SENTINEL_LIST = /^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/;
+
+/** REDIS_SENTINELS: `host:port,host:port,...`; unset (or empty) means connect to REDIS_URL directly. */
+export const redisSentinels = () =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v === undefined || v === '' ? undefined : v))
+    .refine((v) => v === undefined || SENTINEL_LIST.test(v), { error: 'must be host:port[,host:port...]' })
+    .transform((v): SentinelAddress[] | undefined =>
+      v?.split(',').map((address) => {
+        const [sentinelHost = '', sentinelPort = ''] = address.split(':');
+        return { host: sentinelHost, port: Number(sentinelPort) };
+      }),
+    )
+    .refine((list) => list === undefined || list.every((s) => s.port >= 1 && s.port <= 65535), { error: 'ports must be 1-65535' });
+
+/**
+ * How a process reaches Redis, the same fields in every schema that opens Redis. With
+ * REDIS_SENTINELS set, the primary is asked of those Sentinels under REDIS_SENTINEL_NAME (and
+ * followed through failovers); REDIS_URL then gives only the credentials and database of the data
+ * nodes, its host is not used. Without it, REDIS_URL is the one server.
+ */
+export const redisConnectionFields = () => ({
+  REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
+  REDIS_SENTINELS: redisSentinels(),
+  /** The name the Sentinels monitor the primary under (`sentinel monitor <name> ...`). */
+  REDIS_SENTINEL_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, { error: 'must be 1-64 letters, digits, ".", "_" or "-"' })
+    .default('fcs-redis'),
+  /** Password of the Sentinels themselves (`requirepass` in sentinel.conf), when they have one. */
+  REDIS_SENTINEL_PASSWORD: z.string().min(1, { error: 'must not be empty when set' }).optional(),
+});
+
+/** SHUTDOWN_TIMEOUT_MS of an HTTP service: longest a drain on SIGTERM may take before open connections are cut. */
+export const shutdownTimeout = (fallback = 10_000) => millis(fallback);

@@ -9,8 +9,12 @@ export {
   logLevel,
   millis,
   port,
+  redisConnectionFields,
   redisPrefix,
+  redisSentinels,
   redisUrl,
   seconds,
+  shutdownTimeout,
   timeZone,
+  type SentinelAddress,
 } from './fields.ts';

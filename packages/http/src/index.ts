@@ -15,4 +15,15 @@ export {
 } from './errors.ts';
 export { notFoundHandler, problemHandler, sendProblem, toProblem, writeProblem } from './problem.ts';
 export { createLogger, isSafeRequestId, requestIdOf, requestLogger, type Logger } from './logger.ts';
-export { serve, type ServeOptions } from './serve.ts';
+export { DEFAULT_SHUTDOWN_TIMEOUT_MS, drainable, serve, type ServeOptions } from './serve.ts';
+export {
+  checkDependencies,
+  handleProbe,
+  Lifecycle,
+  probe,
+  probeRoutes,
+  type DependencyCheck,
+  type DependencyStatus,
+  type ProbeOptions,
+  type ProbeReply,
+} from './health.ts';

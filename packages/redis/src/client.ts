@@ -19,7 +19,14 @@ export const REDIS_ROLES: readonly RedisRole[] = ['request-path', 'queue', 'comm
 
 /** The variables a role needs, as every config schema names them. */
 export interface RedisClientConfig {
+  /** The server; with REDIS_SENTINELS, only its credentials and database are used. */
   REDIS_URL: string;
+  /** Sentinels to ask for the current primary (REDIS_SENTINELS); unset: REDIS_URL is the server. */
+  REDIS_SENTINELS?: readonly { host: string; port: number }[] | undefined;
+  /** The name the Sentinels monitor the primary under (REDIS_SENTINEL_NAME). */
+  REDIS_SENTINEL_NAME?: string | undefined;
+  /** Password of the Sentinels themselves (REDIS_SENTINEL_PASSWORD). */
+  REDIS_SENTINEL_PASSWORD?: string | undefined;
   /** Longest wait for one reply; required by (and used only by) `request-path`. */
   REDIS_COMMAND_TIMEOUT_MS?: number;
 }
@@ -58,12 +65,45 @@ export function redisOptions(role: RedisRole, config: RedisClientConfig): RedisO
   }
 }
 
+/** Default of REDIS_SENTINEL_NAME (packages/config's field has the same). */
+export const DEFAULT_SENTINEL_NAME = 'fcs-redis';
+
 /**
- * The one way the project opens Redis: the role's options, and the outage logging policy
- * (the first error of an outage and the recovery are logged, not every reconnect attempt).
+ * Where to connect when REDIS_SENTINELS is set: the Sentinels, the monitored name, and the data
+ * nodes' credentials, database and TLS taken from REDIS_URL. ioredis asks the Sentinels for the
+ * primary on every (re)connect, checks the node it reaches is a primary, and with
+ * `failoverDetector` drops its connection as soon as the Sentinels announce a new one, so a
+ * failover costs one reconnect. Undefined when no Sentinel is configured.
+ */
+export function sentinelOptions(role: RedisRole, config: RedisClientConfig): RedisOptions | undefined {
+  if (!config.REDIS_SENTINELS?.length) return undefined;
+  const url = new URL(config.REDIS_URL);
+  const db = Number(url.pathname.slice(1) || '0');
+  const tls = url.protocol === 'rediss:';
+  return {
+    sentinels: config.REDIS_SENTINELS.map(({ host, port }) => ({ host, port })),
+    name: config.REDIS_SENTINEL_NAME ?? DEFAULT_SENTINEL_NAME,
+    ...(config.REDIS_SENTINEL_PASSWORD ? { sentinelPassword: config.REDIS_SENTINEL_PASSWORD } : {}),
+    ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+    ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
+    ...(Number.isInteger(db) && db > 0 ? { db } : {}),
+    ...(tls ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+    failoverDetector: true,
+    // While no Sentinel answers: a command gives up at once, services keep asking.
+    sentinelRetryStrategy: role === 'command' ? () => null : (attempt) => Math.min(100 * attempt, 1_000),
+  };
+}
+
+/**
+ * The one way the project opens Redis: the role's options, through the Sentinels when
+ * REDIS_SENTINELS is set, and the outage logging policy (the first error of an outage and the
+ * recovery are logged, not every reconnect attempt).
  */
 export function createRedisClient<R extends RedisRole>(config: ConfigFor<R>, logger: RedisLogger, role: R): Redis {
-  const redis = new Redis(config.REDIS_URL, redisOptions(role, config));
+  const viaSentinels = sentinelOptions(role, config);
+  const redis = viaSentinels
+    ? new Redis({ ...viaSentinels, ...redisOptions(role, config) })
+    : new Redis(config.REDIS_URL, redisOptions(role, config));
   reportOutages(redis, logger, role);
   return redis;
 }

@@ -12,5 +12,14 @@
  * - waitForRedis(client): connect a lazy client / wait until ready, failing with a message that
  *   names host:port but never the password.
  */
-export { createRedisClient, REDIS_ROLES, redisOptions, waitForRedis, type RedisClientConfig, type RedisRole } from './client.ts';
+export {
+  createRedisClient,
+  DEFAULT_SENTINEL_NAME,
+  REDIS_ROLES,
+  redisOptions,
+  sentinelOptions,
+  waitForRedis,
+  type RedisClientConfig,
+  type RedisRole,
+} from './client.ts';
 export { isRedisConnectionError, quietRedisLogger, redisAddress, reportOutages, type RedisLogger } from './outages.ts';

@@ -35,7 +35,9 @@ export function isRedisConnectionError(error: unknown): boolean {
 
 /** `host:port` (or the socket path) of a client, never its credentials: safe in logs and errors. */
 export function redisAddress(redis: Redis): string {
-  const { host, port, path } = redis.options;
+  const { host, port, path, sentinels, name } = redis.options;
+  if (sentinels?.length)
+    return `primary "${name ?? ''}" via Sentinels ${sentinels.map((s) => `${s.host ?? '127.0.0.1'}:${s.port ?? 26379}`).join(',')}`;
   return path !== undefined && path !== '' ? path : `${host ?? '127.0.0.1'}:${port ?? 6379}`;
 }
 

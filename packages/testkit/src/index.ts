@@ -9,6 +9,7 @@ export {
   stopLocalRedis,
 } from './local.ts';
 export { resolveEndpoints, type Endpoints } from './endpoints.ts';
+export { startSentinelRedis, type SentinelRedis } from './sentinel.ts';
 export { freePort, startService, waitForHealthy, type RunningService } from './processes.ts';
 export { close, listen } from './http-server.ts';
 export { waitFor, type WaitOptions } from './wait.ts';

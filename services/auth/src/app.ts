@@ -3,7 +3,15 @@ import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type Provider from 'oidc-provider';
 import { KeyStore, LoginThrottle, RevocationStore, UserStore, type ScryptParams } from '@fragrance/identity';
-import { notFoundHandler, problemHandler, requestLogger, ServiceUnavailableError, type Logger } from '@fragrance/http';
+import {
+  Lifecycle,
+  notFoundHandler,
+  probeRoutes,
+  problemHandler,
+  requestLogger,
+  ServiceUnavailableError,
+  type Logger,
+} from '@fragrance/http';
 import type { CimdFetchOptions } from './cimd.ts';
 import { createProvider } from './provider.ts';
 import { createCsrf } from './routes/csrf.ts';
@@ -29,6 +37,8 @@ export interface AuthDeps {
   cimd?: CimdFetchOptions & { enabled?: boolean; maxBytes?: number };
   /** Tests only: a cheaper password hash. */
   scrypt?: ScryptParams;
+  /** Draining state for /health/ready (main.ts shares it with serve()); a fresh one when absent. */
+  lifecycle?: Lifecycle;
 }
 
 export interface AuthService {
@@ -96,6 +106,8 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
     next();
   });
   app.use(healthRoutes(redis));
+  const redisUp = async () => void (await redis.ping());
+  app.use(probeRoutes({ lifecycle: deps.lifecycle ?? new Lifecycle(), required: { redis: redisUp }, timeoutMs: 1_000 }));
   // Every OAuth answer needs Redis; while it is away say so (503) rather than let oidc-provider
   // fail each request with a 500 after its own retries.
   app.use((_req, _res, next) => {

@@ -1,16 +1,28 @@
 import { z } from 'zod';
-import { host, httpUrl, logLevel, millis, parseConfig, port, redisPrefix, redisUrl, seconds } from '@fragrance/config';
+import {
+  host,
+  httpUrl,
+  logLevel,
+  millis,
+  parseConfig,
+  port,
+  redisConnectionFields,
+  redisPrefix,
+  seconds,
+  shutdownTimeout,
+} from '@fragrance/config';
 
 /** Every variable the auth service reads; documented in docs/configuration.md. */
 export const AuthConfig = z.object({
   HOST: host(),
   PORT: port(8082),
   LOG_LEVEL: logLevel(),
-  REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
+  ...redisConnectionFields(),
   /** Key prefix of everything this service writes to Redis. */
   REDIS_PREFIX: redisPrefix(),
   /** Longest wait for one Redis reply before a request fails with 503. */
   REDIS_COMMAND_TIMEOUT_MS: millis(500),
+  SHUTDOWN_TIMEOUT_MS: shutdownTimeout(),
   /** Public origin of the edge = the OAuth issuer ({mcp_url}). */
   MCP_URL: httpUrl().default('http://127.0.0.1:8080'),
   /** RFC 8707 resource identifier of the MCP server (token audience); default `${MCP_URL}/mcp`. */

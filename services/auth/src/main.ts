@@ -1,4 +1,4 @@
-import { createLogger, serve } from '@fragrance/http';
+import { createLogger, Lifecycle, serve } from '@fragrance/http';
 import { createRedisClient, waitForRedis } from '@fragrance/redis';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
@@ -8,6 +8,7 @@ const logger = createLogger('auth', config.LOG_LEVEL);
 // Fails fast while Redis is away (requests get a 503); the app reads its keys from Redis at start.
 const redis = createRedisClient(config, logger, 'request-path');
 await waitForRedis(redis);
+const lifecycle = new Lifecycle();
 
 const { app } = await buildApp({
   issuer: config.MCP_URL,
@@ -28,6 +29,7 @@ const { app } = await buildApp({
     windowSeconds: config.LOGIN_THROTTLE_WINDOW_SECONDS,
   },
   trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
+  lifecycle,
 });
 
 await serve({
@@ -35,5 +37,7 @@ await serve({
   host: config.HOST,
   port: config.PORT,
   logger,
+  lifecycle,
+  shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   onShutdown: async () => void (await redis.quit()),
 });

@@ -1,25 +1,28 @@
 import type { Client } from '@elastic/elasticsearch';
 import express, { type Express } from 'express';
-import { notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import { Lifecycle, notFoundHandler, probeRoutes, problemHandler, requestLogger, type Logger } from '@fragrance/http';
 import { createCatalogueRepository } from '@fragrance/search';
 import type { CatalogueConfig } from './config.ts';
 import { fragranceRoutes } from './routes/fragrances.ts';
-import { healthRoutes } from './routes/health.ts';
+import { elasticsearchCheck, healthRoutes } from './routes/health.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 
 export interface CatalogueDeps {
   config: CatalogueConfig;
   logger: Logger;
   elasticsearch: Client;
+  /** Draining state for /health/ready (main.ts shares it with serve()); a fresh one when absent. */
+  lifecycle?: Lifecycle;
 }
 
-export function buildApp({ config, logger, elasticsearch }: CatalogueDeps): Express {
+export function buildApp({ config, logger, elasticsearch, lifecycle = new Lifecycle() }: CatalogueDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // ETags are computed from the index version of a record, not from the body.
   app.set('etag', false);
   app.use(requestLogger(logger));
   app.use(healthRoutes(elasticsearch));
+  app.use(probeRoutes({ lifecycle, required: { elasticsearch: elasticsearchCheck(elasticsearch) }, timeoutMs: 1_000 }));
   app.use(openApiRoutes(config.PUBLIC_BASE_URL));
   const repository = createCatalogueRepository({
     client: elasticsearch,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { catalogueAlias, host, httpUrl, logLevel, millis, parseConfig, port } from '@fragrance/config';
+import { catalogueAlias, host, httpUrl, logLevel, millis, parseConfig, port, shutdownTimeout } from '@fragrance/config';
 
 const MIN_SECRET_LENGTH = 32;
 // The message never contains the value: config errors are printed at start-up.
@@ -18,6 +18,7 @@ export const CatalogueConfig = z.object({
   CATALOGUE_ALIAS: catalogueAlias(),
   /** Longest wait for one Elasticsearch request. */
   ELASTICSEARCH_TIMEOUT_MS: millis(5_000),
+  SHUTDOWN_TIMEOUT_MS: shutdownTimeout(),
   /** The public {base_url}, advertised in the OpenAPI document's `servers`. */
   PUBLIC_BASE_URL: httpUrl().default('http://127.0.0.1:8080/v1'),
   /**

@@ -1,5 +1,5 @@
 import { Client } from '@elastic/elasticsearch';
-import { createLogger, serve } from '@fragrance/http';
+import { createLogger, Lifecycle, serve } from '@fragrance/http';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 
@@ -13,10 +13,14 @@ const elasticsearch = new Client({
   compression: false,
 });
 
+const lifecycle = new Lifecycle();
+
 await serve({
-  app: buildApp({ config, logger, elasticsearch }),
+  app: buildApp({ config, logger, elasticsearch, lifecycle }),
   host: config.HOST,
   port: config.PORT,
   logger,
+  lifecycle,
+  shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   onShutdown: () => elasticsearch.close(),
 });

@@ -3,7 +3,15 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Agent } from 'undici';
 import { createAdmitter, createRefunder, redactApiKeys, type Clock } from '@fragrance/api-keys';
-import { MethodNotAllowedError, notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import {
+  Lifecycle,
+  MethodNotAllowedError,
+  notFoundHandler,
+  probeRoutes,
+  problemHandler,
+  requestLogger,
+  type Logger,
+} from '@fragrance/http';
 import { apiKeyAuth, quotaOf } from './api-key-auth.ts';
 import type { GatewayConfig } from './config.ts';
 import { redisCheck, upstreamCheck, type HealthCheck } from './health.ts';
@@ -20,10 +28,12 @@ export interface GatewayDeps {
   agents: { catalogue: Agent; auth?: Agent; mcp?: Agent };
   /** Decides the quota day and the token bucket's time; tests pass a fake one. */
   clock?: Clock;
+  /** Draining state for /health/ready (main.ts shares it with serve()); a fresh one when absent. */
+  lifecycle?: Lifecycle;
 }
 
 /** The public edge, built from its dependencies so tests can run it without main.ts. */
-export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps): Express {
+export function buildApp({ config, logger, redis, agents, clock, lifecycle = new Lifecycle() }: GatewayDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -76,6 +86,9 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
     );
   }
   app.use(healthRoutes(checks, config.HEALTH_TIMEOUT_MS));
+  // Ready needs only Redis (every data request does): the upstreams sit behind the load balancer
+  // and have readiness of their own.
+  app.use(probeRoutes({ lifecycle, required: { redis: checks.redis! }, timeoutMs: config.HEALTH_TIMEOUT_MS }));
 
   const admit = createAdmitter({
     redis,

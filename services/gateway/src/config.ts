@@ -1,12 +1,23 @@
 import { z } from 'zod';
-import { host, httpUrl, logLevel, millis, parseConfig, port, redisPrefix, redisUrl, timeZone } from '@fragrance/config';
+import {
+  host,
+  httpUrl,
+  logLevel,
+  millis,
+  parseConfig,
+  port,
+  redisConnectionFields,
+  redisPrefix,
+  shutdownTimeout,
+  timeZone,
+} from '@fragrance/config';
 
 /** Every variable the gateway reads; documented in docs/configuration.md. */
 export const GatewayConfig = z.object({
   HOST: host(),
   PORT: port(8080),
   LOG_LEVEL: logLevel(),
-  REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
+  ...redisConnectionFields(),
   /** Prefix of every Redis key the gateway reads and writes (apikey:*, quota:*, usage:*). */
   REDIS_PREFIX: redisPrefix(),
   /** Longest wait for one Redis reply before a request fails closed with 503. */
@@ -20,6 +31,7 @@ export const GatewayConfig = z.object({
   MCP_SERVICE_URL: httpUrl().optional(),
   UPSTREAM_TIMEOUT_MS: millis(10_000),
   HEALTH_TIMEOUT_MS: millis(1_000),
+  SHUTDOWN_TIMEOUT_MS: shutdownTimeout(),
   /** Largest request body the edge forwards (OAuth forms, MCP messages); larger → 413. */
   MAX_REQUEST_BODY_BYTES: z.coerce
     .number()

@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
 import { request, type Agent } from 'undici';
 
-export type DependencyStatus = 'up' | 'down';
-export type HealthCheck = () => Promise<void>;
+import type { DependencyCheck } from '@fragrance/http';
+
+export type HealthCheck = DependencyCheck;
 
 export const redisCheck =
   (redis: Redis): HealthCheck =>
@@ -17,19 +18,3 @@ export const upstreamCheck =
     await res.body.dump();
     if (res.statusCode !== 200) throw new Error(`health answered ${res.statusCode}`);
   };
-
-/** Runs every check in parallel, each bounded by timeoutMs, and names the ones that are down. */
-export async function checkDependencies(
-  checks: Readonly<Record<string, HealthCheck>>,
-  timeoutMs: number,
-): Promise<{ healthy: boolean; dependencies: Record<string, DependencyStatus> }> {
-  const names = Object.keys(checks);
-  const results = await Promise.allSettled(
-    names.map((name) => {
-      const check = checks[name]!;
-      return Promise.race([check(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs).unref())]);
-    }),
-  );
-  const dependencies = Object.fromEntries(names.map((name, i) => [name, results[i]?.status === 'fulfilled' ? 'up' : 'down'] as const));
-  return { healthy: Object.values(dependencies).every((s) => s === 'up'), dependencies };
-}

@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import { createLogger, serve } from '@fragrance/http';
+import { createLogger, Lifecycle, serve } from '@fragrance/http';
 import { createRedisClient } from '@fragrance/redis';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
@@ -28,11 +28,15 @@ const agents = {
   ...(config.MCP_SERVICE_URL ? { mcp: createUpstreamAgent() } : {}),
 };
 
+const lifecycle = new Lifecycle();
+
 await serve({
-  app: buildApp({ config, logger, redis, agents }),
+  app: buildApp({ config, logger, redis, agents, lifecycle }),
   host: config.HOST,
   port: config.PORT,
   logger,
+  lifecycle,
+  shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   onShutdown: async () => {
     await Promise.all([redis.quit().catch(() => redis.disconnect()), ...Object.values(agents).map((agent) => agent.close())]);
   },

@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
-import { notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import { Lifecycle, notFoundHandler, probeRoutes, problemHandler, requestLogger, type Logger } from '@fragrance/http';
 import { requireBearer } from './auth/bearer.ts';
 import { resourceMetadataRoutes } from './auth/metadata.ts';
 import { requireAllowedHost, requireAllowedOrigin } from './auth/origin.ts';
@@ -17,10 +17,12 @@ export interface McpDeps {
   verify: TokenVerifier;
   rateLimiter: McpRateLimiter;
   catalogue: CatalogueClient;
+  /** Draining state for /health/ready (main.ts shares it with serve()); a fresh one when absent. */
+  lifecycle?: Lifecycle;
 }
 
 /** The MCP resource server, built from its dependencies so tests can run it without main.ts. */
-export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue }: McpDeps): Express {
+export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue, lifecycle = new Lifecycle() }: McpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.use(requestLogger(logger));
@@ -32,6 +34,9 @@ export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue
     );
     res.status(redisUp ? 200 : 503).json({ status: redisUp ? 'ok' : 'degraded', dependencies: { redis: redisUp ? 'up' : 'down' } });
   });
+
+  // Ready needs Redis (revocations, rate limit); the catalogue sits behind the load balancer.
+  app.use(probeRoutes({ lifecycle, required: { redis: async () => void (await redis.ping()) }, timeoutMs: 1_000 }));
 
   app.use(
     resourceMetadataRoutes({

@@ -1,6 +1,6 @@
 import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { z } from 'zod';
-import { host, httpUrl, logLevel, millis, parseConfig, port, redisPrefix, redisUrl } from '@fragrance/config';
+import { host, httpUrl, logLevel, millis, parseConfig, port, redisConnectionFields, redisPrefix, shutdownTimeout } from '@fragrance/config';
 
 const commaList = z.string().transform((value) =>
   value
@@ -16,11 +16,12 @@ const McpConfigShape = z.object({
   HOST: host(),
   PORT: port(8083),
   LOG_LEVEL: logLevel(),
-  REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
+  ...redisConnectionFields(),
   /** Prefix of every Redis key read and written: the auth service's (revoked:*), so its revocations bite here; mcp:* is ours. */
   REDIS_PREFIX: redisPrefix(),
   /** Longest wait for one Redis reply before a request fails with 503. */
   REDIS_COMMAND_TIMEOUT_MS: millis(500),
+  SHUTDOWN_TIMEOUT_MS: shutdownTimeout(),
   CATALOGUE_SERVICE_URL: httpUrl().default('http://127.0.0.1:8081'),
   CATALOGUE_TIMEOUT_MS: millis(5_000),
   /** Public base URL clients reach (the edge). The MCP resource identifier is `${MCP_URL}/mcp`. */

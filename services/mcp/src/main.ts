@@ -1,4 +1,4 @@
-import { createLogger, serve } from '@fragrance/http';
+import { createLogger, Lifecycle, serve } from '@fragrance/http';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createDeps } from './deps.ts';
@@ -6,11 +6,14 @@ import { createDeps } from './deps.ts';
 const config = loadConfig(process.env);
 const logger = createLogger('mcp', config.LOG_LEVEL);
 const deps = createDeps(config, logger);
+const lifecycle = new Lifecycle();
 
 await serve({
-  app: buildApp(deps),
+  app: buildApp({ ...deps, lifecycle }),
   host: config.HOST,
   port: config.PORT,
   logger,
+  lifecycle,
+  shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   onShutdown: () => deps.close(),
 });

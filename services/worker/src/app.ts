@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { Client } from '@elastic/elasticsearch';
-import { NotFoundError, writeProblem, type Logger } from '@fragrance/http';
+import { handleProbe, Lifecycle, NotFoundError, writeProblem, type Logger } from '@fragrance/http';
 import {
   createRunStore,
   enrichmentQueue,
@@ -160,12 +160,21 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   };
 }
 
-/** GET /health: 200 when Redis, Elasticsearch and both workers are up, else 503. */
-export function healthServer(running: Pick<RunningWorker, 'health'>): Server {
+/**
+ * GET /health: 200 when Redis, Elasticsearch and both workers are up, else 503. GET /health/live
+ * and /health/ready: the probes every service answers (ready: the same checks, and 503 while
+ * draining on SIGTERM).
+ */
+export function healthServer(running: Pick<RunningWorker, 'health'>, lifecycle = new Lifecycle()): Server {
+  const workerUp = async () => {
+    const report = await running.health();
+    if (!report.ok) throw new Error('a dependency is down');
+  };
   return createServer((req, res) => {
+    if (handleProbe(req, res, { lifecycle, required: { worker: workerUp }, timeoutMs: 2_000 })) return;
     const path = (req.url ?? '').split('?')[0];
     if (req.method !== 'GET' || path !== '/health') {
-      writeProblem(res, new NotFoundError('This port serves only GET /health.'));
+      writeProblem(res, new NotFoundError('This port serves only GET /health, /health/live and /health/ready.'));
       return;
     }
     void running.health().then(

@@ -7,7 +7,7 @@ import {
   millis,
   parseConfig,
   redisPrefix,
-  redisUrl,
+  redisConnectionFields,
   timeZone,
 } from '@fragrance/config';
 import { DEFAULT_JOBS_PREFIX } from '@fragrance/jobs';
@@ -25,7 +25,7 @@ export const WorkerConfig = z
     /** Health endpoint (GET /health); 0 picks a free port. */
     PORT: z.coerce.number().int().min(0).max(65535).default(8084),
     LOG_LEVEL: logLevel(),
-    REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
+    ...redisConnectionFields(),
     ELASTICSEARCH_URL: httpUrl().default('http://127.0.0.1:9200'),
     CATALOGUE_ALIAS: catalogueAlias(),
     /** BullMQ key prefix; run summaries live under it too. */

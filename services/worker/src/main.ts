@@ -1,7 +1,7 @@
 // The worker: BullMQ consumers for catalogue ingest and enrichment, the nightly Job Scheduler
 // entry, and a small health endpoint. SIGTERM lets in-flight batches finish (or hands them back).
 import { Client } from '@elastic/elasticsearch';
-import { createLogger } from '@fragrance/http';
+import { createLogger, Lifecycle } from '@fragrance/http';
 import { createRedisClient } from '@fragrance/redis';
 import { healthServer, startWorker } from './app.ts';
 import { loadConfig } from './config.ts';
@@ -13,7 +13,8 @@ const redis = createRedisClient(config, logger, 'queue');
 const elasticsearch = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 120_000, maxRetries: 2 });
 
 const running = await startWorker({ config, logger, redis, elasticsearch });
-const server = healthServer(running);
+const lifecycle = new Lifecycle();
+const server = healthServer(running, lifecycle);
 await new Promise<void>((resolve, reject) => {
   server.once('error', reject);
   server.listen(config.PORT, config.HOST, () => resolve());
@@ -31,9 +32,12 @@ async function shutdown(signal: string): Promise<void> {
     logger.error('shutdown timed out; exiting');
     process.exit(1);
   }, config.SHUTDOWN_TIMEOUT_MS + 10_000).unref();
+  // Readiness answers 503 while in-flight batches finish; the health port closes after them.
+  lifecycle.startDraining();
   try {
-    server.close();
     await running.close(config.SHUTDOWN_TIMEOUT_MS);
+    server.close();
+    server.closeAllConnections();
     await Promise.all([redis.quit().catch(() => redis.disconnect()), elasticsearch.close()]);
     logger.info('stopped');
     process.exit(0);

@@ -1,5 +1,6 @@
 import { Router } from 'express';
-import { checkDependencies, type HealthCheck } from '../health.ts';
+import { checkDependencies } from '@fragrance/http';
+import type { HealthCheck } from '../health.ts';
 
 /** 200 only when every dependency answers; the body names each one's state. */
 export function healthRoutes(checks: Readonly<Record<string, HealthCheck>>, timeoutMs: number): Router {

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Runs one Redis Sentinel (Debian's redis-sentinel) on loopback, watching a primary started by
+# infra/redis.sh. Three of them (quorum 2) fail the primary over to a replica when it dies.
+#
+#   infra/redis-sentinel.sh start --port 26379 --monitor 127.0.0.1:6379 [--name fcs-redis]
+#                                 [--quorum 2] [--down-after-ms 5000] [--failover-timeout-ms 60000]
+#   infra/redis-sentinel.sh stop   --port 26379
+#   infra/redis-sentinel.sh status --port 26379 [--name fcs-redis]   # prints the primary's host:port
+#
+# State lives in .local/redis-sentinel/<port>: sentinel.conf (Sentinel rewrites it with what it
+# learns: the current primary, replicas, other Sentinels), the log and the pid file. A restarted
+# Sentinel reads it back, so --monitor is used only when the file does not exist yet.
+# The default name matches REDIS_SENTINEL_NAME's default (docs/configuration.md).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PORT=26379 MONITOR= NAME=fcs-redis QUORUM=2 DOWN_AFTER_MS=5000 FAILOVER_TIMEOUT_MS=60000
+CMD="${1:-}"; shift || true
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --port) PORT=$2; shift 2 ;;
+    --monitor) MONITOR=$2; shift 2 ;;
+    --name) NAME=$2; shift 2 ;;
+    --quorum) QUORUM=$2; shift 2 ;;
+    --down-after-ms) DOWN_AFTER_MS=$2; shift 2 ;;
+    --failover-timeout-ms) FAILOVER_TIMEOUT_MS=$2; shift 2 ;;
+    *) die "unknown option $1" ;;
+  esac
+done
+DIR="$LOCAL_DIR/redis-sentinel/$PORT"
+[[ $PORT =~ ^[0-9]+$ ]] || die "--port must be a number"
+[[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] || die "--name must be letters, digits, '.', '_' or '-'"
+for number in "$QUORUM" "$DOWN_AFTER_MS" "$FAILOVER_TIMEOUT_MS"; do [[ $number =~ ^[0-9]+$ ]] || die "'$number' is not a number"; done
+
+ensure_installed() {
+  command -v redis-sentinel >/dev/null && return
+  [[ $EUID -eq 0 ]] || die "redis-sentinel is missing; install Debian's redis-sentinel package"
+  log "installing redis-sentinel with apt-get"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-sentinel >&2
+  # The package starts a system Sentinel on 26379; the project runs its own.
+  if command -v systemctl >/dev/null; then systemctl disable --now redis-sentinel >/dev/null 2>&1 || true; fi
+  service redis-sentinel stop >/dev/null 2>&1 || true
+}
+
+ping() { redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG; }
+
+start() {
+  ensure_installed
+  if ping; then log "sentinel already up on port $PORT"; return; fi
+  mkdir -p "$DIR"
+  if [[ ! -f $DIR/sentinel.conf ]]; then
+    [[ $MONITOR =~ ^[^:[:space:]]+:[0-9]+$ ]] || die "--monitor HOST:PORT is required for a new Sentinel"
+    cat >"$DIR/sentinel.conf" <<CONF
+# Written by infra/redis-sentinel.sh; Sentinel appends what it learns below.
+bind 127.0.0.1
+port $PORT
+dir $DIR
+sentinel resolve-hostnames yes
+sentinel monitor $NAME ${MONITOR%:*} ${MONITOR##*:} $QUORUM
+sentinel down-after-milliseconds $NAME $DOWN_AFTER_MS
+sentinel failover-timeout $NAME $FAILOVER_TIMEOUT_MS
+sentinel parallel-syncs $NAME 1
+CONF
+  fi
+  redis-sentinel "$DIR/sentinel.conf" --daemonize yes --pidfile "$DIR/sentinel.pid" --logfile "$DIR/sentinel.log" 8>&-
+  wait_for 20 ping || die "sentinel did not answer on port $PORT; see $DIR/sentinel.log"
+  log "sentinel up on port $PORT, watching '$NAME'"
+}
+
+stop() {
+  ping || return 0
+  redis-cli -p "$PORT" shutdown >/dev/null 2>&1 || true
+  wait_for 20 bash -c "! redis-cli -p $PORT ping" || die "sentinel on port $PORT did not stop"
+  log "sentinel on port $PORT stopped"
+}
+
+status() {
+  ping || { echo down; exit 1; }
+  local primary
+  primary=$(redis-cli -p "$PORT" sentinel get-master-addr-by-name "$NAME" 2>/dev/null | paste -sd: -)
+  [[ -n $primary ]] || { echo "up, not watching '$NAME'"; exit 1; }
+  echo "up, primary $primary"
+}
+
+case "$CMD" in
+  start)
+    mkdir -p "$LOCAL_DIR/redis-sentinel"
+    exec 8>"$LOCAL_DIR/redis-sentinel/.$PORT.lock" && flock 8 # the daemon must not inherit fd 8
+    start ;;
+  stop) stop ;;
+  status) status ;;
+  *) die "usage: $0 start|stop|status --port P [--monitor HOST:PORT] [--name N] [--quorum Q] [--down-after-ms MS] [--failover-timeout-ms MS]" ;;
+esac

@@ -1,0 +1,75 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSentinelRedis, type SentinelRedis } from '@fragrance/testkit';
+import { createRedisClient, waitForRedis } from './client.ts';
+import { quietRedisLogger, redisAddress } from './outages.ts';
+
+const sentinelConfig = (topology: SentinelRedis) => ({
+  REDIS_URL: 'redis://ignored-host:1',
+  REDIS_SENTINELS: topology.sentinels.split(',').map((address) => {
+    const [host = '', port = ''] = address.split(':');
+    return { host, port: Number(port) };
+  }),
+  REDIS_SENTINEL_NAME: topology.name,
+  REDIS_COMMAND_TIMEOUT_MS: 500,
+});
+
+/** The port of the node a client is connected to, as that node reports it. */
+async function servingPort(redis: Redis): Promise<number> {
+  const info = await redis.info('server');
+  return Number(/tcp_port:(\d+)/.exec(info)?.[1]);
+}
+
+describe('a Sentinel failover (real redis-server and redis-sentinel processes)', () => {
+  let topology: SentinelRedis;
+  const clients: Redis[] = [];
+
+  beforeAll(async () => {
+    topology = await startSentinelRedis();
+  }, 120_000);
+  afterAll(async () => {
+    for (const client of clients) client.disconnect();
+    await topology.stop();
+  });
+
+  it('the primary is SIGKILLed: Sentinel promotes the replica, every role reconnects to it, keys and usage intact', async () => {
+    const config = sentinelConfig(topology);
+    const service = createRedisClient(config, quietRedisLogger, 'request-path');
+    const worker = createRedisClient(config, quietRedisLogger, 'queue');
+    clients.push(service, worker);
+    await Promise.all([waitForRedis(service), waitForRedis(worker)]);
+    expect(redisAddress(service)).toBe(`primary "${topology.name}" via Sentinels ${topology.sentinels}`);
+    expect(await servingPort(service)).toBe(topology.primaryPort);
+
+    await service.set('apikey:abc', '{"name":"demo"}');
+    for (let i = 0; i < 25; i++) await service.incr('usage:abc');
+    // Acknowledged by the replica before the crash (WAIT), as appendfsync + replication give in steady state.
+    expect(await service.wait(1, 2_000)).toBe(1);
+
+    await topology.kill(topology.primaryPort);
+    const killedAt = performance.now();
+
+    // A request-path client fails fast meanwhile and succeeds again once it reaches the new primary.
+    let recoveredAfterMs: number | undefined;
+    while (performance.now() - killedAt < 20_000) {
+      try {
+        await service.incr('usage:abc');
+        recoveredAfterMs = performance.now() - killedAt;
+        break;
+      } catch {
+        await sleep(100);
+      }
+    }
+    expect(recoveredAfterMs, 'the service client never wrote again').toBeDefined();
+    expect(await topology.currentPrimaryPort()).toBe(topology.replicaPort);
+    expect(await servingPort(service)).toBe(topology.replicaPort);
+    expect(await service.get('apikey:abc')).toBe('{"name":"demo"}');
+    expect(await service.get('usage:abc')).toBe('26');
+
+    // The queue role waits through the failover instead of failing, and lands on the new primary too.
+    expect(await worker.incr('usage:abc')).toBe(27);
+    expect(await servingPort(worker)).toBe(topology.replicaPort);
+    console.info(`failover: writes resumed ${Math.round(recoveredAfterMs!)} ms after the primary was killed`);
+  }, 60_000);
+});
