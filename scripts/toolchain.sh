@@ -58,7 +58,7 @@ ensure_pnpm() {
 ensure_workspace() {
   # Skip pnpm entirely when nothing that shapes node_modules changed since the last install.
   local stamp="$ROOT/node_modules/.toolchain-stamp" current
-  current=$(cat "$ROOT/pnpm-lock.yaml" "$ROOT/package.json" "$ROOT"/{packages,services}/*/package.json 2>/dev/null | sha256sum | cut -d' ' -f1)
+  current=$(cat "$ROOT/pnpm-lock.yaml" "$ROOT/package.json" "$ROOT"/{packages,services}/*/package.json "$ROOT"/infra/k8s/package.json 2>/dev/null | sha256sum | cut -d' ' -f1)
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$current" ]]; then return; fi
   log "pnpm install --frozen-lockfile"
   (cd "$ROOT" && pnpm install --frozen-lockfile --reporter=append-only >&2)
