@@ -181,6 +181,7 @@ export const SearchQuery = z
     }),
     sort: z
       .enum(SORTS, { error: `must be one of ${SORTS.join(', ')}` })
+      .optional()
       .meta({ description: SORT_DESCRIPTION, examples: ['rating'] }),
     updated_since: Rfc3339.optional().meta({ description: UPDATED_SINCE_DESCRIPTION, examples: ['2026-01-31T00:00:00Z'] }),
     facets: z
