@@ -68,4 +68,15 @@ describe('two mcp instances on one Redis (real processes)', () => {
     const counts = statuses.reduce<Record<number, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
     expect(counts).toEqual({ 200: BURST, 429: 60 - BURST });
   });
+
+  it('each instance answers /health/live and /health/ready (200: up, Redis reachable, not draining)', async () => {
+    for (const instance of instances) {
+      for (const path of ['/health/live', '/health/ready']) {
+        const res = await fetch(`${instance.url}${path}`);
+        expect(res.status, path).toBe(200);
+        expect(res.headers.get('cache-control')).toBe('no-store');
+      }
+      expect(await (await fetch(`${instance.url}/health/ready`)).json()).toEqual({ status: 'ok', dependencies: { redis: 'up' } });
+    }
+  });
 });

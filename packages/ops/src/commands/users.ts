@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { parseConfig, redisPrefix, redisUrl } from '@fragrance/config';
+import { parseConfig, redisConnectionFields, redisPrefix } from '@fragrance/config';
 import { disableUser, IdentityError, KeyStore, MIN_PASSWORD_LENGTH, RevocationStore, UserStore } from '@fragrance/identity';
 import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
 import { withRedis } from '../redis.ts';
 
 /** What `users` and `auth` commands read from the environment (the names the auth service uses). */
 export const UsersConfig = z.object({
-  REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
+  ...redisConnectionFields(),
   REDIS_PREFIX: redisPrefix(),
 });
 
