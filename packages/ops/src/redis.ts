@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { createRedisClient, quietRedisLogger, waitForRedis } from '@fragrance/redis';
+import { createRedisClient, quietRedisLogger, waitForRedis, type RedisClientConfig } from '@fragrance/redis';
 
 /**
  * Opens Redis for one command and always closes it: the `command` role (one connection attempt,
@@ -7,7 +7,7 @@ import { createRedisClient, quietRedisLogger, waitForRedis } from '@fragrance/re
  * "cannot reach Redis at host:port: …" (never the password). Every ops command that needs Redis
  * goes through here; what it builds on the connection (stores, a BullMQ queue) it closes itself.
  */
-export async function withRedis<T>(config: { REDIS_URL: string }, use: (redis: Redis) => Promise<T>): Promise<T> {
+export async function withRedis<T>(config: RedisClientConfig, use: (redis: Redis) => Promise<T>): Promise<T> {
   // The failure is reported once, by the error below, rather than also logged.
   const redis = createRedisClient(config, quietRedisLogger, 'command');
   try {

@@ -109,4 +109,15 @@ describe('two auth instances on one Redis (real processes)', () => {
       expect(after).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     }
   }, 60_000);
+
+  it('each instance answers /health/live and /health/ready (200: up, Redis reachable, not draining)', async () => {
+    for (const instance of instances) {
+      for (const path of ['/health/live', '/health/ready']) {
+        const res = await fetch(`${instance.url}${path}`);
+        expect(res.status, path).toBe(200);
+        expect(res.headers.get('cache-control')).toBe('no-store');
+      }
+      expect(await (await fetch(`${instance.url}/health/ready`)).json()).toEqual({ status: 'ok', dependencies: { redis: 'up' } });
+    }
+  });
 });

@@ -69,4 +69,15 @@ describe('two gateway instances on one Redis (real processes)', () => {
     const { apiKey } = await store.create({ owner: 'pair-burst', quota: 10_000, burst: 40, refillPerSecond: 0.001 });
     expect(await race(apiKey, 200)).toEqual({ 200: 40, 429: 160 });
   }, 30_000);
+
+  it('each instance answers /health/live and /health/ready (200: up, Redis reachable, not draining)', async () => {
+    for (const instance of gateways) {
+      for (const path of ['/health/live', '/health/ready']) {
+        const res = await fetch(`${instance.url}${path}`);
+        expect(res.status, path).toBe(200);
+        expect(res.headers.get('cache-control')).toBe('no-store');
+      }
+      expect(await (await fetch(`${instance.url}/health/ready`)).json()).toEqual({ status: 'ok', dependencies: { redis: 'up' } });
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { failedBatches, nightlySchedule, QUEUE_NAMES, requestEnrichmentRun, requestIngest, type RunStore } from '@fragrance/jobs';
 import { Problem } from '@fragrance/contracts';
-import { createLogger } from '@fragrance/http';
+import { createLogger, Lifecycle } from '@fragrance/http';
 import { close, listen, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
 import { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,25 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
 
   it('reports healthy when Redis, Elasticsearch and both workers are up', async () => {
     expect(await worker.health()).toEqual({ ok: true, checks: { redis: 'up', elasticsearch: 'up', workers: 'up' } });
+  });
+
+  it('answers /health/live and /health/ready; ready turns 503 while draining', async () => {
+    const lifecycle = new Lifecycle();
+    const server = healthServer(worker, lifecycle);
+    const base = await listen(server);
+    try {
+      expect((await fetch(`${base}/health/live`)).status).toBe(200);
+      const ready = await fetch(`${base}/health/ready`);
+      expect(ready.status).toBe(200);
+      expect(await ready.json()).toEqual({ status: 'ok', dependencies: { worker: 'up' } });
+      lifecycle.startDraining();
+      const draining = await fetch(`${base}/health/ready`);
+      expect(draining.status).toBe(503);
+      expect(await draining.json()).toEqual({ status: 'draining' });
+      expect((await fetch(`${base}/health/live`)).status).toBe(200);
+    } finally {
+      await close(server);
+    }
   });
 
   it('serves GET /health on its port and answers anything else with a not_found problem', async () => {

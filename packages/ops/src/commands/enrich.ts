@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
 import { z } from 'zod';
-import { parseConfig, redisPrefix, redisUrl } from '@fragrance/config';
+import { parseConfig, redisConnectionFields, redisPrefix } from '@fragrance/config';
 import {
   createRunStore,
   DEFAULT_JOBS_PREFIX,
@@ -17,7 +17,7 @@ import { withRedis } from '../redis.ts';
 
 /** What `enrich` commands read from the environment (the same names the worker uses). */
 export const EnrichConfig = z.object({
-  REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
+  ...redisConnectionFields(),
   JOBS_PREFIX: redisPrefix(DEFAULT_JOBS_PREFIX),
 });
 

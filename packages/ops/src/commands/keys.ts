@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { parseConfig, redisPrefix, redisUrl, timeZone } from '@fragrance/config';
+import { parseConfig, redisConnectionFields, redisPrefix, timeZone } from '@fragrance/config';
 import { Burst, createKeyStore, MAX_QUOTA, Refill, USAGE_RETENTION_DAYS, type ApiKeyRecord, type KeyStore } from '@fragrance/api-keys';
 import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
 import { withRedis } from '../redis.ts';
 
 /** What `keys` commands read from the environment (the same names the gateway uses). */
 export const KeysConfig = z.object({
-  REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
+  ...redisConnectionFields(),
   REDIS_PREFIX: redisPrefix(),
   QUOTA_TIMEZONE: timeZone('UTC'),
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseConfig, redisPrefix, redisUrl, seconds } from '@fragrance/config';
+import { parseConfig, redisConnectionFields, redisPrefix, seconds } from '@fragrance/config';
 import {
   disableUser,
   GrantStore,
@@ -15,7 +15,7 @@ import { withRedis } from '../redis.ts';
 
 /** What `users` and `auth` commands read from the environment (the names the auth service uses). */
 export const UsersConfig = z.object({
-  REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
+  ...redisConnectionFields(),
   REDIS_PREFIX: redisPrefix(),
   /** The auth service's access-token lifetime: a revoked grant's record must outlive its tokens. */
   ACCESS_TOKEN_TTL_SECONDS: seconds(86_400),
