@@ -251,7 +251,13 @@ async function start(args: string[]): Promise<void> {
       }
       return null;
     });
-    watchdog = setInterval(() => void keepInfraUp(redisNodes, sentinelArgs), 2_000);
+    // One pass at a time: starting an Elasticsearch node takes longer than the interval.
+    let checking = false;
+    watchdog = setInterval(() => {
+      if (checking) return;
+      checking = true;
+      void keepInfraUp(redisNodes, sentinelArgs).finally(() => (checking = false));
+    }, 2_000);
 
     const summary = SERVICES.map((s) => `${counts[s]} ${s}`).join(', ');
     say(
