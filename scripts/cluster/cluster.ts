@@ -251,7 +251,13 @@ async function start(args: string[]): Promise<void> {
       }
       return null;
     });
-    watchdog = setInterval(() => void keepInfraUp(redisNodes, sentinelArgs), 2_000);
+    // One pass at a time: starting an Elasticsearch node takes longer than the interval.
+    let checking = false;
+    watchdog = setInterval(() => {
+      if (checking) return;
+      checking = true;
+      void keepInfraUp(redisNodes, sentinelArgs).finally(() => (checking = false));
+    }, 2_000);
 
     const summary = SERVICES.map((s) => `${counts[s]} ${s}`).join(', ');
     say(
@@ -303,12 +309,15 @@ async function start(args: string[]): Promise<void> {
         while (((await haproxyServers(HAPROXY_SOCKET)).get(server)?.sessions ?? 0) > 0 && Date.now() < deadline) await sleep(100);
       }
       progress(`${instance.name}: restarting (pid ${sup.pid(instance.name) ?? '?'})`);
-      await sup.restart(instance.name);
-      await waitForOk(`http://127.0.0.1:${instance.port}${READY_PATH}`, 120_000);
-      if (balanced) {
-        await haproxyCommand(HAPROXY_SOCKET, `set server ${server} state ready`);
-        await waitForHaproxy([server], 'UP', 30_000);
+      try {
+        await sup.restart(instance.name);
+        await waitForOk(`http://127.0.0.1:${instance.port}${READY_PATH}`, 300_000);
+      } finally {
+        // Back in rotation even when it is slow to come up: HAProxy's checks decide when it gets traffic,
+        // and a failed roll must not leave an instance drained for good.
+        if (balanced) await haproxyCommand(HAPROXY_SOCKET, `set server ${server} state ready`);
       }
+      if (balanced) await waitForHaproxy([server], 'UP', 60_000);
       progress(`${instance.name}: ready again (pid ${sup.pid(instance.name) ?? '?'})`);
     }
   }
