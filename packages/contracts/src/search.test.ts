@@ -97,6 +97,7 @@ describe('buildOpenApiDocument', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths ?? {}).sort()).toEqual([
       '/fragrances',
+      '/fragrances/export',
       '/fragrances/{id}',
       '/fragrances/{id}/similar',
       '/me',
