@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Client } from '@elastic/elasticsearch';
+import { request } from 'undici';
 import { generateCatalogue } from '@fragrance/dataset';
 import { ingestCatalogue, listVersions } from '@fragrance/search';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
@@ -57,15 +58,13 @@ try {
       const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMiB(pid))), 50);
       const started = performance.now();
       // Read the raw bytes as they arrive (no decoding, nothing kept): what a mirroring client does.
-      const res = await fetch(`${url}/v1/fragrances/export`, { headers: { 'accept-encoding': encoding } });
+      // undici's request does not decode gzip (fetch would): the bytes are what went over the wire.
+      const { body } = await request(`${url}/v1/fragrances/export`, { headers: { 'accept-encoding': encoding } });
       let bytes = 0;
       let lines = 0;
-      const reader = res.body!.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        bytes += value.length;
-        if (encoding === 'identity') for (const byte of value) if (byte === 10) lines += 1;
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        bytes += chunk.length;
+        if (encoding === 'identity') for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
       }
       const seconds = (performance.now() - started) / 1000;
       clearInterval(sampler);
