@@ -100,6 +100,7 @@ describe('buildOpenApiDocument', () => {
       '/brands',
       '/brands/{slug}',
       '/fragrances',
+      '/fragrances/export',
       '/fragrances/{id}',
       '/fragrances/{id}/similar',
       '/me',

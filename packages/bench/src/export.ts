@@ -1,0 +1,100 @@
+// `npm run bench:export`: ingest 75,000 generated records, start the catalogue service as its own
+// process, and stream GET /v1/fragrances/export from it (identity and gzip, interleaved rounds),
+// sampling the service's resident memory every 50 ms. Prints time, size and RSS (before, peak)
+// per round, medians, and one JSON object last. Target: RSS growth bounded (one page of 1,000
+// records), independent of the catalogue size.
+//
+// Options (env): ELASTICSEARCH_URL (dev cluster http://127.0.0.1:9200, started if default),
+// BENCH_COUNT (75000), BENCH_ROUNDS (3), BENCH_PORT (a free port).
+// The bench works under its own alias and deletes its indices afterwards.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { Client } from '@elastic/elasticsearch';
+import { request } from 'undici';
+import { generateCatalogue } from '@fragrance/dataset';
+import { ingestCatalogue, listVersions } from '@fragrance/search';
+import { freePort, waitForHealthy } from '@fragrance/testkit';
+import { DEFAULT_ES, ensureElasticsearch, ROOT, say } from './support.ts';
+
+const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
+const COUNT = Number(process.env.BENCH_COUNT ?? 75_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ALIAS = `bench-export-${randomBytes(3).toString('hex')}`;
+
+const rssMiB = (pid: number): number => {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+};
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+ensureElasticsearch(ELASTICSEARCH_URL);
+const client = new Client({ node: ELASTICSEARCH_URL, requestTimeout: 120_000 });
+const port = Number(process.env.BENCH_PORT ?? (await freePort()));
+const child = spawn(process.execPath, ['services/catalogue/src/main.ts'], {
+  cwd: ROOT,
+  env: {
+    PATH: process.env.PATH ?? '',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    ELASTICSEARCH_URL,
+    CATALOGUE_ALIAS: ALIAS,
+    CURSOR_SECRET: randomBytes(32).toString('base64url'),
+  },
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
+try {
+  say('export', `ingesting ${COUNT} records into ${ALIAS}`);
+  await ingestCatalogue({ client, alias: ALIAS, records: generateCatalogue({ count: COUNT, seed: 42 }) });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHealthy(url, 60_000);
+  const pid = child.pid!;
+  const rounds: { encoding: string; seconds: number; mib: number; lines: number; rssBefore: number; rssPeak: number }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const encoding of ['identity', 'gzip']) {
+      const rssBefore = rssMiB(pid);
+      let rssPeak = rssBefore;
+      const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMiB(pid))), 50);
+      const started = performance.now();
+      // Read the raw bytes as they arrive (no decoding, nothing kept): what a mirroring client does.
+      // undici's request does not decode gzip (fetch would): the bytes are what went over the wire.
+      const { body } = await request(`${url}/v1/fragrances/export`, { headers: { 'accept-encoding': encoding } });
+      let bytes = 0;
+      let lines = 0;
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        bytes += chunk.length;
+        if (encoding === 'identity') for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
+      }
+      const seconds = (performance.now() - started) / 1000;
+      clearInterval(sampler);
+      rounds.push({ encoding, seconds, mib: bytes / 2 ** 20, lines: encoding === 'identity' ? lines : COUNT, rssBefore, rssPeak });
+      say(
+        'export',
+        `${encoding}: ${COUNT} records, ${(bytes / 2 ** 20).toFixed(1)} MiB in ${seconds.toFixed(2)} s; catalogue RSS ${rssBefore.toFixed(0)} → peak ${rssPeak.toFixed(0)} MiB`,
+      );
+      if (encoding === 'identity' && lines !== COUNT) throw new Error(`streamed ${lines} lines, expected ${COUNT}`);
+    }
+  }
+  const summary = Object.fromEntries(
+    ['identity', 'gzip'].map((encoding) => {
+      const of = rounds.filter((r) => r.encoding === encoding);
+      return [
+        encoding,
+        {
+          median_seconds: Math.round(median(of.map((r) => r.seconds)) * 100) / 100,
+          mib: Math.round(median(of.map((r) => r.mib)) * 10) / 10,
+          records_per_second: Math.round(COUNT / median(of.map((r) => r.seconds))),
+          rss_before_mib: Math.round(median(of.map((r) => r.rssBefore))),
+          rss_peak_mib: Math.round(Math.max(...of.map((r) => r.rssPeak))),
+        },
+      ];
+    }),
+  );
+  console.log(JSON.stringify({ bench: 'export', records: COUNT, rounds: ROUNDS, ...summary }));
+} finally {
+  child.kill('SIGTERM');
+  const versions = await listVersions(client, ALIAS).catch(() => []);
+  if (versions.length) await client.indices.delete({ index: versions.join(','), ignore_unavailable: true });
+  await client.close();
+}
