@@ -160,7 +160,11 @@ if ((SMOKE)); then
       "$ENGINE" run --rm --network host "${COMMON[@]}" "$image" help >/dev/null || die "ops image: 'help' failed"
     else
       port=$(port_of "$name")
-      cid=$("$ENGINE" run -d --network host --name "fragrance-smoke-$name-$$" "${COMMON[@]}" -e "PORT=$port" "$image")
+      # podman without systemd cannot schedule the image's HEALTHCHECK timer (and then fails the
+      # run); the loop below asks /health/ready itself.
+      nohealth=(); [[ $ENGINE == podman ]] && nohealth=(--no-healthcheck)
+      cid=$("$ENGINE" run -d --network host "${nohealth[@]}" --name "fragrance-smoke-$name-$$" "${COMMON[@]}" -e "PORT=$port" "$image") ||
+        die "$name: $ENGINE run failed"
       CONTAINERS+=("$cid")
       health=$("$ENGINE" image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$image" | sed -n 's/^HEALTH_PATH=//p')
       deadline=$((SECONDS + 90))
