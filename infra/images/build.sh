@@ -3,7 +3,7 @@
 # one against a real Elasticsearch and Redis until its readiness endpoint answers, and prints each
 # image's name, size and start time (a JSON line last).
 #
-#   infra/images/build.sh [--only gateway,ops] [--no-smoke] [--base IMAGE]
+#   infra/images/build.sh [--only gateway,ops] [--no-smoke | --no-build] [--base IMAGE]
 #                         [--elasticsearch URL] [--redis URL] [--port-base 18080]
 #
 # Engine: Docker when an engine answers, else podman (installed from Debian when missing), set up
@@ -18,11 +18,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 HERE="$ROOT/infra/images"
 
 ALL=(gateway catalogue auth mcp worker ops)
-ONLY="" SMOKE=1 BASE="${BASE_IMAGE:-}" ES_URL="${ELASTICSEARCH_URL:-}" REDIS="${REDIS_URL:-}" PORT_BASE=18080
+ONLY="" SMOKE=1 BUILD=1 BASE="${BASE_IMAGE:-}" ES_URL="${ELASTICSEARCH_URL:-}" REDIS="${REDIS_URL:-}" PORT_BASE=18080
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --only) ONLY=$2; shift 2 ;;
     --no-smoke) SMOKE=0; shift ;;
+    --no-build) BUILD=0; shift ;; # smoke-run and report the :latest images already built
     --base) BASE=$2; shift 2 ;;
     --elasticsearch) ES_URL=$2; shift 2 ;;
     --redis) REDIS=$2; shift 2 ;;
@@ -62,7 +63,7 @@ log "engine: $ENGINE"
 OFFICIAL_BASE="docker.io/library/node:${NODE_VERSION%%.*}-bookworm-slim"
 LOCAL_BASE="localhost/fragrance/node-base:$NODE_VERSION-bookworm"
 if [[ -z "$BASE" ]]; then
-  if "$ENGINE" image inspect "$OFFICIAL_BASE" >/dev/null 2>&1 || timeout 60 "$ENGINE" pull -q "$OFFICIAL_BASE" >/dev/null 2>&1; then
+  if "$ENGINE" image inspect "$OFFICIAL_BASE" >/dev/null 2>&1 || timeout 20 "$ENGINE" pull -q "$OFFICIAL_BASE" >/dev/null 2>&1; then
     BASE=$OFFICIAL_BASE
   else
     log "no registry answers for $OFFICIAL_BASE: building a local equivalent"
@@ -81,7 +82,7 @@ declare -A DEFAULT_PORT=([gateway]=8080 [catalogue]=8081 [auth]=8082 [mcp]=8083 
 HEALTH_PATH=/health/ready
 grep -rqs "health/ready" "$ROOT/packages/http/src" "$ROOT/services/gateway/src" || HEALTH_PATH=/health
 
-image_of() { echo "localhost/fragrance/$1:$VERSION"; }
+image_of() { if ((BUILD)); then echo "localhost/fragrance/$1:$VERSION"; else echo "localhost/fragrance/$1:latest"; fi; }
 mkdir -p "$LOCAL_DIR/images"
 
 # A TLS-inspecting proxy's CA (what Node here trusts through NODE_EXTRA_CA_CERTS) reaches the
@@ -90,11 +91,11 @@ EXTRA_CA="$LOCAL_DIR/images/extra-ca.pem"
 if [[ -n "${NODE_EXTRA_CA_CERTS:-}" && -r "$NODE_EXTRA_CA_CERTS" ]]; then cp "$NODE_EXTRA_CA_CERTS" "$EXTRA_CA"; else : >"$EXTRA_CA"; fi
 
 for name in "${TARGETS[@]}"; do
+  ((BUILD)) || break
   if [[ $name == ops ]]; then
-    args=(--target ops --build-arg SERVICE=ops --build-arg PACKAGE_DIR=packages/ops --build-arg ENTRY=src/cli.ts)
+    args=(--target ops --build-arg SERVICE=ops)
   else
-    args=(--target service --build-arg "SERVICE=$name" --build-arg "PACKAGE_DIR=services/$name" --build-arg ENTRY=src/main.ts
-      --build-arg "PORT=${DEFAULT_PORT[$name]}" --build-arg "HEALTH_PATH=$HEALTH_PATH")
+    args=(--target service --build-arg "SERVICE=$name" --build-arg "PORT=${DEFAULT_PORT[$name]}" --build-arg "HEALTH_PATH=$HEALTH_PATH")
   fi
   log "building $(image_of "$name")"
   started=$SECONDS
@@ -159,7 +160,11 @@ if ((SMOKE)); then
       "$ENGINE" run --rm --network host "${COMMON[@]}" "$image" help >/dev/null || die "ops image: 'help' failed"
     else
       port=$(port_of "$name")
-      cid=$("$ENGINE" run -d --network host --name "fragrance-smoke-$name-$$" "${COMMON[@]}" -e "PORT=$port" "$image")
+      # podman without systemd cannot schedule the image's HEALTHCHECK timer (and then fails the
+      # run); the loop below asks /health/ready itself.
+      nohealth=(); [[ $ENGINE == podman ]] && nohealth=(--no-healthcheck)
+      cid=$("$ENGINE" run -d --network host "${nohealth[@]}" --name "fragrance-smoke-$name-$$" "${COMMON[@]}" -e "PORT=$port" "$image") ||
+        die "$name: $ENGINE run failed"
       CONTAINERS+=("$cid")
       health=$("$ENGINE" image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$image" | sed -n 's/^HEALTH_PATH=//p')
       deadline=$((SECONDS + 90))
