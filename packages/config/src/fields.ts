@@ -80,3 +80,15 @@ export function isValidTimeZone(name: string): boolean {
 /** An IANA time zone (QUOTA_TIMEZONE, ENRICH_TIMEZONE). */
 export const timeZone = (fallback: string) =>
   z.string().refine(isValidTimeZone, { error: 'must be an IANA time zone such as UTC or Australia/Sydney' }).default(fallback);
+
+/**
+ * Metrics and tracing settings every service shares (docs/observability.md): the /metrics port
+ * (loopback by default, never behind the edge), a switch to turn metrics off, and the OTLP
+ * collector spans go to (none by default: nothing is exported). Spread into a service's schema.
+ */
+export const observabilityFields = (metricsPort: number) => ({
+  METRICS_ENABLED: booleanFlag(true),
+  METRICS_HOST: host(),
+  METRICS_PORT: port(metricsPort),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl().optional(),
+});

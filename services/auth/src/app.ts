@@ -4,7 +4,10 @@ import type { Redis } from 'ioredis';
 import type Provider from 'oidc-provider';
 import { KeyStore, LoginThrottle, RevocationStore, UserStore, type ScryptParams } from '@fragrance/identity';
 import { notFoundHandler, problemHandler, requestLogger, ServiceUnavailableError, type Logger } from '@fragrance/http';
+import { httpMetrics } from '@fragrance/metrics';
+import { traceContext } from '@fragrance/tracing';
 import type { CimdFetchOptions } from './cimd.ts';
+import { observeProvider } from './metrics.ts';
 import { createProvider } from './provider.ts';
 import { createCsrf } from './routes/csrf.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -40,6 +43,20 @@ export interface AuthService {
 }
 
 const OIDC_PATHS = /^\/(oauth\/|\.well-known\/(oauth-authorization-server|openid-configuration)$)/;
+const OAUTH_METRIC_PATHS = [
+  '/oauth/authorize',
+  '/oauth/token',
+  '/oauth/register',
+  '/oauth/revoke',
+  '/oauth/jwks',
+  '/oauth/session/end',
+  '/oauth/userinfo',
+  '/oauth/par',
+  '/oauth/interaction',
+  '/oauth/assets',
+  '/.well-known/oauth-authorization-server',
+  '/.well-known/openid-configuration',
+];
 const ASSETS_DIR = fileURLToPath(new URL('../assets/', import.meta.url));
 
 const SECURITY_HEADERS: Record<string, string> = {
@@ -76,6 +93,7 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
     logger,
     ...(deps.cimd ? { cimd: deps.cimd } : {}),
   });
+  observeProvider(provider);
   const publicJwks = {
     keys: signingKeys.map(({ kty, n, e, kid, alg, use }) => ({
       kty: kty!,
@@ -90,6 +108,8 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy);
+  // The OAuth endpoints are oidc-provider's, not express routes: labelled by these paths.
+  app.use(traceContext(), httpMetrics({ mounts: OAUTH_METRIC_PATHS }));
   app.use(requestLogger(logger));
   app.use((_req, res, next) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { host, httpUrl, logLevel, millis, parseConfig, port, redisPrefix, redisUrl, seconds } from '@fragrance/config';
+import { host, httpUrl, logLevel, observabilityFields, millis, parseConfig, port, redisPrefix, redisUrl, seconds } from '@fragrance/config';
 
 /** Every variable the auth service reads; documented in docs/configuration.md. */
 export const AuthConfig = z.object({
   HOST: host(),
   PORT: port(8082),
   LOG_LEVEL: logLevel(),
+  ...observabilityFields(9482),
   REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
   /** Key prefix of everything this service writes to Redis. */
   REDIS_PREFIX: redisPrefix(),

@@ -1,9 +1,13 @@
 import { createLogger, serve } from '@fragrance/http';
 import { createRedisClient, waitForRedis } from '@fragrance/redis';
+import { configureMetrics, serveMetrics } from '@fragrance/metrics';
+import { initTracing } from '@fragrance/tracing';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 
 const config = loadConfig(process.env);
+configureMetrics({ service: 'auth', enabled: config.METRICS_ENABLED });
+const tracing = initTracing({ service: 'auth', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
 const logger = createLogger('auth', config.LOG_LEVEL);
 // Fails fast while Redis is away (requests get a 503); the app reads its keys from Redis at start.
 const redis = createRedisClient(config, logger, 'request-path');
@@ -30,10 +34,12 @@ const { app } = await buildApp({
   trustProxy: config.TRUST_PROXY === 'true' ? true : config.TRUST_PROXY === 'false' ? false : config.TRUST_PROXY,
 });
 
+const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
+
 await serve({
   app,
   host: config.HOST,
   port: config.PORT,
   logger,
-  onShutdown: async () => void (await redis.quit()),
+  onShutdown: async () => void (await Promise.all([redis.quit(), metrics.close(), tracing.shutdown()])),
 });

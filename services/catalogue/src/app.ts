@@ -1,7 +1,9 @@
 import type { Client } from '@elastic/elasticsearch';
 import express, { type Express } from 'express';
 import { notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import { httpMetrics } from '@fragrance/metrics';
 import { createCatalogueRepository } from '@fragrance/search';
+import { traceContext } from '@fragrance/tracing';
 import type { CatalogueConfig } from './config.ts';
 import { fragranceRoutes } from './routes/fragrances.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -18,6 +20,7 @@ export function buildApp({ config, logger, elasticsearch }: CatalogueDeps): Expr
   app.disable('x-powered-by');
   // ETags are computed from the index version of a record, not from the body.
   app.set('etag', false);
+  app.use(traceContext(), httpMetrics());
   app.use(requestLogger(logger));
   app.use(healthRoutes(elasticsearch));
   app.use(openApiRoutes(config.PUBLIC_BASE_URL));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { catalogueAlias, host, httpUrl, logLevel, millis, parseConfig, port } from '@fragrance/config';
+import { catalogueAlias, host, httpUrl, logLevel, observabilityFields, millis, parseConfig, port } from '@fragrance/config';
 
 const MIN_SECRET_LENGTH = 32;
 // The message never contains the value: config errors are printed at start-up.
@@ -13,6 +13,7 @@ export const CatalogueConfig = z.object({
   HOST: host(),
   PORT: port(8081),
   LOG_LEVEL: logLevel(),
+  ...observabilityFields(9481),
   ELASTICSEARCH_URL: httpUrl().default('http://127.0.0.1:9200'),
   /** Alias searched and read; ingest swaps it between index versions. */
   CATALOGUE_ALIAS: catalogueAlias(),

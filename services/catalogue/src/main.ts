@@ -1,22 +1,22 @@
-import { Client } from '@elastic/elasticsearch';
 import { createLogger, serve } from '@fragrance/http';
+import { configureMetrics, serveMetrics } from '@fragrance/metrics';
+import { initTracing } from '@fragrance/tracing';
 import { buildApp } from './app.ts';
+import { createElasticsearchClient } from './elasticsearch.ts';
 import { loadConfig } from './config.ts';
 
 const config = loadConfig(process.env);
+configureMetrics({ service: 'catalogue', enabled: config.METRICS_ENABLED });
+const tracing = initTracing({ service: 'catalogue', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
 const logger = createLogger('catalogue', config.LOG_LEVEL);
-// One client for the process: its keep-alive connection pool is reused by every request.
-const elasticsearch = new Client({
-  node: config.ELASTICSEARCH_URL,
-  maxRetries: 1,
-  requestTimeout: config.ELASTICSEARCH_TIMEOUT_MS,
-  compression: false,
-});
+const elasticsearch = createElasticsearchClient(config);
+
+const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
 
 await serve({
   app: buildApp({ config, logger, elasticsearch }),
   host: config.HOST,
   port: config.PORT,
   logger,
-  onShutdown: () => elasticsearch.close(),
+  onShutdown: async () => void (await Promise.all([elasticsearch.close(), metrics.close(), tracing.shutdown()])),
 });

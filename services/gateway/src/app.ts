@@ -4,11 +4,14 @@ import type { Redis } from 'ioredis';
 import type { Agent } from 'undici';
 import { createAdmitter, createRefunder, redactApiKeys, type Clock } from '@fragrance/api-keys';
 import { MethodNotAllowedError, notFoundHandler, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import { httpMetrics } from '@fragrance/metrics';
+import { traceContext } from '@fragrance/tracing';
 import { apiKeyAuth, quotaOf } from './api-key-auth.ts';
 import type { GatewayConfig } from './config.ts';
 import { redisCheck, upstreamCheck, type HealthCheck } from './health.ts';
 import { proxyTo } from './proxy.ts';
 import { normaliseRequestTargets } from './request-target.ts';
+import { timedRedisCall } from './metrics.ts';
 import { healthRoutes } from './routes/health.ts';
 import { meRoutes } from './routes/me.ts';
 
@@ -35,6 +38,7 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
     if (redacted !== req.url) req.url = req.originalUrl = redacted;
     next();
   });
+  app.use(traceContext(), httpMetrics());
   app.use(requestLogger(logger));
   app.use(normaliseRequestTargets(app));
 
@@ -66,6 +70,7 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
     app.all(
       [...upstream.paths],
       proxyTo({
+        name: upstream.name,
         upstream: upstream.url,
         agent: upstream.agent,
         timeoutMs: config.UPSTREAM_TIMEOUT_MS,
@@ -85,6 +90,7 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
     ...(clock ? { clock } : {}),
   });
   const toCatalogue = proxyTo({
+    name: 'catalogue',
     upstream: config.CATALOGUE_SERVICE_URL,
     agent: agents.catalogue,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
@@ -102,7 +108,8 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
 
   // A request that fails on our side (5xx) is given back: customers pay for answers, not outages.
   // The answer already says so: its RateLimit-Remaining counts the request as not made.
-  const refund = createRefunder({ redis, prefix: config.REDIS_PREFIX });
+  const refundQuota = createRefunder({ redis, prefix: config.REDIS_PREFIX });
+  const refund = (quota: Parameters<typeof refundQuota>[0]) => timedRedisCall('refund', () => refundQuota(quota));
   const refundServerErrors: RequestHandler = (req, res, next) => {
     onHeaders(res, () => {
       const quota = quotaOf(res);

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { host, httpUrl, logLevel, millis, parseConfig, port, redisPrefix, redisUrl, timeZone } from '@fragrance/config';
+import { host, httpUrl, logLevel, observabilityFields, millis, parseConfig, port, redisPrefix, redisUrl, timeZone } from '@fragrance/config';
 
 /** Every variable the gateway reads; documented in docs/configuration.md. */
 export const GatewayConfig = z.object({
   HOST: host(),
   PORT: port(8080),
   LOG_LEVEL: logLevel(),
+  ...observabilityFields(9480),
   REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
   /** Prefix of every Redis key the gateway reads and writes (apikey:*, quota:*, usage:*). */
   REDIS_PREFIX: redisPrefix(),

@@ -1,6 +1,6 @@
 import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { z } from 'zod';
-import { host, httpUrl, logLevel, millis, parseConfig, port, redisPrefix, redisUrl } from '@fragrance/config';
+import { host, httpUrl, logLevel, observabilityFields, millis, parseConfig, port, redisPrefix, redisUrl } from '@fragrance/config';
 
 const commaList = z.string().transform((value) =>
   value
@@ -16,6 +16,7 @@ const McpConfigShape = z.object({
   HOST: host(),
   PORT: port(8083),
   LOG_LEVEL: logLevel(),
+  ...observabilityFields(9483),
   REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
   /** Prefix of every Redis key read and written: the auth service's (revoked:*), so its revocations bite here; mcp:* is ours. */
   REDIS_PREFIX: redisPrefix(),

@@ -1,16 +1,22 @@
 import { createLogger, serve } from '@fragrance/http';
+import { configureMetrics, serveMetrics } from '@fragrance/metrics';
+import { initTracing } from '@fragrance/tracing';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createDeps } from './deps.ts';
 
 const config = loadConfig(process.env);
+configureMetrics({ service: 'mcp', enabled: config.METRICS_ENABLED });
+const tracing = initTracing({ service: 'mcp', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
 const logger = createLogger('mcp', config.LOG_LEVEL);
 const deps = createDeps(config, logger);
+
+const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
 
 await serve({
   app: buildApp(deps),
   host: config.HOST,
   port: config.PORT,
   logger,
-  onShutdown: () => deps.close(),
+  onShutdown: async () => void (await Promise.all([deps.close(), metrics.close(), tracing.shutdown()])),
 });

@@ -3,7 +3,7 @@ import {
   catalogueAlias,
   host,
   httpUrl,
-  logLevel,
+ logLevel, observabilityFields, 
   millis,
   parseConfig,
   redisPrefix,
@@ -25,6 +25,7 @@ export const WorkerConfig = z
     /** Health endpoint (GET /health); 0 picks a free port. */
     PORT: z.coerce.number().int().min(0).max(65535).default(8084),
     LOG_LEVEL: logLevel(),
+    ...observabilityFields(9484),
     REDIS_URL: redisUrl().default('redis://127.0.0.1:6379'),
     ELASTICSEARCH_URL: httpUrl().default('http://127.0.0.1:9200'),
     CATALOGUE_ALIAS: catalogueAlias(),

@@ -13,6 +13,7 @@ import {
 } from '@fragrance/http';
 import { InvalidCursorError, SearchInputError, type CatalogueRepository } from '@fragrance/search';
 import { InvalidCursorProblem } from '../errors.ts';
+import { searchHits } from '../metrics.ts';
 import { parsePath, parseQuery } from '../params.ts';
 
 const DEFAULT_SIMILAR = 10;
@@ -65,7 +66,9 @@ export function fragranceRoutes(repository: CatalogueRepository, logger: Logger)
       throw only ? new InvalidCursorProblem(error.invalidParams[0]?.reason ?? 'is not a cursor') : error;
     }
     try {
-      res.json(await repository.search(params));
+      const page = await repository.search(params);
+      searchHits.observe(page.total);
+      res.json(page);
     } catch (error) {
       throw upstreamProblem(error, req, logger);
     }
