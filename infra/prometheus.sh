@@ -4,7 +4,7 @@
 #
 #   infra/prometheus.sh ensure                       install the package when missing
 #   infra/prometheus.sh start --config FILE [--name dev] [--port 9090]
-#   infra/prometheus.sh stop [--name dev]
+#   infra/prometheus.sh stop [--name dev] [--purge]     --purge also deletes its data (tests)
 #   infra/prometheus.sh status [--port 9090]
 #   infra/prometheus.sh test-rules                   promtool check rules + promtool test rules
 #
@@ -13,13 +13,14 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-NAME=dev PORT=9090 CONFIG=""
+NAME=dev PORT=9090 CONFIG="" PURGE=false
 CMD="${1:-}"; shift || true
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --name) NAME=$2; shift 2 ;;
     --port) PORT=$2; shift 2 ;;
     --config) CONFIG=$2; shift 2 ;;
+    --purge) PURGE=true; shift ;;
     *) die "unknown option $1" ;;
   esac
 done
@@ -58,7 +59,10 @@ start() {
 }
 
 stop() {
-  [[ -f "$DIR/prometheus.pid" ]] || return 0
+  if [[ ! -f "$DIR/prometheus.pid" ]]; then
+    if [[ $PURGE == true ]]; then rm -rf "$DIR"; fi
+    return 0
+  fi
   local pid; pid=$(cat "$DIR/prometheus.pid")
   if kill -0 "$pid" 2>/dev/null; then
     kill "$pid"
@@ -66,6 +70,7 @@ stop() {
   fi
   rm -f "$DIR/prometheus.pid"
   log "prometheus '$NAME' stopped"
+  if [[ $PURGE == true ]]; then rm -rf "$DIR"; fi
 }
 
 test_rules() {

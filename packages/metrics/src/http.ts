@@ -68,4 +68,3 @@ export function httpMetrics(options: HttpMetricsOptions = {}): RequestHandler {
     next();
   };
 }
-

@@ -116,6 +116,10 @@ export function traceContext(): RequestHandler {
     delete req.headers.traceparent;
     delete req.headers.tracestate;
     propagator.inject(active, req.headers, defaultTextMapSetter);
+    // Listeners on the response (the request log line on 'finish', the metrics on 'close') run
+    // in the request's context too: socket events would otherwise carry whatever context the
+    // connection was opened in, on a keep-alive connection another request's.
+    context.bind(active, res);
     context.with(active, next);
   };
 }

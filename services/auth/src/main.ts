@@ -1,6 +1,6 @@
 import { createLogger, serve } from '@fragrance/http';
 import { createRedisClient, waitForRedis } from '@fragrance/redis';
-import { configureMetrics, serveMetrics } from '@fragrance/metrics';
+import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/metrics';
 import { initTracing } from '@fragrance/tracing';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
@@ -35,6 +35,7 @@ const { app } = await buildApp({
 });
 
 const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
+observeDependencies({ redis: () => redis.status === 'ready' });
 
 await serve({
   app,

@@ -33,7 +33,8 @@ export const signIns = new Counter({
 });
 
 /** OAuth error codes and grant types are short snake_case words; anything else is one bucket. */
-const bounded = (value: unknown): string => (typeof value === 'string' && /^[a-z_:.-]{1,48}$/.test(value) && !value.includes('urn') ? value : 'other');
+const bounded = (value: unknown): string =>
+  typeof value === 'string' && /^[a-z_:.-]{1,48}$/.test(value) && !value.includes('urn') ? value : 'other';
 
 interface OidcContext {
   oidc?: { params?: { grant_type?: unknown } };

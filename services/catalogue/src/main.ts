@@ -1,5 +1,5 @@
 import { createLogger, serve } from '@fragrance/http';
-import { configureMetrics, serveMetrics } from '@fragrance/metrics';
+import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/metrics';
 import { initTracing } from '@fragrance/tracing';
 import { buildApp } from './app.ts';
 import { createElasticsearchClient } from './elasticsearch.ts';
@@ -12,6 +12,7 @@ const logger = createLogger('catalogue', config.LOG_LEVEL);
 const elasticsearch = createElasticsearchClient(config);
 
 const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
+observeDependencies({ elasticsearch: () => elasticsearch.ping({}, { requestTimeout: 1_000 }) });
 
 await serve({
   app: buildApp({ config, logger, elasticsearch }),

@@ -67,18 +67,17 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
     checks[upstream.name] = upstreamCheck(upstream.url, upstream.agent, config.HEALTH_TIMEOUT_MS);
     // Exact routes (all of /oauth belongs to the authorization server): nothing else of theirs is
     // public. Sign-in pages and MCP event streams may legitimately idle: no body timeout there.
-    app.all(
-      [...upstream.paths],
-      proxyTo({
-        name: upstream.name,
-        upstream: upstream.url,
-        agent: upstream.agent,
-        timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-        bodyIdleTimeoutMs: 0,
-        maxBodyBytes: config.MAX_REQUEST_BODY_BYTES,
-        publicOrigin: config.MCP_URL,
-      }),
-    );
+    // One route per path, so each has its own route template in metrics.
+    const toUpstream = proxyTo({
+      name: upstream.name,
+      upstream: upstream.url,
+      agent: upstream.agent,
+      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      bodyIdleTimeoutMs: 0,
+      maxBodyBytes: config.MAX_REQUEST_BODY_BYTES,
+      publicOrigin: config.MCP_URL,
+    });
+    for (const path of upstream.paths) app.all(path, toUpstream);
   }
   app.use(healthRoutes(checks, config.HEALTH_TIMEOUT_MS));
 
@@ -125,7 +124,9 @@ export function buildApp({ config, logger, redis, agents, clock }: GatewayDeps):
   // {base_url} = /v1. The OpenAPI document is public; everything else needs a key. Only the
   // routes of the public contract are forwarded: the catalogue's other routes stay internal.
   app.all('/v1/openapi.json', readOnly, toCatalogue);
-  app.all(['/v1/fragrances', '/v1/fragrances/:id', '/v1/fragrances/:id/similar'], chargeReads, readOnly, refundServerErrors, toCatalogue);
+  for (const path of ['/v1/fragrances', '/v1/fragrances/:id', '/v1/fragrances/:id/similar']) {
+    app.all(path, chargeReads, readOnly, refundServerErrors, toCatalogue);
+  }
   // GET /v1/me does not count against the quota.
   app.use('/v1/me', peek, readOnly, meRoutes());
   // Any other /v1 path needs a key too, then gets a free 404.

@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { host, httpUrl, logLevel, observabilityFields, millis, parseConfig, port, redisPrefix, redisUrl, timeZone } from '@fragrance/config';
+import {
+  host,
+  httpUrl,
+  logLevel,
+  observabilityFields,
+  millis,
+  parseConfig,
+  port,
+  redisPrefix,
+  redisUrl,
+  timeZone,
+} from '@fragrance/config';
 
 /** Every variable the gateway reads; documented in docs/configuration.md. */
 export const GatewayConfig = z.object({

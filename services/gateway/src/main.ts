@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { createLogger, serve } from '@fragrance/http';
 import { createRedisClient } from '@fragrance/redis';
-import { configureMetrics, serveMetrics } from '@fragrance/metrics';
+import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/metrics';
 import { initTracing } from '@fragrance/tracing';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
@@ -33,6 +33,7 @@ const agents = {
 };
 
 const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
+observeDependencies({ redis: () => redis.status === 'ready' });
 
 await serve({
   app: buildApp({ config, logger, redis, agents }),

@@ -130,7 +130,10 @@ export function proxyTo(options: ProxyOptions): RequestHandler {
     } catch (error) {
       if (!started) {
         const upstreamError = toUpstreamError(error);
-        upstreamErrors.inc({ upstream: options.name, kind: upstreamError.status === 504 ? 'timeout' : upstreamError.status === 503 ? 'unavailable' : 'failed' });
+        upstreamErrors.inc({
+          upstream: options.name,
+          kind: upstreamError.status === 504 ? 'timeout' : upstreamError.status === 503 ? 'unavailable' : 'failed',
+        });
         next(upstreamError);
         return;
       }

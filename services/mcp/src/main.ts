@@ -1,5 +1,5 @@
 import { createLogger, serve } from '@fragrance/http';
-import { configureMetrics, serveMetrics } from '@fragrance/metrics';
+import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/metrics';
 import { initTracing } from '@fragrance/tracing';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
@@ -12,6 +12,7 @@ const logger = createLogger('mcp', config.LOG_LEVEL);
 const deps = createDeps(config, logger);
 
 const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
+observeDependencies({ redis: () => deps.redis.status === 'ready' });
 
 await serve({
   app: buildApp(deps),

@@ -80,23 +80,25 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const enrichment = new Worker(
     QUEUE_NAMES.enrichment,
     // Each job is a trace of its own: its log lines share one trace id.
-    tracedJobs(enrichmentProcessor({
-      runs,
-      logger,
-      plan: {
-        elasticsearch,
-        alias: config.CATALOGUE_ALIAS,
+    tracedJobs(
+      enrichmentProcessor({
         runs,
-        queue: queues.enrichment,
-        feed,
-        auStaleMs,
-        batchSize: config.ENRICH_BATCH_SIZE,
-        batchAttempts: config.ENRICH_ATTEMPTS,
-        batchBackoffMs: config.ENRICH_BACKOFF_MS,
         logger,
-      },
-      batch: { elasticsearch, alias: config.CATALOGUE_ALIAS, enrichers, toDocument: toIndexDocument, logger },
-    })),
+        plan: {
+          elasticsearch,
+          alias: config.CATALOGUE_ALIAS,
+          runs,
+          queue: queues.enrichment,
+          feed,
+          auStaleMs,
+          batchSize: config.ENRICH_BATCH_SIZE,
+          batchAttempts: config.ENRICH_ATTEMPTS,
+          batchBackoffMs: config.ENRICH_BACKOFF_MS,
+          logger,
+        },
+        batch: { elasticsearch, alias: config.CATALOGUE_ALIAS, enrichers, toDocument: toIndexDocument, logger },
+      }),
+    ),
     { ...workerOptions, concurrency: config.ENRICH_CONCURRENCY },
   );
   const ingest = new Worker(

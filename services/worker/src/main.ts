@@ -3,7 +3,7 @@
 import { Client } from '@elastic/elasticsearch';
 import { createLogger } from '@fragrance/http';
 import { createRedisClient } from '@fragrance/redis';
-import { configureMetrics, serveMetrics } from '@fragrance/metrics';
+import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/metrics';
 import { initTracing } from '@fragrance/tracing';
 import { healthServer, startWorker } from './app.ts';
 import { loadConfig } from './config.ts';
@@ -17,6 +17,7 @@ const redis = createRedisClient(config, logger, 'queue');
 const elasticsearch = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 120_000, maxRetries: 2 });
 
 const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
+observeDependencies({ redis: () => redis.status === 'ready', elasticsearch: () => elasticsearch.ping({}, { requestTimeout: 1_000 }) });
 const running = await startWorker({ config, logger, redis, elasticsearch });
 const server = healthServer(running);
 await new Promise<void>((resolve, reject) => {

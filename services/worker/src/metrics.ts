@@ -55,7 +55,9 @@ export function observeQueues(queues: readonly Queue[]): Gauge<'queue' | 'state'
     help: 'Jobs in each queue by state (waiting, active, failed, delayed), read at scrape time.',
     labelNames: ['queue', 'state'] as const,
     async collect() {
-      const counts = await Promise.all(queues.map(async (queue) => ({ queue: queue.name, counts: await queue.getJobCounts(...QUEUE_STATES) })));
+      const counts = await Promise.all(
+        queues.map(async (queue) => ({ queue: queue.name, counts: await queue.getJobCounts(...QUEUE_STATES) })),
+      );
       for (const { queue, counts: byState } of counts) {
         for (const state of QUEUE_STATES) this.set({ queue, state }, byState[state] ?? 0);
       }
