@@ -7,5 +7,6 @@ export { configureMetrics, metricsEnabled, metricsRegistry, type MetricsSettings
 export { observeDependencies, type DependencyProbe } from './dependencies.ts';
 export { httpMetrics, httpRequestDuration, routeLabel, type HttpMetricsOptions } from './http.ts';
 export { parseTargets, prometheusConfig, type PrometheusConfigOptions, type ScrapeTarget } from './prometheus-config.ts';
+export { histogramQuantile, parsePrometheusText, type Sample } from './text-format.ts';
 export { serveMetrics, type MetricsServer, type MetricsServerOptions } from './server.ts';
 export { Counter, Gauge, Histogram } from 'prom-client';
