@@ -42,14 +42,29 @@ function cursorSecret(): string {
   return secret;
 }
 
+// `npm start --with-prometheus` (npm passes the flag on as npm_config_with_prometheus) also runs a
+// Prometheus on :9090 scraping every service's metrics port with the project's rules.
+const withPrometheus = process.argv.includes('--with-prometheus') || process.env.npm_config_with_prometheus === 'true';
+const PROMETHEUS_URL = 'http://127.0.0.1:9090';
+
 /** Every long-running service of the stack, in start order. */
-const services: { name: string; env?: Record<string, string> }[] = [
-  { name: 'catalogue', env: { PORT: '8081', CURSOR_SECRET: cursorSecret() } },
-  { name: 'auth', env: { PORT: '8082' } },
-  { name: 'mcp', env: { PORT: '8083' } },
-  { name: 'gateway', env: { PORT: '8080' } },
-  { name: 'worker', env: { PORT: '8084' } },
+const services: { name: string; env: Record<string, string> }[] = [
+  { name: 'catalogue', env: { PORT: '8081', METRICS_PORT: '9481', CURSOR_SECRET: cursorSecret() } },
+  { name: 'auth', env: { PORT: '8082', METRICS_PORT: '9482' } },
+  { name: 'mcp', env: { PORT: '8083', METRICS_PORT: '9483' } },
+  { name: 'gateway', env: { PORT: '8080', METRICS_PORT: '9480' } },
+  { name: 'worker', env: { PORT: '8084', METRICS_PORT: '9484' } },
 ];
+
+/** Writes the scrape config for every service's metrics port and starts Prometheus on it. */
+function startPrometheus(): void {
+  const dir = `${process.env.FRAGRANCE_LOCAL_DIR ?? `${root}.local`}/prometheus`;
+  mkdirSync(dir, { recursive: true });
+  const config = `${dir}/dev.yml`;
+  const targets = services.map((s) => `${s.name}=127.0.0.1:${s.env.METRICS_PORT}`);
+  runStep('prometheus: writing its scrape config', process.execPath, ['infra/prometheus/config.ts', '--out', config, ...targets]);
+  runStep('starting Prometheus', 'bash', ['infra/prometheus.sh', 'start', '--name', 'dev', '--port', '9090', '--config', config]);
+}
 
 const children = new Map<string, ChildProcess>();
 let stopping = false;
@@ -149,6 +164,7 @@ async function stop(code: number): Promise<void> {
       }),
   );
   await Promise.all(exits);
+  if (withPrometheus) spawnSync('bash', ['infra/prometheus.sh', 'stop', '--name', 'dev'], { cwd: root, stdio: 'inherit' });
   say('stopping Redis and Elasticsearch');
   spawnSync('bash', ['infra/redis.sh', 'stop'], { cwd: root, stdio: 'inherit' });
   spawnSync('bash', ['infra/elasticsearch.sh', 'stop'], { cwd: root, stdio: 'inherit' });
@@ -195,6 +211,7 @@ try {
   prepareCatalogue();
   for (const service of services) startService(service.name, service.env);
   await waitForHealth(GATEWAY_URL, 180_000);
+  if (withPrometheus) startPrometheus();
   const demoKey = createDemoKey();
   const demoUser = ensureDemoUser();
   say(`ready: ${GATEWAY_URL}  (health: ${GATEWAY_URL}/health)`);
@@ -207,6 +224,11 @@ try {
       : `OAuth sign-in (MCP clients): ${demoUser.email} (created earlier; its password was shown then; npm run ops -- users create --email <e> adds another)`,
   );
   say(`OAuth metadata: ${GATEWAY_URL}/.well-known/oauth-authorization-server`);
+  say(
+    withPrometheus
+      ? `Prometheus: ${PROMETHEUS_URL} (alerts: ${PROMETHEUS_URL}/alerts); one screen: npm run ops -- status`
+      : 'metrics: each service on 127.0.0.1:9480-9484/metrics; npm run ops -- status (npm start --with-prometheus adds Prometheus)',
+  );
   say('press Ctrl-C to stop');
 } catch (error) {
   say(error instanceof Error ? error.message : String(error));

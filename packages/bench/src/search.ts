@@ -12,6 +12,8 @@
 // BENCH_WARMUP_S (3), BENCH_LATENCY_S (6, concurrency-1 phase), BENCH_LOG_LEVEL (info),
 // BENCH_GATEWAY_URL + BENCH_API_KEY (use a running gateway instead of starting one), BENCH_SKIP_GATEWAY=1, BENCH_ROUNDS (4: each target's 20 s
 // are split into interleaved rounds, so load drifting on a shared machine hits all alike).
+// BENCH_METRICS_OFF=1 adds the catalogue and gateway with METRICS_ENABLED=false to the same rounds
+// and reports metrics_on_off (throughput ratio on/off, target ≥ 0.97).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Client } from '@elastic/elasticsearch';
@@ -38,6 +40,11 @@ const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const LATENCY_S = Number(process.env.BENCH_LATENCY_S ?? 6);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+/**
+ * BENCH_METRICS_OFF=1: also runs a second catalogue and gateway with METRICS_ENABLED=false, in the
+ * same interleaved rounds, and reports the throughput ratio metrics on / off (target ≥ 0.97).
+ */
+const COMPARE_METRICS = process.env.BENCH_METRICS_OFF === '1';
 const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
 const ALIAS = 'fragrances';
 const MIX_SIZE = 3_000;
@@ -315,11 +322,25 @@ async function main(): Promise<void> {
 
   const cataloguePort = await freePort();
   const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
+  // Metrics on (the default) on a free port of their own, so two instances never collide.
+  const metricsOn = async () => ({ METRICS_PORT: String(await freePort()) });
   const catalogue = startService(
     'catalogue',
-    { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS, CURSOR_SECRET },
+    { PORT: String(cataloguePort), ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS, CURSOR_SECRET, ...(await metricsOn()) },
     'search',
   );
+  let catalogueOffUrl: string | undefined;
+  if (COMPARE_METRICS) {
+    const port = await freePort();
+    catalogueOffUrl = `http://127.0.0.1:${port}`;
+    startService(
+      'catalogue',
+      { PORT: String(port), ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS, CURSOR_SECRET, METRICS_ENABLED: 'false' },
+      'search',
+    );
+    await waitForHealthy(catalogueOffUrl, 60_000);
+  }
+  let gatewayOffUrl: string | undefined;
   let gatewayPid: number | undefined;
   await waitForHealthy(catalogueUrl, 60_000);
 
@@ -337,10 +358,20 @@ async function main(): Promise<void> {
       gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
       gatewayPid = startService(
         'gateway',
-        { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL },
+        { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL, ...(await metricsOn()) },
         'search',
       ).pid;
       await waitForHealthy(gatewayUrl, 60_000);
+      if (catalogueOffUrl) {
+        const offPort = await freePort();
+        gatewayOffUrl = `http://127.0.0.1:${offPort}`;
+        startService(
+          'gateway',
+          { PORT: String(offPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueOffUrl, LOG_LEVEL, METRICS_ENABLED: 'false' },
+          'search',
+        );
+        await waitForHealthy(gatewayOffUrl, 60_000);
+      }
       apiKey = createBenchKey(redisUrl);
     }
 
@@ -357,6 +388,21 @@ async function main(): Promise<void> {
               name: 'c',
               label: '(c) through the gateway',
               url: gatewayUrl,
+              headers: { authorization: `Bearer ${apiKey}` },
+              pick: (p: Pair) => p.service,
+            },
+          ]
+        : []),
+      // The same services with METRICS_ENABLED=false (BENCH_METRICS_OFF=1); CPU columns count the metrics-on processes only.
+      ...(catalogueOffUrl
+        ? [{ name: 'b_off', label: '(b) catalogue, metrics off', url: catalogueOffUrl, pick: (p: Pair) => p.service }]
+        : []),
+      ...(gatewayOffUrl && apiKey
+        ? [
+            {
+              name: 'c_off',
+              label: '(c) through the gateway, metrics off',
+              url: gatewayOffUrl,
               headers: { authorization: `Bearer ${apiKey}` },
               pick: (p: Pair) => p.service,
             },
@@ -397,6 +443,15 @@ async function main(): Promise<void> {
         p50_overhead_b_ms: ms(lb.p50_ms - la.p50_ms),
         p50_overhead_c_ms: lc ? ms(lc.p50_ms - la.p50_ms) : null,
       },
+      metrics_on_off: COMPARE_METRICS
+        ? {
+            catalogue_off: results.get('b_off') ?? null,
+            gateway_off: results.get('c_off') ?? null,
+            ratio_catalogue: results.get('b_off') ? ratio(b.rps, results.get('b_off')!.rps) : null,
+            ratio_gateway: c && results.get('c_off') ? ratio(c.rps, results.get('c_off')!.rps) : null,
+            target: 0.97,
+          }
+        : null,
       targets: { ratio_c_a: 0.75, p50_overhead_c_ms: 3 },
       // Throughput at concurrency 32; p50 overhead unsaturated (at 32 it is queueing, see above).
       meets_targets: c && lc ? c.rps / a.rps >= 0.75 && lc.p50_ms - la.p50_ms <= 3 : null,
