@@ -34,10 +34,10 @@ export class TracedTransport extends Transport {
     const traceId = currentTraceId();
     const end = elasticsearchDuration.startTimer({ operation });
     try {
-      const result = (await super.request(
+      const result = await super.request<never>(
         params,
         traceId && options.opaqueId === undefined ? { ...options, opaqueId: traceId } : options,
-      )) as never;
+      );
       end({ result: 'ok' });
       return result;
     } catch (error) {

@@ -52,6 +52,13 @@ const KNOWN = makeRecord({
   available_in_au: true,
 });
 
+/** A JSON log line, as far as the trace test reads it. */
+interface Line {
+  trace_id?: string;
+  tool?: string;
+  req?: { path?: string };
+}
+
 describe('MCP end to end: SDK client with OAuth through the edge', () => {
   let redis: TestRedis;
   let es: TestElasticsearch;
@@ -235,7 +242,6 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     } finally {
       delete traced.headers.traceparent;
     }
-    type Line = { trace_id?: string; tool?: string; req?: { path?: string } };
     const linesOf = (name: string): Line[] =>
       services
         .find((s) => s.name === name)!
