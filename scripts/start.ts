@@ -42,14 +42,30 @@ const sharedEnv = {
   MCP_URL: GATEWAY_URL,
 };
 
-/** Every long-running service of the stack, in start order, with the port it binds. */
+// `npm start --with-prometheus` (npm passes the flag on as npm_config_with_prometheus) also runs a
+// Prometheus on :9090 scraping every service's metrics port with the project's rules.
+const withPrometheus = process.argv.includes('--with-prometheus') || process.env.npm_config_with_prometheus === 'true';
+const PROMETHEUS_URL = 'http://127.0.0.1:9090';
+
+/** Every long-running service of the stack, in start order, with the port it binds and its metrics port. */
 const services = [
-  { name: 'catalogue', port: 8081 },
-  { name: 'auth', port: 8082 },
-  { name: 'mcp', port: 8083 },
-  { name: 'gateway', port: 8080 },
-  { name: 'worker', port: 8084 },
+  { name: 'catalogue', port: 8081, metricsPort: 9481 },
+  { name: 'auth', port: 8082, metricsPort: 9482 },
+  { name: 'mcp', port: 8083, metricsPort: 9483 },
+  { name: 'gateway', port: 8080, metricsPort: 9480 },
+  { name: 'worker', port: 8084, metricsPort: 9484 },
 ];
+
+/** Writes the scrape config for every service's metrics port and starts Prometheus on it. */
+function startPrometheus(): void {
+  const dir = `${LOCAL_DIR}/prometheus`;
+  mkdirSync(dir, { recursive: true });
+  const config = `${dir}/dev.yml`;
+  const targets = services.map((s) => `${s.name}=127.0.0.1:${s.metricsPort}`);
+  runStep(say, sharedEnv, 'prometheus: writing its scrape config', process.execPath, ['infra/prometheus/config.ts', '--out', config, ...targets]);
+  runStep(say, sharedEnv, 'starting Prometheus', 'bash', ['infra/prometheus.sh', 'start', '--name', 'dev', '--port', '9090', '--config', config]);
+  startedInfra.push(() => void spawnSync('bash', ['infra/prometheus.sh', 'stop', '--name', 'dev'], { cwd: ROOT, stdio: 'inherit' }));
+}
 
 const up = (script: string, args: string[]) => spawnSync('bash', [script, 'status', ...args], { cwd: ROOT, stdio: 'ignore' }).status === 0;
 
@@ -107,20 +123,26 @@ try {
   }
   prepareCatalogue(say, sharedEnv);
   const secret = cursorSecret();
-  for (const { name, port } of services) {
+  for (const { name, port, metricsPort } of services) {
     supervisor.add({
       name,
       command: process.execPath,
       args: [`services/${name}/src/main.ts`],
       cwd: ROOT,
-      env: { ...sharedEnv, PORT: String(port), ...(name === 'catalogue' ? { CURSOR_SECRET: secret } : {}) },
+      env: { ...sharedEnv, PORT: String(port), METRICS_PORT: String(metricsPort), ...(name === 'catalogue' ? { CURSOR_SECRET: secret } : {}) },
     });
   }
   // The ports were free before our services started, so what answers there now is ours.
   await waitForOk(`${GATEWAY_URL}/health`, 180_000, () => supervisor.list().some((p) => p.name === 'gateway' && p.running));
+  if (withPrometheus) startPrometheus();
   const demoKey = await createDemoKey(sharedEnv);
   const demoUser = await ensureDemoUser(sharedEnv);
   say(`ready: ${GATEWAY_URL}  (health: ${GATEWAY_URL}/health)`);
+  say(
+    withPrometheus
+      ? `Prometheus: ${PROMETHEUS_URL} (alerts: ${PROMETHEUS_URL}/alerts); one screen: npm run ops -- status`
+      : 'metrics: each service on 127.0.0.1:9480-9484/metrics; npm run ops -- status (npm start --with-prometheus adds Prometheus)',
+  );
   printWelcome(say, GATEWAY_URL, demoKey, demoUser);
 } catch (error) {
   say(error instanceof Error ? error.message : String(error));

@@ -22,6 +22,8 @@
 // Elasticsearch's CPU per request (node stats CPU time ÷ requests: on a shared cluster it
 // includes other clients' load) and, with the gateway, the p50 of a cache hit at concurrency 1.
 // Targets: zipf c/a ≥ 3; uniform c/a ≥ 0.9; cache hit p50 through the gateway ≤ 1.5 ms.
+// BENCH_METRICS_OFF=1 adds the catalogue and gateway with METRICS_ENABLED=false to the same rounds
+// and reports metrics_on_off (throughput ratio on/off, target ≥ 0.97).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Client } from '@elastic/elasticsearch';
@@ -49,6 +51,11 @@ const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const LATENCY_S = Number(process.env.BENCH_LATENCY_S ?? 6);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+/**
+ * BENCH_METRICS_OFF=1: also runs a second catalogue and gateway with METRICS_ENABLED=false, in the
+ * same interleaved rounds, and reports the throughput ratio metrics on / off (target ≥ 0.97).
+ */
+const COMPARE_METRICS = process.env.BENCH_METRICS_OFF === '1';
 const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
 const ALIAS = process.env.BENCH_ALIAS ?? 'fragrances';
 const PORT_BASE = process.env.BENCH_PORT_BASE ? Number(process.env.BENCH_PORT_BASE) : undefined;
@@ -229,6 +236,8 @@ interface Target {
   url: string;
   headers?: Record<string, string>;
   pick: (pair: Pair) => LoadRequest;
+  /** The processes whose CPU this target's requests cost, when not the default pair. */
+  pids?: { catalogue: number | undefined; gateway: number | undefined };
 }
 const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
 const ms = (x: number) => Math.round(x * 1000) / 1000;
@@ -272,7 +281,8 @@ async function measure(
       const target = targets[(round + k) % targets.length]!;
       const total = totals.get(target.name);
       if (!total) continue;
-      const cpu0 = [cpuMs(pids.catalogue), cpuMs(pids.gateway)];
+      const own = target.pids ?? pids;
+      const cpu0 = [cpuMs(own.catalogue), cpuMs(own.gateway)];
       const es0 = await esCpuMs();
       const res = await runLoad({
         url: target.url,
@@ -284,8 +294,8 @@ async function measure(
         histogram: total.histogram,
         next: (_r, i) => target.pick(at(i + round * 997)),
       });
-      total.catalogueCpu += cpuMs(pids.catalogue) - (cpu0[0] ?? 0);
-      total.gatewayCpu += cpuMs(pids.gateway) - (cpu0[1] ?? 0);
+      total.catalogueCpu += cpuMs(own.catalogue) - (cpu0[0] ?? 0);
+      total.gatewayCpu += cpuMs(own.gateway) - (cpu0[1] ?? 0);
       total.esCpu += (await esCpuMs()) - es0;
       total.requests += res.requests;
       total.errors += res.errors;
@@ -349,6 +359,8 @@ async function main(): Promise<void> {
   const redisUrl = process.env.BENCH_REDIS_URL ?? `redis://127.0.0.1:${redis?.port ?? 0}`;
   const cataloguePort = await port(0);
   const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
+  // Metrics on (the default) on a free port of their own, so two instances never collide.
+  const metricsOn = async () => ({ METRICS_PORT: String(await freePort()) });
   const catalogue = startService(
     'catalogue',
     {
@@ -359,9 +371,23 @@ async function main(): Promise<void> {
       CURSOR_SECRET,
       REDIS_URL: redisUrl,
       JOBS_PREFIX: 'bench',
+      ...(await metricsOn()),
     },
     'search',
   );
+  let catalogueOffUrl: string | undefined;
+  const offPids: { catalogue: number | undefined; gateway: number | undefined } = { catalogue: undefined, gateway: undefined };
+  if (COMPARE_METRICS) {
+    const port = await freePort();
+    catalogueOffUrl = `http://127.0.0.1:${port}`;
+    offPids.catalogue = startService(
+      'catalogue',
+      { PORT: String(port), ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS, CURSOR_SECRET, METRICS_ENABLED: 'false' },
+      'search',
+    ).pid;
+    await waitForHealthy(catalogueOffUrl, 60_000);
+  }
+  let gatewayOffUrl: string | undefined;
   let gatewayPid: number | undefined;
 
   let gatewayUrl = process.env.BENCH_GATEWAY_URL;
@@ -374,10 +400,20 @@ async function main(): Promise<void> {
       gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
       gatewayPid = startService(
         'gateway',
-        { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL },
+        { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL, ...(await metricsOn()) },
         'search',
       ).pid;
       await waitForHealthy(gatewayUrl, 60_000);
+      if (catalogueOffUrl) {
+        const offPort = await freePort();
+        gatewayOffUrl = `http://127.0.0.1:${offPort}`;
+        offPids.gateway = startService(
+          'gateway',
+          { PORT: String(offPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueOffUrl, LOG_LEVEL, METRICS_ENABLED: 'false' },
+          'search',
+        ).pid;
+        await waitForHealthy(gatewayOffUrl, 60_000);
+      }
       apiKey = createBenchKey(redisUrl);
     }
 
@@ -399,6 +435,22 @@ async function main(): Promise<void> {
               url: gatewayUrl,
               headers: { authorization: `Bearer ${apiKey}` },
               pick: (p: Pair) => p.service,
+            },
+          ]
+        : []),
+      // The same services with METRICS_ENABLED=false (BENCH_METRICS_OFF=1), with their own CPU accounting.
+      ...(catalogueOffUrl
+        ? [{ name: 'b_off', label: '(b) catalogue, metrics off', url: catalogueOffUrl, pick: (p: Pair) => p.service, pids: offPids }]
+        : []),
+      ...(gatewayOffUrl && apiKey
+        ? [
+            {
+              name: 'c_off',
+              label: '(c) through the gateway, metrics off',
+              url: gatewayOffUrl,
+              headers: { authorization: `Bearer ${apiKey}` },
+              pick: (p: Pair) => p.service,
+              pids: offPids,
             },
           ]
         : []),
@@ -451,6 +503,21 @@ async function main(): Promise<void> {
         p50_overhead_c_ms: lc ? ms(lc.p50_ms - la.p50_ms) : null,
       },
       cache_hit_p50_ms: cacheHitP50,
+      metrics_on_off: COMPARE_METRICS
+        ? {
+            catalogue_off: results.get('b_off') ?? null,
+            gateway_off: results.get('c_off') ?? null,
+            ratio_catalogue: results.get('b_off') ? ratio(b.rps, results.get('b_off')!.rps) : null,
+            ratio_gateway: c && results.get('c_off') ? ratio(c.rps, results.get('c_off')!.rps) : null,
+            // CPU per request of the processes themselves: the fair figure on a busy machine.
+            catalogue_cpu_ms_per_request_on_off: results.get('b_off')
+              ? [b.catalogue_cpu_ms_per_request, results.get('b_off')!.catalogue_cpu_ms_per_request]
+              : null,
+            gateway_cpu_ms_per_request_on_off:
+              c && results.get('c_off') ? [c.gateway_cpu_ms_per_request, results.get('c_off')!.gateway_cpu_ms_per_request] : null,
+            target: 0.97,
+          }
+        : null,
       targets: { ratio_c_a: targetCA, p50_overhead_c_ms: 3, cache_hit_p50_ms: 1.5 },
       // Throughput at concurrency 32; p50 overhead unsaturated (at 32 it is queueing, see above).
       meets_targets:

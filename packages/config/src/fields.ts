@@ -125,3 +125,15 @@ export const redisConnectionFields = () => ({
 
 /** SHUTDOWN_TIMEOUT_MS of an HTTP service: longest a drain on SIGTERM may take before open connections are cut. */
 export const shutdownTimeout = (fallback = 10_000) => millis(fallback);
+
+/**
+ * Metrics and tracing settings every service shares (docs/observability.md): the /metrics port
+ * (loopback by default, never behind the edge), a switch to turn metrics off, and the OTLP
+ * collector spans go to (none by default: nothing is exported). Spread into a service's schema.
+ */
+export const observabilityFields = (metricsPort: number) => ({
+  METRICS_ENABLED: booleanFlag(true),
+  METRICS_HOST: host(),
+  METRICS_PORT: port(metricsPort),
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl().optional(),
+});

@@ -8,6 +8,7 @@ export {
   isValidTimeZone,
   logLevel,
   millis,
+  observabilityFields,
   port,
   redisConnectionFields,
   redisPrefix,

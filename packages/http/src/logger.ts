@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { pino, type Logger, type LevelWithSilent } from 'pino';
 import { pinoHttp, type HttpLogger } from 'pino-http';
+import { currentTraceId } from '@fragrance/tracing';
 
 export type { Logger } from 'pino';
 
@@ -19,8 +20,14 @@ const REDACT = [
   '*.secret',
 ];
 
+/** Every line written while serving a request carries its W3C trace id (docs/observability.md). */
+function traceIdOfLine(): { trace_id?: string } {
+  const traceId = currentTraceId();
+  return traceId ? { trace_id: traceId } : {};
+}
+
 export function createLogger(service: string, level: LevelWithSilent, destination?: pino.DestinationStream): Logger {
-  const options = { name: service, level, redact: { paths: REDACT, censor: '[redacted]' } };
+  const options = { name: service, level, redact: { paths: REDACT, censor: '[redacted]' }, mixin: traceIdOfLine };
   return destination ? pino(options, destination) : pino(options);
 }
 

@@ -12,7 +12,10 @@ import {
   ServiceUnavailableError,
   type Logger,
 } from '@fragrance/http';
+import { httpMetrics } from '@fragrance/metrics';
+import { traceContext } from '@fragrance/tracing';
 import type { CimdFetchOptions } from './cimd.ts';
+import { observeProvider } from './metrics.ts';
 import { createProvider } from './provider.ts';
 import { accountRoutes } from './routes/account.ts';
 import { corsRoutes } from './routes/cors.ts';
@@ -53,6 +56,20 @@ export interface AuthService {
 }
 
 const OIDC_PATHS = /^\/(oauth\/|\.well-known\/(oauth-authorization-server|openid-configuration)$)/;
+const OAUTH_METRIC_PATHS = [
+  '/oauth/authorize',
+  '/oauth/token',
+  '/oauth/register',
+  '/oauth/revoke',
+  '/oauth/jwks',
+  '/oauth/session/end',
+  '/oauth/userinfo',
+  '/oauth/par',
+  '/oauth/interaction',
+  '/oauth/assets',
+  '/.well-known/oauth-authorization-server',
+  '/.well-known/openid-configuration',
+];
 const ASSETS_DIR = fileURLToPath(new URL('../assets/', import.meta.url));
 
 const SECURITY_HEADERS: Record<string, string> = {
@@ -91,6 +108,7 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
     logger,
     ...(deps.cimd ? { cimd: deps.cimd } : {}),
   });
+  observeProvider(provider);
   const publicJwks = {
     keys: signingKeys.map(({ kty, n, e, kid, alg, use }) => ({
       kty: kty!,
@@ -106,6 +124,8 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy);
+  // The OAuth endpoints are oidc-provider's, not express routes: labelled by these paths.
+  app.use(traceContext(), httpMetrics({ mounts: OAUTH_METRIC_PATHS }));
   app.use(requestLogger(logger));
   app.use((_req, res, next) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);

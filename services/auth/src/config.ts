@@ -4,6 +4,7 @@ import {
   httpUrl,
   logLevel,
   millis,
+  observabilityFields,
   parseConfig,
   port,
   redisConnectionFields,
@@ -18,6 +19,7 @@ export const AuthConfig = z.object({
   PORT: port(8082),
   LOG_LEVEL: logLevel(),
   ...redisConnectionFields(),
+  ...observabilityFields(9482),
   /** Key prefix of everything this service writes to Redis. */
   REDIS_PREFIX: redisPrefix(),
   /** Longest wait for one Redis reply before a request fails with 503. */

@@ -1,9 +1,13 @@
 import { createLogger, Lifecycle, serve } from '@fragrance/http';
 import { createRedisClient, waitForRedis } from '@fragrance/redis';
+import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/metrics';
+import { initTracing } from '@fragrance/tracing';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 
 const config = loadConfig(process.env);
+configureMetrics({ service: 'auth', enabled: config.METRICS_ENABLED });
+const tracing = initTracing({ service: 'auth', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
 const logger = createLogger('auth', config.LOG_LEVEL);
 // Fails fast while Redis is away (requests get a 503); the app reads its keys from Redis at start.
 const redis = createRedisClient(config, logger, 'request-path');
@@ -32,6 +36,9 @@ const { app } = await buildApp({
   lifecycle,
 });
 
+const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
+observeDependencies({ redis: () => redis.status === 'ready' });
+
 await serve({
   app,
   host: config.HOST,
@@ -39,5 +46,5 @@ await serve({
   logger,
   lifecycle,
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-  onShutdown: async () => void (await redis.quit()),
+  onShutdown: async () => void (await Promise.all([redis.quit(), metrics.close(), tracing.shutdown()])),
 });

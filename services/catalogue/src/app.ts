@@ -1,10 +1,12 @@
 import type { Client } from '@elastic/elasticsearch';
 import express, { type Express } from 'express';
 import { Lifecycle, notFoundHandler, probeRoutes, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import { httpMetrics } from '@fragrance/metrics';
 import { createCatalogueRepository, createDiscoveryRepository, type GenerationStore } from '@fragrance/search';
 import { generationReader } from './cache/generation.ts';
 import { createResponder } from './cache/responder.ts';
 import { createResponseCache } from './cache/response-cache.ts';
+import { traceContext } from '@fragrance/tracing';
 import type { CatalogueConfig } from './config.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { exportRoutes } from './routes/export.ts';
@@ -30,6 +32,7 @@ export function buildApp({ config, logger, elasticsearch, redis, lifecycle = new
   app.disable('x-powered-by');
   // ETags are computed from the index version of a record, not from the body.
   app.set('etag', false);
+  app.use(traceContext(), httpMetrics());
   app.use(requestLogger(logger));
   app.use(healthRoutes(elasticsearch));
   app.use(probeRoutes({ lifecycle, required: { elasticsearch: elasticsearchCheck(elasticsearch) }, timeoutMs: 1_000 }));

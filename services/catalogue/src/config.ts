@@ -5,6 +5,7 @@ import {
   httpUrl,
   logLevel,
   millis,
+  observabilityFields,
   parseConfig,
   port,
   redisConnectionFields,
@@ -24,6 +25,7 @@ export const CatalogueConfig = z.object({
   HOST: host(),
   PORT: port(8081),
   LOG_LEVEL: logLevel(),
+  ...observabilityFields(9481),
   ELASTICSEARCH_URL: httpUrl().default('http://127.0.0.1:9200'),
   /** Alias searched and read; ingest swaps it between index versions. */
   CATALOGUE_ALIAS: catalogueAlias(),

@@ -1,18 +1,19 @@
-import { Client } from '@elastic/elasticsearch';
 import { createLogger, Lifecycle, serve } from '@fragrance/http';
+import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/metrics';
 import { createRedisClient } from '@fragrance/redis';
+import { initTracing } from '@fragrance/tracing';
 import { buildApp } from './app.ts';
+import { createElasticsearchClient } from './elasticsearch.ts';
 import { loadConfig } from './config.ts';
 
 const config = loadConfig(process.env);
+configureMetrics({ service: 'catalogue', enabled: config.METRICS_ENABLED });
+const tracing = initTracing({ service: 'catalogue', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
 const logger = createLogger('catalogue', config.LOG_LEVEL);
-// One client for the process: its keep-alive connection pool is reused by every request.
-const elasticsearch = new Client({
-  node: config.ELASTICSEARCH_URL,
-  maxRetries: 1,
-  requestTimeout: config.ELASTICSEARCH_TIMEOUT_MS,
-  compression: false,
-});
+const elasticsearch = createElasticsearchClient(config);
+
+const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
+observeDependencies({ elasticsearch: () => elasticsearch.ping({}, { requestTimeout: 1_000 }) });
 
 // Request-path role: a Redis outage fails the generation read at once and the request is
 // answered without the response cache, never queued behind a reconnect.
@@ -26,7 +27,6 @@ await serve({
   logger,
   lifecycle,
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-  onShutdown: async () => {
-    await Promise.all([elasticsearch.close(), redis.quit().catch(() => redis.disconnect())]);
-  },
+  onShutdown: async () =>
+    void (await Promise.all([elasticsearch.close(), redis.quit().catch(() => redis.disconnect()), metrics.close(), tracing.shutdown()])),
 });

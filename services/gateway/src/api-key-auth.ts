@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import type { Admitter, QuotaState } from '@fragrance/api-keys';
 import { RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '@fragrance/http';
+import { admissions, timedRedisCall, type AdmissionOutcome } from './metrics.ts';
 
 const REALM = 'Bearer realm="fragrance-catalogue"';
 
@@ -39,19 +40,23 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek'): RequestHand
       res.setHeader('Cache-Control', 'no-store');
       next(error);
     };
+    const counted = (outcome: AdmissionOutcome) => admissions.inc({ mode, outcome });
     const apiKey = bearerCredential(req.headers);
     if (apiKey === undefined) {
+      counted('missing_key');
       refuse(new UnauthorizedError('Send your API key as "Authorization: Bearer <key>".', REALM));
       return;
     }
     let admission: Awaited<ReturnType<Admitter>>;
     try {
-      admission = await admit(apiKey, mode, unitsOf(res));
+      admission = await timedRedisCall(mode, () => admit(apiKey, mode, unitsOf(res)));
     } catch (error) {
+      counted('redis_unavailable');
       refuse(new ServiceUnavailableError('Requests cannot be admitted right now; try again shortly.', error));
       return;
     }
     if (admission.outcome === 'invalid_key') {
+      counted(admission.reason === 'malformed' ? 'malformed_key' : admission.reason === 'unknown' ? 'unknown_key' : 'revoked');
       req.log?.debug({ reason: admission.reason }, 'api key rejected');
       refuse(new UnauthorizedError('The API key is not valid.', `${REALM}, error="invalid_token"`));
       return;
@@ -60,6 +65,7 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek'): RequestHand
     res.locals.quota = admission.quota;
     switch (admission.outcome) {
       case 'daily_quota_exceeded': {
+        counted('quota_exceeded');
         const resets = new Date(admission.quota.resetsAt).toISOString();
         const units = unitsOf(res);
         refuse(
@@ -74,9 +80,11 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek'): RequestHand
         return;
       }
       case 'burst_limit_exceeded':
+        counted('burst_limit_exceeded');
         refuse(new RateLimitedError(admission.retryAfterSeconds, 'Too many requests in a short time; slow down.', 'burst_limit_exceeded'));
         return;
       default:
+        counted('admitted');
         next();
     }
   };

@@ -12,12 +12,15 @@ import {
   requestLogger,
   type Logger,
 } from '@fragrance/http';
+import { httpMetrics } from '@fragrance/metrics';
+import { traceContext } from '@fragrance/tracing';
 import { apiKeyAuth, quotaOf, unitsOf } from './api-key-auth.ts';
 import type { GatewayConfig } from './config.ts';
 import { sizeExport } from './export-admission.ts';
 import { redisCheck, upstreamCheck, type HealthCheck } from './health.ts';
 import { proxyTo } from './proxy.ts';
 import { normaliseRequestTargets } from './request-target.ts';
+import { timedRedisCall } from './metrics.ts';
 import { healthRoutes } from './routes/health.ts';
 import { meRoutes } from './routes/me.ts';
 
@@ -46,6 +49,7 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     if (redacted !== req.url) req.url = req.originalUrl = redacted;
     next();
   });
+  app.use(traceContext(), httpMetrics());
   app.use(requestLogger(logger));
   app.use(normaliseRequestTargets(app));
 
@@ -75,17 +79,17 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     checks[upstream.name] = upstreamCheck(upstream.url, upstream.agent, config.HEALTH_TIMEOUT_MS);
     // Exact routes (all of /oauth belongs to the authorization server): nothing else of theirs is
     // public. Sign-in pages and MCP event streams may legitimately idle: no body timeout there.
-    app.all(
-      [...upstream.paths],
-      proxyTo({
-        upstream: upstream.url,
-        agent: upstream.agent,
-        timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-        bodyIdleTimeoutMs: 0,
-        maxBodyBytes: config.MAX_REQUEST_BODY_BYTES,
-        publicOrigin: config.MCP_URL,
-      }),
-    );
+    // One route per path, so each has its own route template in metrics.
+    const toUpstream = proxyTo({
+      name: upstream.name,
+      upstream: upstream.url,
+      agent: upstream.agent,
+      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      bodyIdleTimeoutMs: 0,
+      maxBodyBytes: config.MAX_REQUEST_BODY_BYTES,
+      publicOrigin: config.MCP_URL,
+    });
+    for (const path of upstream.paths) app.all(path, toUpstream);
   }
   app.use(healthRoutes(checks, config.HEALTH_TIMEOUT_MS));
   // Ready needs only Redis (every data request does): the upstreams sit behind the load balancer
@@ -100,6 +104,7 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     ...(clock ? { clock } : {}),
   });
   const toCatalogue = proxyTo({
+    name: 'catalogue',
     upstream: config.CATALOGUE_SERVICE_URL,
     agent: agents.catalogue,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
@@ -117,7 +122,8 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
 
   // A request that fails on our side (5xx) is given back: customers pay for answers, not outages.
   // The answer already says so: its RateLimit-Remaining counts the request as not made.
-  const refund = createRefunder({ redis, prefix: config.REDIS_PREFIX });
+  const refundQuota = createRefunder({ redis, prefix: config.REDIS_PREFIX });
+  const refund = (quota: Parameters<typeof refundQuota>[0]) => timedRedisCall('refund', () => refundQuota(quota));
   const refundServerErrors: RequestHandler = (req, res, next) => {
     onHeaders(res, () => {
       const quota = quotaOf(res);
@@ -142,24 +148,21 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
   });
   app.all('/v1/fragrances/export', peek, readOnly, sizeExportRequest, charge, refundServerErrors, toCatalogue);
-  app.all(
-    [
-      '/v1/fragrances',
-      '/v1/fragrances/:id',
-      '/v1/fragrances/:id/similar',
-      // Discovery (docs/search.md): suggestions and the browse lists.
-      '/v1/suggest',
-      '/v1/brands',
-      '/v1/brands/:slug',
-      '/v1/notes',
-      '/v1/accords',
-      '/v1/perfumers',
-    ],
-    chargeReads,
-    readOnly,
-    refundServerErrors,
-    toCatalogue,
-  );
+  // One route each, so each has its own template in the metrics.
+  for (const path of [
+    '/v1/fragrances',
+    '/v1/fragrances/:id',
+    '/v1/fragrances/:id/similar',
+    // Discovery (docs/discovery.md): suggestions and the browse lists.
+    '/v1/suggest',
+    '/v1/brands',
+    '/v1/brands/:slug',
+    '/v1/notes',
+    '/v1/accords',
+    '/v1/perfumers',
+  ]) {
+    app.all(path, chargeReads, readOnly, refundServerErrors, toCatalogue);
+  }
   // GET /v1/me does not count against the quota.
   app.use('/v1/me', peek, readOnly, meRoutes());
   // Any other /v1 path needs a key too, then gets a free 404.

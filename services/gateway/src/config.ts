@@ -4,6 +4,7 @@ import {
   httpUrl,
   logLevel,
   millis,
+  observabilityFields,
   parseConfig,
   port,
   redisConnectionFields,
@@ -18,6 +19,7 @@ export const GatewayConfig = z.object({
   PORT: port(8080),
   LOG_LEVEL: logLevel(),
   ...redisConnectionFields(),
+  ...observabilityFields(9480),
   /** Prefix of every Redis key the gateway reads and writes (apikey:*, quota:*, usage:*). */
   REDIS_PREFIX: redisPrefix(),
   /** Longest wait for one Redis reply before a request fails closed with 503. */

@@ -1,6 +1,8 @@
 import { pino } from 'pino';
 import { createLogger, Lifecycle, serve } from '@fragrance/http';
 import { createRedisClient } from '@fragrance/redis';
+import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/metrics';
+import { initTracing } from '@fragrance/tracing';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createUpstreamAgent } from './proxy.ts';
@@ -19,6 +21,8 @@ const flushLogs = () => {
 };
 setInterval(flushLogs, 1_000).unref();
 process.on('exit', flushLogs);
+configureMetrics({ service: 'gateway', enabled: config.METRICS_ENABLED });
+const tracing = initTracing({ service: 'gateway', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
 const logger = createLogger('gateway', config.LOG_LEVEL, logDestination);
 // Fails fast while Redis is away: data requests get a 503 in well under a second (docs/gateway.md).
 const redis = createRedisClient(config, logger, 'request-path');
@@ -29,6 +33,8 @@ const agents = {
 };
 
 const lifecycle = new Lifecycle();
+const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
+observeDependencies({ redis: () => redis.status === 'ready' });
 
 await serve({
   app: buildApp({ config, logger, redis, agents, lifecycle }),
@@ -38,6 +44,11 @@ await serve({
   lifecycle,
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   onShutdown: async () => {
-    await Promise.all([redis.quit().catch(() => redis.disconnect()), ...Object.values(agents).map((agent) => agent.close())]);
+    await Promise.all([
+      redis.quit().catch(() => redis.disconnect()),
+      ...Object.values(agents).map((agent) => agent.close()),
+      metrics.close(),
+      tracing.shutdown(),
+    ]);
   },
 });

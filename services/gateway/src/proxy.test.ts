@@ -48,7 +48,14 @@ describe('proxyTo', () => {
     const app = express();
     app.use(requestLogger(createLogger('proxy-test', 'silent')));
     app.use(
-      proxyTo({ upstream: upstreamUrl, agent, timeoutMs: 300, maxBodyBytes: 1024 * 1024, publicOrigin: 'https://api.fragrance.example' }),
+      proxyTo({
+        name: 'catalogue',
+        upstream: upstreamUrl,
+        agent,
+        timeoutMs: 300,
+        maxBodyBytes: 1024 * 1024,
+        publicOrigin: 'https://api.fragrance.example',
+      }),
     );
     app.use(problemHandler);
     edge = createServer(app);

@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { Agent, errors as undiciErrors, stream } from 'undici';
 import { PayloadTooLargeError, UpstreamError } from '@fragrance/http';
+import { upstreamErrors } from './metrics.ts';
 
 /** Headers that describe one hop, not the message (RFC 9110 §7.6.1), plus ones we recompute. */
 const HOP_BY_HOP = new Set([
@@ -21,6 +22,8 @@ const HOP_BY_HOP = new Set([
 ]);
 
 export interface ProxyOptions {
+  /** The upstream's name in metrics (catalogue, auth, mcp). */
+  name: string;
   /** Origin of the upstream service, e.g. http://127.0.0.1:8081. */
   upstream: string;
   agent: Agent;
@@ -126,9 +129,15 @@ export function proxyTo(options: ProxyOptions): RequestHandler {
       );
     } catch (error) {
       if (!started) {
-        next(toUpstreamError(error));
+        const upstreamError = toUpstreamError(error);
+        upstreamErrors.inc({
+          upstream: options.name,
+          kind: upstreamError.status === 504 ? 'timeout' : upstreamError.status === 503 ? 'unavailable' : 'failed',
+        });
+        next(upstreamError);
         return;
       }
+      upstreamErrors.inc({ upstream: options.name, kind: 'response_cut' });
       // Also the normal path of a client that hung up mid-response.
       req.log?.warn({ err: error }, 'upstream response stream ended early');
       res.destroy();

@@ -1,6 +1,8 @@
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import { Lifecycle, notFoundHandler, probeRoutes, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import { httpMetrics } from '@fragrance/metrics';
+import { traceContext } from '@fragrance/tracing';
 import { requireBearer } from './auth/bearer.ts';
 import { mcpCors } from './auth/cors.ts';
 import { resourceMetadataRoutes } from './auth/metadata.ts';
@@ -28,6 +30,8 @@ export interface McpDeps {
 export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue, usage, lifecycle = new Lifecycle() }: McpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // /mcp is served by middleware (the SDK's transport), not an express route: labelled by its mount.
+  app.use(traceContext(), httpMetrics({ mounts: ['/mcp'] }));
   app.use(requestLogger(logger));
 
   app.get('/health', async (_req, res) => {

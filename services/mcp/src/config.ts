@@ -1,6 +1,6 @@
 import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { z } from 'zod';
-import { host, httpUrl, logLevel, millis, parseConfig, port, redisConnectionFields, redisPrefix, shutdownTimeout } from '@fragrance/config';
+import { host, httpUrl, logLevel, millis, observabilityFields, parseConfig, port, redisConnectionFields, redisPrefix, shutdownTimeout } from '@fragrance/config';
 
 const commaList = z.string().transform((value) =>
   value
@@ -19,6 +19,7 @@ const McpConfigShape = z.object({
   PORT: port(8083),
   LOG_LEVEL: logLevel(),
   ...redisConnectionFields(),
+  ...observabilityFields(9483),
   /** Prefix of every Redis key read and written: the auth service's (revoked:*), so its revocations bite here; mcp:* is ours. */
   REDIS_PREFIX: redisPrefix(),
   /** Longest wait for one Redis reply before a request fails with 503. */

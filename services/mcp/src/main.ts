@@ -1,12 +1,19 @@
 import { createLogger, Lifecycle, serve } from '@fragrance/http';
+import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/metrics';
+import { initTracing } from '@fragrance/tracing';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { createDeps } from './deps.ts';
 
 const config = loadConfig(process.env);
+configureMetrics({ service: 'mcp', enabled: config.METRICS_ENABLED });
+const tracing = initTracing({ service: 'mcp', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
 const logger = createLogger('mcp', config.LOG_LEVEL);
 const deps = createDeps(config, logger);
 const lifecycle = new Lifecycle();
+
+const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
+observeDependencies({ redis: () => deps.redis.status === 'ready' });
 
 await serve({
   app: buildApp({ ...deps, lifecycle }),
@@ -15,5 +22,5 @@ await serve({
   logger,
   lifecycle,
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-  onShutdown: () => deps.close(),
+  onShutdown: async () => void (await Promise.all([deps.close(), metrics.close(), tracing.shutdown()])),
 });

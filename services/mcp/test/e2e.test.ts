@@ -52,6 +52,13 @@ const KNOWN = makeRecord({
   available_in_au: true,
 });
 
+/** A JSON log line, as far as the trace test reads it. */
+interface Line {
+  trace_id?: string;
+  tool?: string;
+  req?: { path?: string };
+}
+
 describe('MCP end to end: SDK client with OAuth through the edge', () => {
   let redis: TestRedis;
   let es: TestElasticsearch;
@@ -62,6 +69,8 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
   const logLines: Record<string, unknown>[] = [];
   const provider = new MemoryOAuthProvider(REDIRECT);
   let client: Client;
+  // Extra headers the SDK client sends with each request (read per request): a traceparent, when set.
+  const traced: { headers: Record<string, string> } = { headers: {} };
 
   beforeAll(async () => {
     [redis, es] = await Promise.all([testRedis('mcp-e2e'), testElasticsearch('mcp-e2e')]);
@@ -114,6 +123,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
         ELASTICSEARCH_URL: es.url,
         CATALOGUE_ALIAS: alias,
         CURSOR_SECRET: randomBytes(32).toString('base64url'),
+        LOG_LEVEL: 'info',
       }),
       startService('auth', authPort, {
         ...shared,
@@ -129,6 +139,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
         AUTH_SERVICE_URL: `http://127.0.0.1:${authPort}`,
         MCP_SERVICE_URL: mcpUrl,
         MCP_URL: edge,
+        LOG_LEVEL: 'info',
       }),
     );
   });
@@ -177,7 +188,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     expect(decodeJwt(token.access_token)).toMatchObject({ aud: `${edge}/mcp`, iss: edge, client_id: provider.client!.client_id });
 
     client = new Client({ name: 'e2e', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${edge}/mcp`), { authProvider: provider }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${edge}/mcp`), { authProvider: provider, requestInit: traced }));
     expect(client.getServerVersion()?.name).toBe('fragrance-catalogue');
   });
 
@@ -222,6 +233,32 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
       arguments: { brand: 'maison testiere', concentration: 'EDP', year_from: 2019, year_to: 2019, country: 'fr' },
     })) as CallToolResult;
     expect((filtered.structuredContent as { data: { id: string }[] }).data.map((f) => f.id)).toContain(KNOWN.id);
+  });
+
+  it('carries one trace id from the edge through mcp to the catalogue: each service logs it', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    traced.headers.traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
+    try {
+      const detail = (await client.callTool({ name: 'get_fragrance', arguments: { id: KNOWN.id } })) as CallToolResult;
+      expect(detail.isError).toBeFalsy();
+    } finally {
+      delete traced.headers.traceparent;
+    }
+    const linesOf = (name: string): Line[] =>
+      services
+        .find((s) => s.name === name)!
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as Line);
+    // mcp runs in this process: its tool-call line and its request line.
+    expect(logLines.filter((line) => line.trace_id === traceId && line.tool === 'get_fragrance')).toHaveLength(1);
+    // The gateway flushes its log each second.
+    await waitFor(() => linesOf('gateway').some((line) => line.trace_id === traceId && line.req?.path === '/mcp'), {
+      description: 'the gateway line of the traced request',
+    });
+    const catalogueLines = linesOf('catalogue').filter((line) => line.trace_id === traceId);
+    expect(catalogueLines.map((line) => line.req?.path)).toEqual([`/v1/fragrances/${KNOWN.id}`]);
   });
 
   it('gets one fragrance, finds similar ones, and lists facets', async () => {

@@ -19,6 +19,8 @@ import { localModel, openAiModel, type AiModel } from './enrichers/ai.ts';
 import { buildEnrichers } from './enrichers/index.ts';
 import { feedLoader } from './feed.ts';
 import { enrichmentProcessor, ingestProcessor, recordFailedBatch } from './processors.ts';
+import { withNewTrace } from '@fragrance/tracing';
+import { observeQueues } from './metrics.ts';
 
 export interface WorkerDeps {
   config: WorkerConfig;
@@ -52,6 +54,12 @@ export function aiModelFrom(config: WorkerConfig): AiModel {
   });
 }
 
+/** Runs each job of a processor in a trace of its own. */
+const tracedJobs =
+  <Args extends unknown[], R>(processor: (...args: Args) => R) =>
+  (...args: Args): R =>
+    withNewTrace(() => processor(...args));
+
 /** Wires the queues, the run store, the enrichers and two BullMQ workers; registers the nightly entry. */
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const { config, logger, redis, elasticsearch } = deps;
@@ -71,35 +79,38 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   };
   const enrichment = new Worker(
     QUEUE_NAMES.enrichment,
-    enrichmentProcessor({
-      runs,
-      logger,
-      plan: {
-        elasticsearch,
-        alias: config.CATALOGUE_ALIAS,
+    // Each job is a trace of its own: its log lines share one trace id.
+    tracedJobs(
+      enrichmentProcessor({
         runs,
-        queue: queues.enrichment,
-        feed,
-        auStaleMs,
-        batchSize: config.ENRICH_BATCH_SIZE,
-        batchAttempts: config.ENRICH_ATTEMPTS,
-        batchBackoffMs: config.ENRICH_BACKOFF_MS,
         logger,
-      },
-      batch: {
-        elasticsearch,
-        alias: config.CATALOGUE_ALIAS,
-        enrichers,
-        toDocument: toIndexDocument,
-        logger,
-        generation: { redis, prefix },
-      },
-    }),
+        plan: {
+          elasticsearch,
+          alias: config.CATALOGUE_ALIAS,
+          runs,
+          queue: queues.enrichment,
+          feed,
+          auStaleMs,
+          batchSize: config.ENRICH_BATCH_SIZE,
+          batchAttempts: config.ENRICH_ATTEMPTS,
+          batchBackoffMs: config.ENRICH_BACKOFF_MS,
+          logger,
+        },
+        batch: {
+          elasticsearch,
+          alias: config.CATALOGUE_ALIAS,
+          enrichers,
+          toDocument: toIndexDocument,
+          logger,
+          generation: { redis, prefix },
+        },
+      }),
+    ),
     { ...workerOptions, concurrency: config.ENRICH_CONCURRENCY },
   );
   const ingest = new Worker(
     QUEUE_NAMES.ingest,
-    ingestProcessor({ elasticsearch, alias: config.CATALOGUE_ALIAS, enrichmentQueue: queues.enrichment, logger }),
+    tracedJobs(ingestProcessor({ elasticsearch, alias: config.CATALOGUE_ALIAS, enrichmentQueue: queues.enrichment, logger })),
     // An ingest holds its lock for minutes; renewals keep it, a dead worker's lock still expires.
     { ...workerOptions, concurrency: config.INGEST_CONCURRENCY },
   );
@@ -121,6 +132,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   for (const worker of [enrichment, ingest]) worker.on('error', onError(worker.name));
   for (const queue of [queues.enrichment, queues.ingest]) queue.on('error', onError(queue.name));
 
+  observeQueues([queues.enrichment, queues.ingest]);
   await Promise.all([enrichment.waitUntilReady(), ingest.waitUntilReady()]);
   if (config.ENRICH_SCHEDULE_ENABLED) {
     await registerNightlySchedule(queues.enrichment, { cron: config.ENRICH_CRON, timezone: config.ENRICH_TIMEZONE });

@@ -4,6 +4,7 @@ import {
   host,
   httpUrl,
   logLevel,
+  observabilityFields,
   millis,
   parseConfig,
   redisPrefix,
@@ -26,6 +27,7 @@ export const WorkerConfig = z
     PORT: z.coerce.number().int().min(0).max(65535).default(8084),
     LOG_LEVEL: logLevel(),
     ...redisConnectionFields(),
+    ...observabilityFields(9484),
     ELASTICSEARCH_URL: httpUrl().default('http://127.0.0.1:9200'),
     CATALOGUE_ALIAS: catalogueAlias(),
     /** BullMQ key prefix; run summaries live under it too. */

@@ -3,15 +3,21 @@
 import { Client } from '@elastic/elasticsearch';
 import { createLogger, Lifecycle } from '@fragrance/http';
 import { createRedisClient } from '@fragrance/redis';
+import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/metrics';
+import { initTracing } from '@fragrance/tracing';
 import { healthServer, startWorker } from './app.ts';
 import { loadConfig } from './config.ts';
 
 const config = loadConfig(process.env);
+configureMetrics({ service: 'worker', enabled: config.METRICS_ENABLED });
+const tracing = initTracing({ service: 'worker', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
 const logger = createLogger('worker', config.LOG_LEVEL);
 // BullMQ's role: commands wait for a reconnect instead of failing (maxRetriesPerRequest: null).
 const redis = createRedisClient(config, logger, 'queue');
 const elasticsearch = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 120_000, maxRetries: 2 });
 
+const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
+observeDependencies({ redis: () => redis.status === 'ready', elasticsearch: () => elasticsearch.ping({}, { requestTimeout: 1_000 }) });
 const running = await startWorker({ config, logger, redis, elasticsearch });
 const lifecycle = new Lifecycle();
 const server = healthServer(running, lifecycle);
@@ -38,7 +44,7 @@ async function shutdown(signal: string): Promise<void> {
     await running.close(config.SHUTDOWN_TIMEOUT_MS);
     server.close();
     server.closeAllConnections();
-    await Promise.all([redis.quit().catch(() => redis.disconnect()), elasticsearch.close()]);
+    await Promise.all([redis.quit().catch(() => redis.disconnect()), elasticsearch.close(), metrics.close(), tracing.shutdown()]);
     logger.info('stopped');
     process.exit(0);
   } catch (error) {

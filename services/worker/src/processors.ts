@@ -15,6 +15,7 @@ import { ingestCatalogue } from '@fragrance/search';
 import { DelayedError, UnrecoverableError, WaitingError, type Job, type Queue } from 'bullmq';
 import { processBatch, type BatchDeps } from './enrich/batch.ts';
 import { planRun, type PlanDeps } from './enrich/plan.ts';
+import { batchDuration, recordBatchRows, recordRunFinished } from './metrics.ts';
 
 /** How long an ingest-triggered run waits before trying again while another run is in progress. */
 const BUSY_RETRY_MS = 30_000;
@@ -32,11 +33,18 @@ const failedResult = (rows: number): BatchResult => ({
 const isLastAttempt = (job: Job, error: unknown): boolean =>
   error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 
+/** The run this worker just finished, counted by its final status. */
+async function countFinishedRun(runs: RunStore, id: string): Promise<void> {
+  const run = await runs.get(id);
+  if (run) recordRunFinished(run.status);
+}
+
 /** Records a batch that will not be tried again, so the run still finishes (counted once per batch). */
 export async function recordFailedBatch(runs: RunStore, job: Job, logger: Logger): Promise<void> {
   const data = EnrichBatchJobData.safeParse(job.data);
   if (!data.success) return;
-  await runs.recordBatch(data.data.run_id, data.data.batch_no, 'failed', failedResult(data.data.ids.length));
+  const finished = await runs.recordBatch(data.data.run_id, data.data.batch_no, 'failed', failedResult(data.data.ids.length));
+  if (finished) await countFinishedRun(runs, data.data.run_id);
   logger.error({ run: data.data.run_id, batch: data.data.batch_no, job: job.id, reason: job.failedReason }, 'batch failed for good');
 }
 
@@ -60,8 +68,19 @@ export function enrichmentProcessor(deps: { plan: PlanDeps; batch: BatchDeps; ru
       if (job.name === JOB_NAMES.enrichBatch) {
         const parsed = EnrichBatchJobData.safeParse(job.data);
         if (!parsed.success) throw new UnrecoverableError(`invalid batch payload: ${parsed.error.issues[0]?.message ?? ''}`);
-        const result = await processBatch(deps.batch, parsed.data, signal);
-        await deps.runs.recordBatch(parsed.data.run_id, parsed.data.batch_no, 'done', result);
+        const timer = batchDuration.startTimer();
+        let result;
+        try {
+          result = await processBatch(deps.batch, parsed.data, signal);
+        } catch (error) {
+          timer({ outcome: 'failed' });
+          throw error;
+        }
+        timer({ outcome: 'done' });
+        recordBatchRows(result);
+        if (await deps.runs.recordBatch(parsed.data.run_id, parsed.data.batch_no, 'done', result)) {
+          await countFinishedRun(deps.runs, parsed.data.run_id);
+        }
         return result;
       }
       throw new UnrecoverableError(`unknown job name ${job.name}`);
@@ -75,6 +94,7 @@ export function enrichmentProcessor(deps: { plan: PlanDeps; batch: BatchDeps; ru
       if (job.name === JOB_NAMES.enrichRun && isLastAttempt(job, error)) {
         // Planning gave up: the run is failed as a whole, and the next one may start.
         await deps.runs.fail(runIdForJob(job.id ?? ''), error instanceof Error ? error.message : String(error));
+        recordRunFinished('failed');
         deps.logger.error({ job: job.id, err: error }, 'enrichment run failed while planning');
       } else if (job.name === JOB_NAMES.enrichBatch && isLastAttempt(job, error)) {
         job.failedReason = error instanceof Error ? error.message : String(error);

@@ -5,6 +5,7 @@ import { PayloadTooLargeError, type Logger } from '@fragrance/http';
 import { CATALOGUE_SCOPE } from '../provider.ts';
 import { consentPage, errorPage, loginPage, SCOPE_DESCRIPTIONS } from '../views/pages.ts';
 import type { createCsrf } from './csrf.ts';
+import { signIns } from '../metrics.ts';
 
 export interface InteractionDeps {
   provider: Provider;
@@ -158,6 +159,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       const address = req.ip ?? 'unknown';
       const decision = await throttle.check(email, address);
       if (!decision.allowed) {
+        signIns.inc({ result: 'throttled' });
         res.setHeader('Retry-After', String(decision.retryAfterSeconds));
         const minutes = Math.ceil(decision.retryAfterSeconds / 60);
         return renderLogin(
@@ -171,10 +173,12 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       }
       const user = await users.authenticate(email, password);
       if (!user) {
+        signIns.inc({ result: 'failed' });
         await throttle.recordFailure(email, address);
         logger.info({ address }, 'sign-in failed');
         return renderLogin(req, res, details, 401, 'That email and password do not match an active account.', email);
       }
+      signIns.inc({ result: 'success' });
       await throttle.recordSuccess(email);
       await provider.interactionFinished(req, res, { login: { accountId: user.id } }, { mergeWithLastSubmission: false });
     }),

@@ -14,6 +14,7 @@ import {
 import { InvalidCursorError, SearchInputError, type CatalogueRepository } from '@fragrance/search';
 import { requestKey, type Responder } from '../cache/responder.ts';
 import { InvalidCursorProblem } from '../errors.ts';
+import { searchHits } from '../metrics.ts';
 import { parsePath, parseQuery } from '../params.ts';
 
 const DEFAULT_SIMILAR = 10;
@@ -59,7 +60,11 @@ export function fragranceRoutes(repository: CatalogueRepository, respond: Respon
       throw only ? new InvalidCursorProblem(error.invalidParams[0]?.reason ?? 'is not a cursor') : error;
     }
     try {
-      await respond(req, res, requestKey('search', params), async () => ({ body: await repository.search(params) }));
+      await respond(req, res, requestKey('search', params), async () => {
+        const page = await repository.search(params);
+        searchHits.observe(page.total);
+        return { body: page };
+      });
     } catch (error) {
       throw upstreamProblem(error, req, logger);
     }

@@ -3,10 +3,12 @@ import { AppError, ServiceUnavailableError, UnauthorizedError } from '@fragrance
 import {
   InsufficientScopeError,
   InvalidTokenError,
+  RevokedTokenError,
   VerificationUnavailableError,
   type Caller,
   type TokenVerifier,
 } from './verify-token.ts';
+import { tokenRejections, type TokenRejectionReason } from '../metrics.ts';
 
 export interface BearerOptions {
   verify: TokenVerifier;
@@ -51,14 +53,23 @@ class InsufficientScopeProblem extends AppError {
  * a bad credential → 401 `invalid_token`; a good one without the scope → 403 `insufficient_scope`.
  * The verified caller is stored on res.locals and as `req.auth`, where the SDK transport reads it.
  */
+function rejectionReason(error: unknown): TokenRejectionReason {
+  if (error instanceof RevokedTokenError) return 'revoked';
+  if (error instanceof InvalidTokenError) return 'invalid';
+  if (error instanceof InsufficientScopeError) return 'insufficient_scope';
+  return 'unavailable';
+}
+
 export function requireBearer(options: BearerOptions): RequestHandler {
   return async (req, res, next) => {
     const header = req.headers.authorization;
     if (!header) {
+      tokenRejections.inc({ reason: 'missing' });
       throw new UnauthorizedError('An OAuth access token is required.', challenge(options));
     }
     const match = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
     if (!match?.[1]) {
+      tokenRejections.inc({ reason: 'malformed' });
       throw invalidToken(options, 'The Authorization header is not a Bearer token.');
     }
     try {
@@ -66,6 +77,7 @@ export function requireBearer(options: BearerOptions): RequestHandler {
       (res.locals as AuthLocals).caller = info.extra.caller;
       Object.assign(req, { auth: info });
     } catch (error) {
+      tokenRejections.inc({ reason: rejectionReason(error) });
       if (error instanceof InvalidTokenError) throw invalidToken(options, error.message);
       if (error instanceof InsufficientScopeError) {
         throw new InsufficientScopeProblem(

@@ -5,6 +5,8 @@ import { REQUIRED_SCOPE, resourceOf, type McpConfig } from '../config.ts';
 
 /** The token is missing something or is not acceptable: 401 invalid_token. */
 export class InvalidTokenError extends Error {}
+/** The token was revoked (signed out, refresh-token reuse): 401 invalid_token too. */
+export class RevokedTokenError extends InvalidTokenError {}
 /** The token is fine but lacks a scope: 403 insufficient_scope. */
 export class InsufficientScopeError extends Error {
   readonly scope: string;
@@ -90,7 +92,7 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     } catch (error) {
       throw new VerificationUnavailableError('The revocation record could not be read.', { cause: error });
     }
-    if (revoked) throw new InvalidTokenError('The token has been revoked.');
+    if (revoked) throw new RevokedTokenError('The token has been revoked.');
 
     const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
     if (!scopes.includes(options.requiredScope)) throw new InsufficientScopeError(options.requiredScope);

@@ -1,4 +1,5 @@
 import { Agent, request } from 'undici';
+import { traceHeaders } from '@fragrance/tracing';
 
 /** The catalogue answered with a problem (4xx) the caller can fix: becomes a tool error. */
 export class CatalogueRejectedError extends Error {
@@ -51,7 +52,8 @@ export function createCatalogueClient(options: CatalogueClientOptions): Catalogu
         res = await request(`${options.baseUrl}${path}${toQueryString(query)}`, {
           method: 'GET',
           dispatcher: agent,
-          headers: { accept: 'application/json', ...(requestId ? { 'x-request-id': requestId } : {}) },
+          // traceparent: the catalogue's log lines for this call carry the MCP request's trace id.
+          headers: { accept: 'application/json', ...traceHeaders(), ...(requestId ? { 'x-request-id': requestId } : {}) },
           headersTimeout: options.timeoutMs,
           bodyTimeout: options.timeoutMs,
         });

@@ -19,6 +19,7 @@ import {
   toSearchQuery,
   type SearchArgs,
 } from './schemas.ts';
+import { toolCalls } from '../metrics.ts';
 
 export const SERVER_NAME = 'fragrance-catalogue';
 export const SERVER_VERSION = '1.0.0';
@@ -96,7 +97,8 @@ function buildServer(ctx: ToolContext): McpServer {
     body: () => Promise<{ structured: unknown; text: (value: Structured<S>) => string }>,
   ): Promise<CallToolResult> {
     const started = performance.now();
-    const log = (outcome: string, extra: Record<string, unknown> = {}) =>
+    const log = (outcome: 'ok' | 'rejected' | 'unavailable' | 'failed', extra: Record<string, unknown> = {}) => {
+      toolCalls.inc({ tool, outcome });
       ctx.logger.info(
         {
           request_id: ctx.requestId,
@@ -109,6 +111,7 @@ function buildServer(ctx: ToolContext): McpServer {
         },
         `mcp tool ${tool} ${outcome}`,
       );
+    };
     try {
       const { structured, text } = await body();
       const parsed = z.object(output).safeParse(structured);

@@ -1,0 +1,65 @@
+import { Client, errors, Transport, type TransportRequestOptions, type TransportRequestParams } from '@elastic/elasticsearch';
+import { Counter, Histogram } from '@fragrance/metrics';
+import { currentTraceId } from '@fragrance/tracing';
+
+export const elasticsearchDuration = new Histogram({
+  name: 'catalogue_elasticsearch_duration_seconds',
+  help: 'Elasticsearch request latency by API (search, get, …) and result (ok, error).',
+  labelNames: ['operation', 'result'] as const,
+  buckets: [0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+});
+
+export const elasticsearchErrors = new Counter({
+  name: 'catalogue_elasticsearch_errors_total',
+  help: 'Failed Elasticsearch requests by API and kind (response, timeout, connection, …).',
+  labelNames: ['operation', 'kind'] as const,
+});
+
+/** A bounded name for a failure: the client's error class, never its message. */
+function errorKind(error: unknown): string {
+  if (error instanceof errors.ResponseError) return `http_${Math.floor((error.statusCode ?? 0) / 100)}xx`;
+  if (error instanceof errors.TimeoutError) return 'timeout';
+  if (error instanceof errors.ConnectionError || error instanceof errors.NoLivingConnectionsError) return 'connection';
+  return 'other';
+}
+
+/**
+ * Every Elasticsearch request carries the trace id of the request it serves as X-Opaque-Id
+ * (shown in Elasticsearch's slow logs and task list), and is timed and counted by API name.
+ */
+export class TracedTransport extends Transport {
+  // One signature stands for the base class's overloads: options and result pass through as given.
+  override async request(params: TransportRequestParams, options: TransportRequestOptions = {}): Promise<never> {
+    const operation = params.meta?.name ?? 'other';
+    const traceId = currentTraceId();
+    const end = elasticsearchDuration.startTimer({ operation });
+    try {
+      const result = await super.request<never>(
+        params,
+        traceId && options.opaqueId === undefined ? { ...options, opaqueId: traceId } : options,
+      );
+      end({ result: 'ok' });
+      return result;
+    } catch (error) {
+      end({ result: 'error' });
+      elasticsearchErrors.inc({ operation, kind: errorKind(error) });
+      throw error;
+    }
+  }
+}
+
+export interface ElasticsearchSettings {
+  ELASTICSEARCH_URL: string;
+  ELASTICSEARCH_TIMEOUT_MS: number;
+}
+
+/** One client for the process: its keep-alive connection pool is reused by every request. */
+export function createElasticsearchClient(config: ElasticsearchSettings): Client {
+  return new Client({
+    node: config.ELASTICSEARCH_URL,
+    maxRetries: 1,
+    requestTimeout: config.ELASTICSEARCH_TIMEOUT_MS,
+    compression: false,
+    Transport: TracedTransport,
+  });
+}
