@@ -62,8 +62,22 @@ function startPrometheus(): void {
   mkdirSync(dir, { recursive: true });
   const config = `${dir}/dev.yml`;
   const targets = services.map((s) => `${s.name}=127.0.0.1:${s.metricsPort}`);
-  runStep(say, sharedEnv, 'prometheus: writing its scrape config', process.execPath, ['infra/prometheus/config.ts', '--out', config, ...targets]);
-  runStep(say, sharedEnv, 'starting Prometheus', 'bash', ['infra/prometheus.sh', 'start', '--name', 'dev', '--port', '9090', '--config', config]);
+  runStep(say, sharedEnv, 'prometheus: writing its scrape config', process.execPath, [
+    'infra/prometheus/config.ts',
+    '--out',
+    config,
+    ...targets,
+  ]);
+  runStep(say, sharedEnv, 'starting Prometheus', 'bash', [
+    'infra/prometheus.sh',
+    'start',
+    '--name',
+    'dev',
+    '--port',
+    '9090',
+    '--config',
+    config,
+  ]);
   startedInfra.push(() => void spawnSync('bash', ['infra/prometheus.sh', 'stop', '--name', 'dev'], { cwd: ROOT, stdio: 'inherit' }));
 }
 
@@ -129,7 +143,12 @@ try {
       command: process.execPath,
       args: [`services/${name}/src/main.ts`],
       cwd: ROOT,
-      env: { ...sharedEnv, PORT: String(port), METRICS_PORT: String(metricsPort), ...(name === 'catalogue' ? { CURSOR_SECRET: secret } : {}) },
+      env: {
+        ...sharedEnv,
+        PORT: String(port),
+        METRICS_PORT: String(metricsPort),
+        ...(name === 'catalogue' ? { CURSOR_SECRET: secret } : {}),
+      },
     });
   }
   // The ports were free before our services started, so what answers there now is ours.

@@ -1,6 +1,17 @@
 import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/sdk/server/auth/router.js';
 import { z } from 'zod';
-import { host, httpUrl, logLevel, millis, observabilityFields, parseConfig, port, redisConnectionFields, redisPrefix, shutdownTimeout } from '@fragrance/config';
+import {
+  host,
+  httpUrl,
+  logLevel,
+  millis,
+  observabilityFields,
+  parseConfig,
+  port,
+  redisConnectionFields,
+  redisPrefix,
+  shutdownTimeout,
+} from '@fragrance/config';
 
 const commaList = z.string().transform((value) =>
   value
