@@ -134,6 +134,7 @@ export const shutdownTimeout = (fallback = 10_000) => millis(fallback);
 export const observabilityFields = (metricsPort: number) => ({
   METRICS_ENABLED: booleanFlag(true),
   METRICS_HOST: host(),
-  METRICS_PORT: port(metricsPort),
+  /** 0 binds any free port (tests start several instances side by side); the bound port is logged. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(metricsPort),
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl().optional(),
 });

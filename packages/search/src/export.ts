@@ -1,7 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { exportRequests, parseExportAfter, type ExportPlan, type ExportQuery, type FragranceDetail } from '@fragrance/contracts';
 import { SEARCH_OBJECT } from './mapping.ts';
-import { SORT_ORDERS } from './sort.ts';
+import { SORT_ORDERS, updatedSinceFilter } from './sort.ts';
 
 /** Records fetched per search_after page while exporting: bounds what one export holds in memory. */
 export const EXPORT_PAGE_SIZE = 1000;
@@ -11,7 +11,7 @@ const EXPORT_SORT = SORT_ORDERS.updated.sort;
 
 function exportFilter(params: ExportQuery): estypes.QueryDslQueryContainer {
   const filter: estypes.QueryDslQueryContainer[] = [];
-  if (params.updated_since !== undefined) filter.push({ range: { updated_at: { gte: params.updated_since } } });
+  if (params.updated_since !== undefined) filter.push(updatedSinceFilter(params.updated_since));
   const after = params.after === undefined ? undefined : parseExportAfter(params.after);
   if (after) {
     // (updated_at, id) strictly after the resume point: the same condition search_after applies,

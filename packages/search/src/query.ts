@@ -3,7 +3,7 @@ import { DEFAULT_LIMIT, foldKey, type Facet, type SearchQuery } from '@fragrance
 import { queryFingerprint, type CursorCodec, type CursorState } from './cursor.ts';
 import { SUMMARY_FIELDS } from './mapping.ts';
 import { queryKey } from './normalise.ts';
-import { sortOrderOf } from './sort.ts';
+import { sortOrderOf, updatedSinceFilter } from './sort.ts';
 import { equivalentKeys, queryVariants } from './synonyms.ts';
 
 /**
@@ -84,7 +84,7 @@ function filters(params: SearchQuery): { filter: estypes.QueryDslQueryContainer[
     filter.push({ range: { year_released: { gte: params.year_from, lte: params.year_to } } });
   }
   if (params.available_in_au !== undefined) filter.push({ term: { available_in_au: params.available_in_au } });
-  if (params.updated_since !== undefined) filter.push({ range: { updated_at: { gte: params.updated_since } } });
+  if (params.updated_since !== undefined) filter.push(updatedSinceFilter(params.updated_since));
   // Notes and accords match with their synonyms: note=oud is met by agarwood too.
   for (const note of params.note ?? []) filter.push({ terms: { 'search.notes': equivalentKeys(note) } });
   for (const accord of params.accord ?? []) filter.push({ terms: { 'search.accords': equivalentKeys(accord) } });

@@ -47,3 +47,12 @@ export const SORT_ORDERS: Readonly<Record<Sort, SortOrder>> = {
 export function sortOrderOf(sort: Sort | undefined, hasQuery: boolean): SortOrder {
   return SORT_ORDERS[sort ?? (hasQuery ? 'relevance' : 'votes')];
 }
+
+/**
+ * `updated_at >= since` for an RFC 3339 instant as the contract accepts it. Sent as epoch
+ * milliseconds: RFC 3339 allows offsets up to ±23:59 and fractions of any length, which
+ * Elasticsearch's date parser refuses (offsets past ±18:00, more than 9 fraction digits).
+ */
+export function updatedSinceFilter(since: string): estypes.QueryDslQueryContainer {
+  return { range: { updated_at: { gte: Date.parse(since), format: 'epoch_millis' } } };
+}

@@ -53,7 +53,7 @@ export async function startService(name: string, port: number, env: Record<strin
   const child: ChildProcess = spawn(process.execPath, [`services/${name}/src/main.ts`], {
     cwd: REPO_ROOT,
     // children get the toolchain's PATH, nothing else of ours
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

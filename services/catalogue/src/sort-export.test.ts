@@ -124,6 +124,20 @@ describe('sort, updated_since and export', () => {
     expect((await search(`updated_since=${encodeURIComponent(shifted)}`)).total).toBe(expected.length);
   });
 
+  // Found by the fuzzer: RFC 3339 allows offsets up to ±23:59 and any fraction length, which
+  // Elasticsearch's date parser refuses (a 500 at the catalogue); the instant is sent as epoch ms.
+  it('updated_since and after take any valid RFC 3339 instant: offsets past ±18:00, long fractions, far years', async () => {
+    const since = '6376-11-29T20:21:16.1816710+21:24';
+    expect((await search(`updated_since=${encodeURIComponent(since)}`)).total).toBe(0);
+    const after = '4680-02-29T19:04:06.3851-23:59,ab7a22bd-c81d-73a9-8d0d-2daaa390eba9';
+    expect((await exportLines(`updated_since=${encodeURIComponent('2000-01-01T00:00:00.123456789+20:00')}`)).lines).toHaveLength(
+      records.length,
+    );
+    expect((await exportLines(`after=${encodeURIComponent(after)}`)).lines).toHaveLength(0);
+    const plan = await fetch(`${base}${EXPORT_PLAN_PATH}?updated_since=${encodeURIComponent(since)}`);
+    expect(plan.status).toBe(200);
+  });
+
   it.each([['sort=best'], ['updated_since=yesterday'], ['updated_since=2026-01-01T00:00:00'], ['updated_since=2026-13-01T00:00:00Z']])(
     '%s is a 400 naming the parameter',
     async (query) => {

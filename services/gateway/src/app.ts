@@ -123,7 +123,7 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
   // A request that fails on our side (5xx) is given back: customers pay for answers, not outages.
   // The answer already says so: its RateLimit-Remaining counts the request as not made.
   const refundQuota = createRefunder({ redis, prefix: config.REDIS_PREFIX });
-  const refund = (quota: Parameters<typeof refundQuota>[0]) => timedRedisCall('refund', () => refundQuota(quota));
+  const refund = (quota: Parameters<typeof refundQuota>[0], units?: number) => timedRedisCall('refund', () => refundQuota(quota, units));
   const refundServerErrors: RequestHandler = (req, res, next) => {
     onHeaders(res, () => {
       const quota = quotaOf(res);

@@ -54,11 +54,15 @@ export function aiModelFrom(config: WorkerConfig): AiModel {
   });
 }
 
-/** Runs each job of a processor in a trace of its own. */
+/**
+ * Runs each job of a processor in a trace of its own. Three named parameters on purpose: BullMQ
+ * hands a processor the abort signal (cancelAllJobs on shutdown) only when its `length` is ≥ 3,
+ * and a rest-parameter wrapper has length 0.
+ */
 const tracedJobs =
-  <Args extends unknown[], R>(processor: (...args: Args) => R) =>
-  (...args: Args): R =>
-    withNewTrace(() => processor(...args));
+  <J, T, S, R>(processor: (job: J, token: T, signal: S) => R) =>
+  (job: J, token: T, signal: S): R =>
+    withNewTrace(() => processor(job, token, signal));
 
 /** Wires the queues, the run store, the enrichers and two BullMQ workers; registers the nightly entry. */
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {

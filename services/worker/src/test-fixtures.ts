@@ -45,6 +45,7 @@ export function workerEnv(
     AU_FEED_FILE: fixture.feedFile,
     LOG_LEVEL: 'silent',
     PORT: '0',
+    METRICS_PORT: '0',
     ENRICH_SCHEDULE_ENABLED: 'false',
     ENRICH_BATCH_SIZE: '50',
     ENRICH_BACKOFF_MS: '100',
