@@ -87,7 +87,14 @@ const up = (script: string, args: string[]) => spawnSync('bash', [script, 'statu
 mkdirSync(LOCAL_DIR, { recursive: true });
 let release: () => void;
 try {
-  release = await acquireStackLock({ file: STACK_LOCK, kind: 'start', ports: services.map((s) => ({ port: s.port, what: s.name })) });
+  release = await acquireStackLock({
+    file: STACK_LOCK,
+    kind: 'start',
+    ports: services.flatMap((s) => [
+      { port: s.port, what: s.name },
+      { port: s.metricsPort, what: `${s.name} metrics` },
+    ]),
+  });
 } catch (error) {
   if (!(error instanceof StackRunningError)) throw error;
   say(`not starting: ${error.message}`);

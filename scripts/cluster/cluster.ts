@@ -277,7 +277,12 @@ async function start(args: string[]): Promise<void> {
       command: process.execPath,
       args: [`services/${instance.service}/src/main.ts`],
       cwd: ROOT,
-      env: { ...sharedEnv, PORT: String(instance.port), ...(instance.service === 'catalogue' ? { CURSOR_SECRET: secret } : {}) },
+      env: {
+        ...sharedEnv,
+        PORT: String(instance.port),
+        METRICS_PORT: String(instance.metricsPort),
+        ...(instance.service === 'catalogue' ? { CURSOR_SECRET: secret } : {}),
+      },
       stopTimeoutMs: 25_000,
     };
   }

@@ -31,6 +31,8 @@ export interface Instance {
   service: ServiceName;
   index: number;
   port: number;
+  /** Its /metrics port (METRICS_PORT): the instance port + 1000, so every instance has its own. */
+  metricsPort: number;
 }
 
 export function instancesOf(counts: Counts): Instance[] {
@@ -40,6 +42,7 @@ export function instancesOf(counts: Counts): Instance[] {
       service,
       index: i + 1,
       port: INSTANCE_BASE[service] + i + 1,
+      metricsPort: INSTANCE_BASE[service] + 1000 + i + 1,
     })),
   );
 }
@@ -67,7 +70,10 @@ export function portsOf(instances: Instance[]): { port: number; what: string }[]
   return [
     { port: EDGE_PORT, what: 'HAProxy edge' },
     ...Object.entries(INTERNAL_PORTS).map(([what, port]) => ({ port, what: `HAProxy ${what} frontend` })),
-    ...instances.map(({ name, port }) => ({ port, what: name })),
+    ...instances.flatMap(({ name, port, metricsPort }) => [
+      { port, what: name },
+      { port: metricsPort, what: `${name} metrics` },
+    ]),
     ...Array.from({ length: ES_NODES }, (_, i) => [
       { port: ES_HTTP_PORT + i, what: `Elasticsearch node ${i + 1}` },
       { port: ES_HTTP_PORT + 100 + i, what: `Elasticsearch node ${i + 1} transport` },

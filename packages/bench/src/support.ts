@@ -62,7 +62,8 @@ let stopping = false;
 export function startService(name: string, env: Record<string, string>, bench: string): ChildProcess {
   const child = spawn(process.execPath, [`services/${name}/src/main.ts`], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    // METRICS_PORT 0: any free port, so a bench beside a running stack (or another bench) never collides.
+    env: { ...process.env, METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';

@@ -12,7 +12,8 @@ const sentinelConfig = (topology: SentinelRedis) => ({
     return { host, port: Number(port) };
   }),
   REDIS_SENTINEL_NAME: topology.name,
-  REDIS_COMMAND_TIMEOUT_MS: 500,
+  // Roomy: a busy CI machine must not time out the set-up commands; failover errors still come fast (no offline queue).
+  REDIS_COMMAND_TIMEOUT_MS: 2_000,
 });
 
 /** The port of the node a client is connected to, as that node reports it. */
