@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { IdentityError, type GrantStore, type LoginThrottle, type User, type UserStore } from '@fragrance/identity';
 import { PayloadTooLargeError, type Logger } from '@fragrance/http';
 import { accountPage, accountSignInPage, NOTICES } from '../views/account.ts';
-import { errorPage } from '../views/pages.ts';
+import { csrfFailedPage, errorPage, minutesText } from '../views/pages.ts';
 import type { createCsrf } from './csrf.ts';
 
 export interface AccountDeps {
@@ -126,16 +126,7 @@ export function accountRoutes(deps: AccountDeps): Router {
       }),
     );
   };
-  const refuseCsrf = (res: Response) =>
-    send(
-      res,
-      403,
-      errorPage({
-        title: 'Please try again',
-        message: 'The form was too old or did not come from this site. Go back, reload the page and try again.',
-        code: 'csrf_failed',
-      }),
-    );
+  const refuseCsrf = (res: Response) => send(res, 403, csrfFailedPage());
   const done = (res: Response, notice: keyof typeof NOTICES) => void res.redirect(303, `/account?done=${notice}`);
 
   /** A post of a signed-in person with a valid CSRF token, else the answer already sent. */
@@ -160,8 +151,7 @@ export function accountRoutes(deps: AccountDeps): Router {
     const decision = await throttle.check(email, address);
     if (decision.allowed) return undefined;
     res.setHeader('Retry-After', String(decision.retryAfterSeconds));
-    const minutes = Math.ceil(decision.retryAfterSeconds / 60);
-    return `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+    return `Too many failed attempts. Try again in ${minutesText(decision.retryAfterSeconds)}.`;
   };
 
   router.get(

@@ -3,7 +3,7 @@ import type Provider from 'oidc-provider';
 import type { LoginThrottle, UserStore } from '@fragrance/identity';
 import { PayloadTooLargeError, type Logger } from '@fragrance/http';
 import { CATALOGUE_SCOPE } from '../provider.ts';
-import { consentPage, errorPage, loginPage, SCOPE_DESCRIPTIONS } from '../views/pages.ts';
+import { consentPage, csrfFailedPage, errorPage, loginPage, minutesText, SCOPE_DESCRIPTIONS } from '../views/pages.ts';
 import type { createCsrf } from './csrf.ts';
 import { signIns } from '../metrics.ts';
 
@@ -115,16 +115,7 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     handler(req, res).catch(next);
   };
 
-  const refuseCsrf = (res: Response) =>
-    sendPage(
-      res,
-      403,
-      errorPage({
-        title: 'Please try again',
-        message: 'The form was too old or did not come from this site. Go back, reload the page and try again.',
-        code: 'csrf_failed',
-      }),
-    );
+  const refuseCsrf = (res: Response) => sendPage(res, 403, csrfFailedPage());
 
   router.get(
     '/oauth/interaction/:uid',
@@ -161,13 +152,12 @@ export function interactionRoutes(deps: InteractionDeps): Router {
       if (!decision.allowed) {
         signIns.inc({ result: 'throttled' });
         res.setHeader('Retry-After', String(decision.retryAfterSeconds));
-        const minutes = Math.ceil(decision.retryAfterSeconds / 60);
         return renderLogin(
           req,
           res,
           details,
           429,
-          `Too many failed sign-ins. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+          `Too many failed sign-ins. Try again in ${minutesText(decision.retryAfterSeconds)}.`,
           email,
         );
       }

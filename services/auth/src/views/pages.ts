@@ -122,3 +122,17 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   openid: 'Know who you are (your account identifier)',
   offline_access: 'Keep access while you are away (refresh tokens)',
 };
+
+/** The page every form answers when its CSRF token is missing, stale or foreign (403). */
+export const csrfFailedPage = (): string =>
+  errorPage({
+    title: 'Please try again',
+    message: 'The form was too old or did not come from this site. Go back, reload the page and try again.',
+    code: 'csrf_failed',
+  });
+
+/** "N minute(s)" for a throttle's Retry-After, rounded up. */
+export function minutesText(retryAfterSeconds: number): string {
+  const minutes = Math.ceil(retryAfterSeconds / 60);
+  return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+}
