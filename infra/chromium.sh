@@ -7,10 +7,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 case "${1:-ensure}" in
   ensure)
     if command -v chromium >/dev/null; then exit 0; fi
-    [[ $EUID -eq 0 ]] || die "chromium is missing; install Debian's chromium package"
-    log "installing chromium with apt-get"
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >&2
+    apt_install chromium
     ;;
   *) die "usage: $0 ensure" ;;
 esac

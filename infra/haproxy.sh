@@ -9,13 +9,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ensure_installed() {
   if ! command -v haproxy >/dev/null; then
-    [[ $EUID -eq 0 ]] || die "haproxy is missing; install Debian's haproxy package"
-    log "installing haproxy with apt-get"
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy >&2
-    # The package may start a system instance (on whatever its default config binds); the project runs its own.
-    if command -v systemctl >/dev/null; then systemctl disable --now haproxy >/dev/null 2>&1 || true; fi
-    service haproxy stop >/dev/null 2>&1 || true
+    apt_install haproxy haproxy
   fi
   command -v haproxy
 }

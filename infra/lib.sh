@@ -12,3 +12,21 @@ wait_for() { # <seconds> <command...>: polls the command until it succeeds
     sleep 0.5
   done
 }
+apt_install() { # <package> [system service the package starts]: installs a Debian package, as root
+  local package=$1 service=${2:-}
+  [[ $EUID -eq 0 ]] || die "$package is missing; install Debian's $package package"
+  log "installing $package with apt-get"
+  # Tests and stack steps install side by side on a new machine; apt allows one at a time, so
+  # ours queue on one lock (and wait for any other apt-get's) instead of failing.
+  local wait_lock=(-o DPkg::Lock::Timeout=600)
+  (
+    flock -w 900 9 || die "timed out waiting for another apt-get"
+    DEBIAN_FRONTEND=noninteractive apt-get "${wait_lock[@]}" update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get "${wait_lock[@]}" install -y -qq --no-install-recommends "$package" >&2
+  ) 9>/var/lock/fragrance-apt.lock
+  # Packages with a daemon start a system instance on its default port; the project runs its own.
+  if [[ -n $service ]]; then
+    if command -v systemctl >/dev/null; then systemctl disable --now "$service" >/dev/null 2>&1 || true; fi
+    service "$service" stop >/dev/null 2>&1 || true
+  fi
+}

@@ -29,17 +29,9 @@ RULES_DIR="$ROOT/infra/prometheus"
 
 ensure_installed() {
   command -v prometheus >/dev/null && command -v promtool >/dev/null && return
-  [[ $EUID -eq 0 ]] || die "prometheus is missing; install Debian's prometheus package"
-  log "installing prometheus with apt-get"
   mkdir -p "$LOCAL_DIR"
-  # Another apt-get may hold dpkg's lock (a parallel install): wait for it rather than fail.
-  local wait_lock=(-o DPkg::Lock::Timeout=600)
-  DEBIAN_FRONTEND=noninteractive apt-get "${wait_lock[@]}" update -qq >&2
-  # --no-install-recommends: no node exporter or other exporters, just the server and promtool.
-  DEBIAN_FRONTEND=noninteractive apt-get "${wait_lock[@]}" install -y -qq --no-install-recommends prometheus >&2
-  # The package starts a system instance on 9090; the project runs its own.
-  if command -v systemctl >/dev/null; then systemctl disable --now prometheus >/dev/null 2>&1 || true; fi
-  service prometheus stop >/dev/null 2>&1 || true
+  # Without recommends: no node exporter or other exporters, just the server and promtool.
+  apt_install prometheus prometheus
 }
 
 ready() { curl -fsS "http://127.0.0.1:$PORT/-/ready" >/dev/null 2>&1; }

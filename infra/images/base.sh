@@ -20,8 +20,7 @@ fi
 
 need() { # <command> <debian-package>
   command -v "$1" >/dev/null 2>&1 && return
-  log "installing $2 (Debian)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+  apt_install "$2"
 }
 need debootstrap debootstrap
 need strip binutils

@@ -44,8 +44,8 @@ if command -v docker >/dev/null 2>&1 && timeout 10 docker info >/dev/null 2>&1; 
 else
   ENGINE=podman
   if ! command -v podman >/dev/null 2>&1 || ! command -v runc >/dev/null 2>&1; then
-    log "installing podman and runc (Debian)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq podman runc >/dev/null
+    command -v podman >/dev/null 2>&1 || apt_install podman
+    command -v runc >/dev/null 2>&1 || apt_install runc
   fi
   # Storage paths are absolute, so storage.conf is written per checkout. The run root must be a
   # short path: conmon's attach socket lives under it and sockets are limited to 108 bytes.
@@ -89,6 +89,9 @@ mkdir -p "$LOCAL_DIR/images"
 # build's download steps as a secret, never a layer; an empty file when there is none.
 EXTRA_CA="$LOCAL_DIR/images/extra-ca.pem"
 if [[ -n "${NODE_EXTRA_CA_CERTS:-}" && -r "$NODE_EXTRA_CA_CERTS" ]]; then cp "$NODE_EXTRA_CA_CERTS" "$EXTRA_CA"; else : >"$EXTRA_CA"; fi
+
+# The catalogue and worker images carry the embedding model (the build context takes it from .local).
+if ((BUILD)); then bash "$ROOT/infra/embedding-model.sh" fetch; fi
 
 for name in "${TARGETS[@]}"; do
   ((BUILD)) || break

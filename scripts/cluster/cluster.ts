@@ -11,7 +11,7 @@
 // Ctrl-C/SIGTERM stops the services, HAProxy, then the infra this cluster started. Like
 // `npm start`, it refuses before touching anything while a stack runs or a port it needs is taken.
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import {
@@ -109,12 +109,17 @@ async function start(args: string[]): Promise<void> {
     process.exit(1);
   }
 
+  // The node the Sentinels called primary when the last cluster stopped (after a failover, the
+  // other one: it holds the newest writes) starts as primary, the other as its replica, and the
+  // Sentinels start afresh watching it. Starting from the Sentinels' old files instead would have
+  // them name a node that now runs as a replica, and every client would wait for a primary.
+  const primaryPort = lastSentinelPrimary() === REDIS_REPLICA_PORT ? REDIS_REPLICA_PORT : REDIS_PRIMARY_PORT;
   const sentinels = SENTINEL_PORTS.map((port) => `127.0.0.1:${port}`).join(',');
   // One environment for every instance and the ops CLI: Redis through Sentinel (REDIS_URL is
   // the initial primary, for tools that do not speak Sentinel), every internal call through HAProxy.
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    REDIS_URL: `redis://127.0.0.1:${REDIS_PRIMARY_PORT}`,
+    REDIS_URL: `redis://127.0.0.1:${primaryPort}`,
     REDIS_SENTINELS: sentinels,
     REDIS_SENTINEL_NAME: SENTINEL_NAME,
     ELASTICSEARCH_URL: `http://127.0.0.1:${INTERNAL_PORTS.elasticsearch}`,
@@ -165,9 +170,11 @@ async function start(args: string[]): Promise<void> {
 
   const esArgs = ['--name', ES_CLUSTER_NAME, '--port', String(ES_HTTP_PORT), '--nodes', String(ES_NODES)];
   const redisNodes = [
-    { name: 'cluster-a', port: REDIS_PRIMARY_PORT, args: [] as string[] },
-    { name: 'cluster-b', port: REDIS_REPLICA_PORT, args: ['--replica-of', `127.0.0.1:${REDIS_PRIMARY_PORT}`] },
-  ];
+    { name: 'cluster-a', port: REDIS_PRIMARY_PORT },
+    { name: 'cluster-b', port: REDIS_REPLICA_PORT },
+  ]
+    .map((node) => ({ ...node, args: node.port === primaryPort ? ['--primary'] : ['--replica-of', `127.0.0.1:${primaryPort}`] }))
+    .sort((a, b) => (a.port === primaryPort ? -1 : b.port === primaryPort ? 1 : 0));
 
   try {
     const haproxy = spawnSync('bash', ['infra/haproxy.sh', 'ensure'], {
@@ -178,6 +185,8 @@ async function start(args: string[]): Promise<void> {
     if (haproxy.status !== 0) throw new Error('infra/haproxy.sh ensure failed');
     const haproxyBin = haproxy.stdout.trim();
 
+    // catalogue and worker load the embedding model at start; fetch it as npm start does
+    runStep(say, env, 'embedding model: fetching it if missing (cached under .local)', 'bash', ['infra/embedding-model.sh', 'fetch']);
     runStep(say, env, `starting Elasticsearch (${ES_NODES} nodes)`, 'bash', [
       'infra/elasticsearch.sh',
       'start',
@@ -205,7 +214,7 @@ async function start(args: string[]): Promise<void> {
       '--port',
       String(port),
       '--monitor',
-      `127.0.0.1:${REDIS_PRIMARY_PORT}`,
+      `127.0.0.1:${primaryPort}`,
       '--name',
       SENTINEL_NAME,
       // Fast failover on one machine: a primary silent for 2 s is down.
@@ -215,6 +224,7 @@ async function start(args: string[]): Promise<void> {
       '10000',
     ];
     for (const port of SENTINEL_PORTS) {
+      rmSync(sentinelConfigFile(port), { force: true });
       runStep(say, env, `starting Redis Sentinel on ${port}`, 'bash', ['infra/redis-sentinel.sh', 'start', ...sentinelArgs(port)]);
       startedInfra.push({ what: `Sentinel ${port}`, stop: () => infra('infra/redis-sentinel.sh', 'stop', '--port', String(port)) });
     }
@@ -365,6 +375,19 @@ async function start(args: string[]): Promise<void> {
   }
 }
 
+const sentinelConfigFile = (port: number) => `${LOCAL_DIR}/redis-sentinel/${port}/sentinel.conf`;
+
+/** The Redis port the Sentinels' own files (rewritten on every failover) name as primary, if any. */
+function lastSentinelPrimary(): number | undefined {
+  for (const port of SENTINEL_PORTS) {
+    const file = sentinelConfigFile(port);
+    if (!existsSync(file)) continue;
+    const monitored = /^sentinel monitor \S+ \S+ (\d+)/m.exec(readFileSync(file, 'utf8'));
+    if (monitored) return Number(monitored[1]);
+  }
+  return undefined;
+}
+
 function pidAlive(pidFile: string): boolean {
   if (!existsSync(pidFile)) return false;
   const pid = Number(readFileSync(pidFile, 'utf8').trim());
@@ -397,15 +420,18 @@ async function waitForHaproxy(servers: string[], state: string, timeoutMs: numbe
   }
 }
 
-/** Applies the replica count to the live catalogue index (ingest sets it only on new versions). */
+/**
+ * Applies the replica count to the live catalogue index and its suggestion index (ingest sets it
+ * only on new versions): one copy-less index turns the cluster red when its node dies.
+ */
 async function setReplicas(esUrl: string, replicas: number): Promise<void> {
-  const res = await fetch(`${esUrl}/fragrances/_settings`, {
+  const res = await fetch(`${esUrl}/fragrances,fragrances-suggest/_settings`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ index: { number_of_replicas: replicas } }),
   });
   if (!res.ok) throw new Error(`setting ${replicas} replica(s) on the catalogue failed: ${res.status} ${await res.text()}`);
-  await waitForOk(`${esUrl}/_cluster/health/fragrances?wait_for_status=green&timeout=5s`, 120_000);
+  await waitForOk(`${esUrl}/_cluster/health/fragrances,fragrances-suggest?wait_for_status=green&timeout=5s`, 120_000);
 }
 
 async function status(supervisor: Supervisor, instances: Instance[]): Promise<unknown> {

@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { EMBEDDING_MODEL_KEY } from '../../packages/embeddings/src/model-info.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const LOCAL_DIR = process.env.FRAGRANCE_LOCAL_DIR ?? `${ROOT}.local`;
@@ -61,6 +62,34 @@ export function prepareCatalogue(say: (m: string) => void, env: Env, ingestArgs:
     status.index ? 'catalogue: index predates this code; re-ingesting' : 'catalogue: ingesting into Elasticsearch',
     process.execPath,
     [...ops, 'ingest', ...ingestArgs],
+  );
+}
+
+/**
+ * On a first start (or after a model change) most records have no vector of the shipped model:
+ * queues an enrichment run in the background (`enrich run --detach`), which embeds only those
+ * rows. The stack is up meanwhile; searches are lexical until the vectors exist.
+ */
+export async function fillRecordVectors(say: (m: string) => void, env: Env, elasticsearchUrl: string): Promise<void> {
+  const alias = env.CATALOGUE_ALIAS ?? 'fragrances';
+  const count = async (query?: object): Promise<number> => {
+    const res = await fetch(`${elasticsearchUrl}/${alias}/_count`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(query ? { query } : {}),
+    });
+    if (!res.ok) throw new Error(`counting record vectors failed: HTTP ${res.status}`);
+    return ((await res.json()) as { count: number }).count;
+  };
+  const [all, embedded] = await Promise.all([count(), count({ term: { 'embedding.model': EMBEDDING_MODEL_KEY } })]);
+  if (embedded >= all) {
+    say(`record vectors: all ${all} records have one`);
+    return;
+  }
+  const result = await opsCli(env, ['enrich', 'run', '--detach']);
+  if (result.status !== 0) throw new Error(`queueing the enrichment run failed: ${result.stderr}`);
+  say(
+    `record vectors: ${embedded} of ${all} records have one; an enrichment run fills the rest in the background (semantic search is lexical until then; npm run ops -- enrich status)`,
   );
 }
 
@@ -130,6 +159,7 @@ export function printWelcome(
 ): void {
   say(`demo API key (owner demo, 10000 requests/day; earlier demo keys revoked): ${demoKey}`);
   say(`try: curl -H 'Authorization: Bearer ${demoKey}' '${gatewayUrl}/v1/fragrances?query=rose&limit=3'`);
+  say(`API reference (try it with the key above): ${gatewayUrl}/docs  ·  examples: examples/README.md`);
   say('enrich the catalogue now (else nightly at 02:00 Australia/Sydney): npm run ops -- enrich run');
   say(
     demoUser.password

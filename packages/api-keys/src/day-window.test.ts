@@ -52,6 +52,20 @@ describe('quota day window', () => {
     );
   });
 
+  it("keeps yesterday's, today's and tomorrow's windows at once (each admission asks for all three)", () => {
+    const now = Date.UTC(2026, 5, 10, 12);
+    for (const zone of ['UTC', 'Australia/Sydney']) {
+      const today = dayWindow(now, zone);
+      const yesterday = dayWindow(today.startsAt - 1, zone);
+      const tomorrow = dayWindow(today.resetsAt, zone);
+      // Served from the cache, not recomputed (same objects), however they alternate.
+      expect(dayWindow(now, zone)).toBe(today);
+      expect(dayWindow(today.startsAt - 1, zone)).toBe(yesterday);
+      expect(dayWindow(today.resetsAt, zone)).toBe(tomorrow);
+      expect([yesterday.resetsAt, today.resetsAt]).toEqual([today.startsAt, tomorrow.startsAt]);
+    }
+  });
+
   it('knows which zones exist', () => {
     expect(isValidTimeZone('UTC')).toBe(true);
     expect(isValidTimeZone('Australia/Melbourne')).toBe(true);

@@ -57,17 +57,25 @@ function edgeOfDay(day: string, lo: number, hi: number, timeZone: string, forwar
   return hi;
 }
 
-const cache = new Map<string, DayWindow>();
+/**
+ * Windows computed so far, a few per zone: every admission asks for yesterday, today and tomorrow,
+ * so keeping only the last one made each request recompute two of them (about a hundred Intl
+ * calls, the largest item of the gateway's CPU profile).
+ */
+const cache = new Map<string, DayWindow[]>();
+const WINDOWS_KEPT_PER_ZONE = 4;
 
 /** The quota day containing `now` and when it resets; cached per zone until the day changes. */
 export function dayWindow(now: number, timeZone: string): DayWindow {
-  const cached = cache.get(timeZone);
-  if (cached && now >= cached.startsAt && now < cached.resetsAt) return cached;
+  let windows = cache.get(timeZone);
+  const cached = windows?.find((w) => now >= w.startsAt && now < w.resetsAt);
+  if (cached) return cached;
   const day = localDate(now, timeZone);
   const resetsAt = edgeOfDay(day, now, now + HOURS_48, timeZone, true);
   const startsAt = edgeOfDay(day, now - HOURS_48, now, timeZone, false);
   const window = { day, startsAt, resetsAt };
-  cache.set(timeZone, window);
+  windows = [window, ...(windows ?? [])].slice(0, WINDOWS_KEPT_PER_ZONE);
+  cache.set(timeZone, windows);
   return window;
 }
 

@@ -22,4 +22,5 @@ export {
   type KeyStoreOptions,
 } from './key-store.ts';
 export { DEFAULT_PREFIX, redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
+export { addDays, dateRange, daysBetween, monthRange, readDailyUsage, type DailyUsage } from './usage.ts';
 export { createTokenBucket, type TakenCounter, type TokenBucket, type TokenBucketOptions, type TokenDecision } from './token-bucket.ts';

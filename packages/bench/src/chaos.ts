@@ -14,7 +14,9 @@
 // BENCH_REQUEST_TIMEOUT_MS (10000), BENCH_CHAOS_FAULTS (instances,rolling,es,redis,worker: a subset runs only those).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, createHash } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createFragranceClient } from '@fragrance/client';
 import { FormUser } from '@fragrance/testkit';
 import { sendControl } from '@fragrance/stack';
 import { pick, seededRandom } from './random.ts';
@@ -38,7 +40,17 @@ interface ClusterStatus {
   redis: { primary: string | null; nodes: { name: string; port: number; pid: number | null }[]; sentinels: number[]; sentinelName: string };
 }
 
-const status = async () => (await sendControl(CONTROL, { command: 'status' })) as ClusterStatus;
+/** The cluster's state; asked again on a transient socket error (a busy cluster process, HAProxy's stats socket). */
+async function status(): Promise<ClusterStatus> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await sendControl(CONTROL, { command: 'status' })) as ClusterStatus;
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await sleep(500);
+    }
+  }
+}
 
 // ---- the cluster: reuse or start ----
 let startedCluster: ChildProcess | undefined;
@@ -169,11 +181,19 @@ async function loadLoop(seed: number, keys: string[], ids: string[], grant: Gran
   }
 }
 
-/** One refresh at a time (each rotates the refresh token), every ~2 s. */
-async function refreshLoop(grant: Grant): Promise<void> {
+/** Grants lost (a refresh refused with 400: the refresh token was revoked or seen as reused), by phase. */
+const grantsLost: { phase: string; at: number; answer: string }[] = [];
+
+/**
+ * One refresh at a time (each rotates the refresh token), every ~2 s. A refused refresh means the
+ * grant is gone (counted as lost OAuth state); a new sign-in replaces it so the faults after it
+ * are measured on their own instead of as 401s of a dead grant.
+ */
+async function refreshLoop(grant: Grant, signIn: () => Promise<Grant>): Promise<void> {
   while (running) {
     await sleep(2_000);
     let next: { access_token?: string; refresh_token?: string } = {};
+    let lastAnswer = '';
     const sample = await timed(
       'refresh',
       -1,
@@ -185,6 +205,7 @@ async function refreshLoop(grant: Grant): Promise<void> {
           signal: AbortSignal.timeout(TIMEOUT_MS),
         });
         if (res.status === 200) next = (await res.clone().json()) as typeof next;
+        else lastAnswer = `${res.status} ${(await res.clone().text()).slice(0, 160)}`;
         return res;
       },
       false,
@@ -195,6 +216,15 @@ async function refreshLoop(grant: Grant): Promise<void> {
       grant.refresh = next.refresh_token;
     }
     samples.push(sample);
+    if (sample.status === 400 && running) {
+      grantsLost.push({ phase: sample.phase, at: sample.end, answer: lastAnswer });
+      say(`  the OAuth grant was refused in phase "${sample.phase}" (${lastAnswer}); signing in again`);
+      const fresh = await signIn().catch((error: unknown) => {
+        say(`  signing in again failed: ${String(error)}`);
+        return undefined;
+      });
+      if (fresh) Object.assign(grant, fresh);
+    }
   }
 }
 
@@ -204,8 +234,16 @@ interface PhaseFigures {
   sent: number;
   failed: number;
   failed_by_kind: Partial<Record<Kind, number>>;
+  /** Failures by kind and answer, e.g. `mcp 502`; `0` is a reset or a timeout (no answer). */
+  failed_by_status: Record<string, number>;
   longest_error_window_ms: number;
+  /** From the fault's start to the end of its last failed request (0: nothing failed). */
+  last_failure_after_ms: number;
+  /** 1-minute load average of the machine when the phase ended (shared machine: read every figure with it). */
+  load_average: number;
   searches_failed_after_window?: number;
+  /** Whether the issue's target for this fault was met (absent for the baseline). */
+  target_met?: boolean;
   step_error?: string;
 }
 
@@ -223,12 +261,25 @@ function longestWindow(failures: Sample[]): number {
   return longest;
 }
 
-function figures(fault: string): PhaseFigures {
+function figures(fault: string, startedAt: number): PhaseFigures {
   const inPhase = samples.filter((s) => s.phase === fault);
   const failures = inPhase.filter((s) => s.failed);
   const byKind: Partial<Record<Kind, number>> = {};
-  for (const f of failures) byKind[f.kind] = (byKind[f.kind] ?? 0) + 1;
-  return { fault, sent: inPhase.length, failed: failures.length, failed_by_kind: byKind, longest_error_window_ms: longestWindow(failures) };
+  const byStatus: Record<string, number> = {};
+  for (const f of failures) {
+    byKind[f.kind] = (byKind[f.kind] ?? 0) + 1;
+    byStatus[`${f.kind} ${f.status}`] = (byStatus[`${f.kind} ${f.status}`] ?? 0) + 1;
+  }
+  return {
+    fault,
+    sent: inPhase.length,
+    failed: failures.length,
+    failed_by_kind: byKind,
+    failed_by_status: byStatus,
+    longest_error_window_ms: longestWindow(failures),
+    last_failure_after_ms: failures.length ? Math.max(...failures.map((f) => f.end)) - startedAt : 0,
+    load_average: Math.round((loadavg()[0] ?? 0) * 10) / 10,
+  };
 }
 
 function kill(pid: number | null | undefined, what: string): void {
@@ -289,10 +340,14 @@ try {
   }
   say('keys, user and OAuth grant ready; load starts');
 
-  const loops = [...Array.from({ length: CONCURRENCY }, (_, i) => loadLoop(i + 1, keys, ids, grant)), refreshLoop(grant)];
+  const loops = [
+    ...Array.from({ length: CONCURRENCY }, (_, i) => loadLoop(i + 1, keys, ids, grant)),
+    refreshLoop(grant, () => oauthGrant(email, password)),
+  ];
   const results: PhaseFigures[] = [];
   const phaseRun = async (name: string, action: () => Promise<void>) => {
     phase = name;
+    const startedAt = Date.now();
     say(`fault: ${name}`);
     // A fault step that fails (e.g. an instance too slow to come back) is reported, and the run goes on.
     const error = await action().then(
@@ -301,10 +356,10 @@ try {
     );
     if (error) say(`  ${name}: the fault step failed: ${error}`);
     await sleep(SETTLE_S * 1_000);
-    const f = { ...figures(name), ...(error ? { step_error: error } : {}) };
+    const f = { ...figures(name, startedAt), ...(error ? { step_error: error } : {}) };
     results.push(f);
     say(
-      `  ${name}: ${f.sent} sent, ${f.failed} failed ${JSON.stringify(f.failed_by_kind)}, longest error window ${f.longest_error_window_ms} ms`,
+      `  ${name}: ${f.sent} sent, ${f.failed} failed ${JSON.stringify(f.failed_by_status)}, longest error window ${f.longest_error_window_ms} ms, last failure ${f.last_failure_after_ms} ms after the fault (load average ${f.load_average})`,
     );
   };
 
@@ -351,10 +406,18 @@ try {
       const primary = s.redis.primary;
       const node = s.redis.nodes.find((n) => `127.0.0.1:${n.port}` === primary);
       kill(node?.pid, `Redis primary ${primary ?? '?'}`);
-      await until('Sentinel to promote the replica and the old primary to return', 120_000, async () => {
+      // Sentinel promotes the replica after down-after-ms; if the cluster's watchdog starts the
+      // killed node again sooner, Sentinel may never see it down and it stays primary: both end here.
+      await until('a primary, and both Redis nodes running again', 120_000, async () => {
         const now = await status();
-        return now.redis.primary !== primary && now.redis.nodes.every((n) => n.pid !== null);
+        return now.redis.primary !== null && now.redis.nodes.every((n) => n.pid !== null);
       });
+      const after = (await status()).redis.primary;
+      say(
+        after === primary
+          ? `  the killed node ${primary ?? '?'} came back before Sentinel failed over`
+          : `  Sentinel promoted ${after ?? '?'}`,
+      );
     });
 
   let enrichment: Record<string, unknown> = {};
@@ -385,6 +448,15 @@ try {
   running = false;
   await Promise.all(loops);
 
+  // The issue's targets, per fault.
+  for (const f of results) {
+    if (f.fault === 'instance kills' || f.fault === 'rolling restarts') f.target_met = f.failed === 0 && !f.step_error;
+    if (f.fault === 'elasticsearch master kill')
+      f.target_met = (f.searches_failed_after_window ?? 0) === 0 && f.longest_error_window_ms <= 5_000 && !f.step_error;
+    if (f.fault === 'redis primary kill') f.target_met = f.longest_error_window_ms <= 10_000 && !f.step_error;
+    if (f.fault === 'worker kill during enrichment') f.target_met = f.failed === 0 && !f.step_error;
+  }
+
   // ---- nothing lost ----
   const usedAfter = await Promise.all(keys.map((k) => usedToday(k)));
   const quotas = keys.map((_, i) => {
@@ -392,7 +464,17 @@ try {
     const admitted = mine.filter((x) => x.charged === 'yes').length;
     const unknown = mine.filter((x) => x.charged === 'unknown').length;
     const used = (usedAfter[i] ?? 0) - (usedBefore[i] ?? 0);
-    return { key: i, admitted, unanswered: unknown, used_today_delta: used, exact: used === admitted };
+    // While Redis fails over, a request admitted just before the crash can fail and its refund
+    // (5xx are given back) find no Redis: at most those are charged without an answer.
+    const failedInFailover = mine.filter((x) => x.phase === 'redis primary kill' && x.failed).length;
+    return {
+      key: i,
+      admitted,
+      unanswered: unknown,
+      used_today_delta: used,
+      exact: used === admitted,
+      within_failover_bound: used >= admitted && used <= admitted + unknown + failedInFailover,
+    };
   });
   const finalRefresh = await fetch(`${EDGE}/oauth/token`, {
     method: 'POST',
@@ -401,12 +483,16 @@ try {
   });
   s = await status();
   const users = JSON.parse(ops(opsEnv(s.redis.primary, s), ['users', 'list', '--json'])) as { email: string }[];
-  const keysAlive = (await Promise.all(keys.map((k) => fetch(`${EDGE}/v1/me`, { headers: { authorization: `Bearer ${k}` } })))).every(
-    (r) => r.status === 200,
+  // A key that is gone makes me() throw (401 unauthorized): alive means every one answers.
+  const keysAlive = await Promise.all(keys.map((apiKey) => createFragranceClient({ baseUrl: `${EDGE}/v1`, apiKey }).me())).then(
+    () => true,
+    () => false,
   );
   const lost = {
     quotas_exact: quotas.every((q) => q.exact),
+    quotas_within_failover_bound: quotas.every((q) => q.within_failover_bound),
     grant_refreshes: finalRefresh.status === 200,
+    grants_lost: grantsLost.map((g) => ({ phase: g.phase, answer: g.answer })),
     user_present: users.some((u) => u.email === email),
     keys_present: keysAlive,
     enrichment_completed: !FAULTS.has('worker')
@@ -434,9 +520,7 @@ try {
 }
 
 async function usedToday(key: string): Promise<number> {
-  const res = await fetch(`${EDGE}/v1/me`, { headers: { authorization: `Bearer ${key}` } });
-  if (res.status !== 200) throw new Error(`/v1/me answered ${res.status}`);
-  return ((await res.json()) as { used_today: number }).used_today;
+  return (await createFragranceClient({ baseUrl: `${EDGE}/v1`, apiKey: key }).me()).used_today;
 }
 
 async function oauthGrant(email: string, password: string): Promise<Grant> {

@@ -5,9 +5,15 @@
 //
 // Options (env): BENCH_DURATION_S (20 per side), BENCH_SEGMENTS (4 per side), BENCH_CONCURRENCY (32), BENCH_WARMUP_S (10),
 // ELASTICSEARCH_URL (dev cluster, http://127.0.0.1:9200, started if it is the default and down),
-// BENCH_LOG_LEVEL (info: both services log every request, as in production).
+// BENCH_LOG_LEVEL (info: both services log every request, as in production),
+// BENCH_METRICS_OFF=1 (a second gateway with METRICS_ENABLED=false joins the same interleaved
+// segments; prints the throughput and CPU ratio metrics on / off, target ≥ 0.97),
+// BENCH_CPU_PROFILE_DIR (the gateway runs with --cpu-prof and writes its profile there on exit).
+// The machine's load average is printed with the figures: on a shared machine the CPU per request
+// and the interleaved ratios are the robust figures, not absolute throughput.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { newLatencyHistogram, runLoad, type LoadRequest, type LoadResult } from './load.ts';
 import { pick } from './random.ts';
 import {
@@ -21,6 +27,7 @@ import {
   startService as startBenchService,
   stopChildren,
 } from './support.ts';
+import { createFragranceClient } from '@fragrance/client';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
@@ -31,6 +38,10 @@ const SEGMENTS = Number(process.env.BENCH_SEGMENTS ?? 4);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
 const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
 const ALIAS = 'fragrances';
+const COMPARE_METRICS = process.env.BENCH_METRICS_OFF === '1';
+const PROFILE_DIR = process.env.BENCH_CPU_PROFILE_DIR;
+/** Targets of issue 13 (gateway cost) and issue 12 (metrics cost). */
+const TARGETS = { ratio: 0.9, gateway_cpu_ms_per_request: 0.4, gateway_rss_mb: 200, metrics_on_off: 0.97 };
 
 const say = (message: string) => sayAs('gateway', message);
 
@@ -119,6 +130,8 @@ function requestMix(sample: Sample): (random: () => number) => LoadRequest {
   };
 }
 
+type Side = 'direct' | 'gateway' | 'gateway_off';
+
 const perRequest = (seconds: number, requests: number) => Math.round((seconds * 1_000_000) / Math.max(1, requests)) / 1000;
 
 /**
@@ -175,11 +188,29 @@ async function main(): Promise<void> {
     );
     const gateway = startBenchService(
       'gateway',
-      { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL },
+      {
+        PORT: String(gatewayPort),
+        REDIS_URL: redisUrl,
+        CATALOGUE_SERVICE_URL: catalogueUrl,
+        LOG_LEVEL,
+        ...(PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` } : {}),
+      },
       'gateway',
     );
+    // The same gateway with metrics off, on the same catalogue and Redis (BENCH_METRICS_OFF=1).
+    const offPort = COMPARE_METRICS ? await freePort() : undefined;
+    const gatewayOffUrl = offPort === undefined ? undefined : `http://127.0.0.1:${offPort}`;
+    const gatewayOff =
+      offPort === undefined
+        ? undefined
+        : startBenchService(
+            'gateway',
+            { PORT: String(offPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL, METRICS_ENABLED: 'false' },
+            'gateway',
+          );
     await waitForHealthy(catalogueUrl, 60_000);
     await waitForHealthy(gatewayUrl, 60_000);
+    if (gatewayOffUrl) await waitForHealthy(gatewayOffUrl, 60_000);
 
     const apiKey = createBenchKey(redisUrl);
 
@@ -188,8 +219,8 @@ async function main(): Promise<void> {
       `${documents} documents; sampled ${sample.ids.length} ids and ${sample.brands.length} brands; concurrency ${CONCURRENCY}, ${DURATION_S} s each`,
     );
     const mix = requestMix(sample);
-    const histograms = { direct: newLatencyHistogram(), gateway: newLatencyHistogram() };
-    const segment = (side: 'direct' | 'gateway', url: string, headers: Record<string, string> = {}) =>
+    const histograms = { direct: newLatencyHistogram(), gateway: newLatencyHistogram(), gateway_off: newLatencyHistogram() };
+    const segment = (side: Side, url: string, headers: Record<string, string> = {}) =>
       runLoad({
         url,
         headers,
@@ -205,56 +236,90 @@ async function main(): Promise<void> {
     // Elasticsearch's caches and the JIT warm up first, unmeasured, so neither side gets them.
     say(`warming up for ${WARMUP_S} s…`);
     await runLoad({ url: gatewayUrl, headers: keyHeader, concurrency: CONCURRENCY, durationMs: WARMUP_S * 1_000, seed: 3, next: mix });
+    if (gatewayOffUrl)
+      await runLoad({ url: gatewayOffUrl, headers: keyHeader, concurrency: CONCURRENCY, durationMs: 2_000, seed: 3, next: mix });
 
     // Short segments in ABBA order (direct, gateway, gateway, direct, …), so drift and bursts in a
     // shared machine's load fall on both sides alike.
     const rss: number[] = [];
     const sampler = setInterval(() => gateway.pid && rss.push(rssMb(gateway.pid)), 500);
-    const results: { direct: LoadResult[]; gateway: LoadResult[] } = { direct: [], gateway: [] };
+    const results: Record<Side, LoadResult[]> = { direct: [], gateway: [], gateway_off: [] };
+    const sides: Side[] = gatewayOffUrl ? ['direct', 'gateway', 'gateway_off'] : ['direct', 'gateway'];
+    // Rotating (and with two sides ABBA) order: drift in the machine's load hits every side alike.
     const order = Array.from({ length: SEGMENTS }, (_, i) =>
-      i % 2 === 0 ? (['direct', 'gateway'] as const) : (['gateway', 'direct'] as const),
+      sides.length === 2 ? (i % 2 === 0 ? sides : [...sides].reverse()) : sides.map((_s, k) => sides[(i + k) % sides.length]!),
     ).flat();
-    const cpu = { gateway: 0, catalogueDirect: 0, catalogueViaGateway: 0 };
+    const cpu = { gateway: 0, gatewayOff: 0, catalogueDirect: 0, catalogueViaGateway: 0 };
+    const load: number[] = [];
     for (const side of order) {
-      const before = { gateway: cpuSeconds(gateway.pid!), catalogue: cpuSeconds(catalogue.pid!) };
-      const result = side === 'direct' ? await segment(side, catalogueUrl) : await segment(side, gatewayUrl, keyHeader);
+      const before = {
+        gateway: cpuSeconds(gateway.pid!),
+        gatewayOff: gatewayOff?.pid ? cpuSeconds(gatewayOff.pid) : 0,
+        catalogue: cpuSeconds(catalogue.pid!),
+      };
+      const result =
+        side === 'direct'
+          ? await segment(side, catalogueUrl)
+          : await segment(side, side === 'gateway' ? gatewayUrl : (gatewayOffUrl ?? gatewayUrl), keyHeader);
       if (side === 'gateway') {
         cpu.gateway += cpuSeconds(gateway.pid!) - before.gateway;
         cpu.catalogueViaGateway += cpuSeconds(catalogue.pid!) - before.catalogue;
+      } else if (side === 'gateway_off') {
+        cpu.gatewayOff += (gatewayOff?.pid ? cpuSeconds(gatewayOff.pid) : 0) - before.gatewayOff;
       } else {
         cpu.catalogueDirect += cpuSeconds(catalogue.pid!) - before.catalogue;
       }
-      say(`${side.padEnd(7)}: ${result.rps} req/s, errors ${result.errors}`);
+      load.push(loadavg()[0] ?? 0);
+      say(`${side.padEnd(11)}: ${result.rps} req/s, errors ${result.errors}, load average ${(loadavg()[0] ?? 0).toFixed(2)}`);
       results[side].push(result);
     }
     clearInterval(sampler);
     const direct = combine(results.direct);
     const viaGateway = combine(results.gateway);
+    const viaGatewayOff = gatewayOffUrl ? combine(results.gateway_off) : undefined;
 
-    const me = (await (await fetch(`${gatewayUrl}/v1/me`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as {
-      used_today: number;
-    };
-    const ratio = Math.round((viaGateway.rps / direct.rps) * 1000) / 1000;
+    const me = await createFragranceClient({ baseUrl: `${gatewayUrl}/v1`, apiKey }).me();
+    const round3 = (x: number) => Math.round(x * 1000) / 1000;
+    const ratio = round3(viaGateway.rps / direct.rps);
+    const gatewayCpu = perRequest(cpu.gateway, viaGateway.requests);
+    const rssMax = Math.max(...rss);
+    const metricsOnOff = viaGatewayOff
+      ? {
+          gateway_off: viaGatewayOff,
+          // Throughput on / off; and the gateway's own CPU per request off / on (≥ 0.97 alike).
+          ratio: round3(viaGateway.rps / viaGatewayOff.rps),
+          cpu_ms_per_request_on_off: [gatewayCpu, perRequest(cpu.gatewayOff, viaGatewayOff.requests)],
+          cpu_ratio: round3(perRequest(cpu.gatewayOff, viaGatewayOff.requests) / gatewayCpu),
+          target: TARGETS.metrics_on_off,
+        }
+      : null;
     const result = {
       bench: 'gateway',
       concurrency: CONCURRENCY,
       duration_s: DURATION_S,
       log_level: LOG_LEVEL,
       documents,
+      load_average: { mean: round3(load.reduce((a, b) => a + b, 0) / Math.max(1, load.length)), max: round3(Math.max(...load)) },
       direct,
       gateway: viaGateway,
       ratio,
-      target_ratio: 0.85,
-      meets_target: ratio >= 0.85,
-      p50_overhead_ms: Math.round((viaGateway.p50_ms - direct.p50_ms) * 1000) / 1000,
+      targets: TARGETS,
+      meets_targets: {
+        ratio: ratio >= TARGETS.ratio,
+        gateway_cpu_ms_per_request: gatewayCpu <= TARGETS.gateway_cpu_ms_per_request,
+        gateway_rss_mb: rssMax <= TARGETS.gateway_rss_mb,
+        ...(metricsOnOff ? { metrics_on_off: metricsOnOff.ratio >= TARGETS.metrics_on_off } : {}),
+      },
+      p50_overhead_ms: round3(viaGateway.p50_ms - direct.p50_ms),
       // CPU per request (includes each segment's 1 s warm-up, so slightly high): robust to the
       // machine's other load, unlike throughput.
       cpu_ms_per_request: {
-        gateway: perRequest(cpu.gateway, viaGateway.requests),
+        gateway: gatewayCpu,
         catalogue_direct: perRequest(cpu.catalogueDirect, direct.requests),
         catalogue_via_gateway: perRequest(cpu.catalogueViaGateway, viaGateway.requests),
       },
-      gateway_rss_mb: { max: Math.max(...rss), end: gateway.pid ? rssMb(gateway.pid) : null },
+      gateway_rss_mb: { max: rssMax, end: gateway.pid ? rssMb(gateway.pid) : null },
+      metrics_on_off: metricsOnOff,
       // Every admitted request was counted once: warm-up plus the measured ones.
       metered_requests: me.used_today,
     };

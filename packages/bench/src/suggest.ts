@@ -10,6 +10,7 @@
 // BENCH_RECORDS (75000, for that ingest), BENCH_DURATION_S (10 per target), BENCH_ROUNDS (4),
 // BENCH_LOG_LEVEL (warn).
 import { spawnSync } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { Client } from '@elastic/elasticsearch';
 import { foldKey, SuggestQuery } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
@@ -199,6 +200,8 @@ async function main(): Promise<void> {
     }
     const result = {
       bench: 'suggest',
+      // The machine's 1/5/15-minute load average at the end: on a shared machine latencies are only comparable at like load.
+      load_average: loadavg().map((x) => Math.round(x * 100) / 100),
       documents,
       concurrency: 1,
       duration_s: DURATION_S,

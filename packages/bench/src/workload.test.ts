@@ -18,6 +18,7 @@ describe('bench workloads', () => {
     expect(parseWorkload([])).toBe('uniform');
     expect(parseWorkload(['--workload', 'zipf'])).toBe('zipf');
     expect(parseWorkload(['--workload=uniform'])).toBe('uniform');
-    expect(() => parseWorkload(['--workload', 'bursty'])).toThrow(/uniform or zipf/);
+    expect(parseWorkload(['--workload', 'descriptions'])).toBe('descriptions');
+    expect(() => parseWorkload(['--workload', 'bursty'])).toThrow(/uniform, zipf or descriptions/);
   });
 });

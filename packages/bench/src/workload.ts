@@ -1,14 +1,14 @@
 import { seededRandom } from './random.ts';
 
-export type Workload = 'uniform' | 'zipf';
+export type Workload = 'uniform' | 'zipf' | 'descriptions';
 
-/** `--workload uniform|zipf` from the command line (uniform when absent); anything else is an error. */
+/** `--workload uniform|zipf|descriptions` from the command line (uniform when absent); anything else is an error. */
 export function parseWorkload(argv: readonly string[]): Workload {
   const at = argv.findIndex((a) => a === '--workload' || a.startsWith('--workload='));
   if (at === -1) return 'uniform';
   const value = argv[at]?.includes('=') ? argv[at]?.split('=')[1] : argv[at + 1];
-  if (value === 'uniform' || value === 'zipf') return value;
-  throw new Error(`--workload must be uniform or zipf, not ${String(value)}`);
+  if (value === 'uniform' || value === 'zipf' || value === 'descriptions') return value;
+  throw new Error(`--workload must be uniform, zipf or descriptions, not ${String(value)}`);
 }
 
 /**

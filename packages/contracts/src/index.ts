@@ -19,6 +19,7 @@ export {
   SEASONS,
 } from './fragrance.ts';
 export { MeResponse } from './me.ts';
+export { USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS, UsageDay, UsageQuery, UsageResponse } from './usage.ts';
 export { foldKey } from './text.ts';
 export {
   DEFAULT_LIMIT,
@@ -30,8 +31,12 @@ export {
   FragranceIdParams,
   MAX_LIMIT,
   MAX_LIST_ITEMS,
+  DEFAULT_SEARCH_MODE,
   MAX_RESULT_WINDOW,
   normaliseConcentration,
+  SEARCH_MODES,
+  type SearchMode,
+  SEMANTIC_WINDOW,
   SearchHit,
   SearchQuery,
   type SearchQueryInput,
@@ -50,6 +55,7 @@ export {
   SORTS,
 } from './sync.ts';
 export { buildOpenApiDocument } from './openapi.ts';
+export { API_INTRODUCTION, PROBLEM_CODE_MEANINGS } from './introduction.ts';
 export { HIGHLIGHT_FIELDS, Highlight, HighlightFragment, type HighlightField, MatchSpan } from './highlight.ts';
 export {
   Brand,

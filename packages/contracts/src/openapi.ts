@@ -2,15 +2,26 @@ import { z } from 'zod';
 import { createDocument, type ZodOpenApiResponseObject } from 'zod-openapi';
 import { BrandDetail, BrandList, BrandSlugParams, BrandsQuery, SuggestQuery, SuggestResponse, TermList, TermsQuery } from './discovery.ts';
 import { FragranceDetail } from './fragrance.ts';
+import { API_INTRODUCTION } from './introduction.ts';
 import { MeResponse } from './me.ts';
 import { PROBLEM_CONTENT_TYPE, Problem } from './problem.ts';
 import { FragranceIdParams, SearchQuery, SearchResponse, SimilarQuery, SimilarResponse } from './search.ts';
 import { EXPORT_RECORDS_PER_REQUEST, ExportQuery } from './sync.ts';
+import { USAGE_MAX_DAYS, UsageQuery, UsageResponse } from './usage.ts';
 
 const rateLimitHeaders = {
   'RateLimit-Limit': z.number().int().meta({ description: 'Daily quota of the key.' }),
   'RateLimit-Remaining': z.number().int().meta({ description: 'Requests left today.' }),
   'RateLimit-Reset': z.number().int().meta({ description: 'Seconds until the quota resets.' }),
+  // The IETF RateLimit header fields draft (draft-ietf-httpapi-ratelimit-headers), beside the three above.
+  'RateLimit-Policy': z.string().meta({
+    description: 'The daily quota as a policy of the IETF RateLimit draft: `"daily";q=<quota>;w=86400`.',
+    examples: ['"daily";q=10000;w=86400'],
+  }),
+  RateLimit: z.string().meta({
+    description: 'What is left of that policy (IETF RateLimit draft): `"daily";r=<remaining>;t=<seconds until the reset>`.',
+    examples: ['"daily";r=9958;t=3600'],
+  }),
 };
 
 const problem = (description: string, headers: z.ZodRawShape = {}): ZodOpenApiResponseObject => ({
@@ -46,8 +57,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
     info: {
       title: 'Fragrance Catalogue API',
       version,
-      description:
-        'Read-only B2B data API over ~75,000 fragrances. Every endpoint except /openapi.json needs `Authorization: Bearer <API key>`. Errors are RFC 9457 application/problem+json with a stable `code`.',
+      description: API_INTRODUCTION,
     },
     servers: [{ url: serverUrl }],
     security: [{ apiKey: [] }],
@@ -59,6 +69,15 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
           summary: "The calling key's owner, quota and usage (not counted against the quota)",
           description: 'Takes no parameters: any query parameter is refused with 400.',
           responses: { '200': ok('Key status.', MeResponse), '400': errors['400'], '401': errors['401'] },
+        },
+      },
+      '/usage': {
+        get: {
+          operationId: 'getUsage',
+          summary: "The calling key's counted requests per day (not counted against the quota)",
+          description: `Daily counts from the same meter that enforces the quota and that billing reads, for up to ${USAGE_MAX_DAYS} days back (today included; today's count grows as requests arrive). Days are quota days in the gateway's quota time zone. A range that ends after today, starts after it ends, or reaches further back than ${USAGE_MAX_DAYS} days is refused with 400.`,
+          requestParams: { query: UsageQuery },
+          responses: { '200': ok('Requests per day, oldest first.', UsageResponse), '400': errors['400'], '401': errors['401'] },
         },
       },
       '/fragrances': {

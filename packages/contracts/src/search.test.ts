@@ -108,6 +108,7 @@ describe('buildOpenApiDocument', () => {
       '/openapi.json',
       '/perfumers',
       '/suggest',
+      '/usage',
     ]);
     const search = doc.paths?.['/fragrances']?.get;
     const names = (search?.parameters ?? []).map((p) => ('name' in p ? p.name : ''));

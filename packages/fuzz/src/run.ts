@@ -42,6 +42,9 @@ export async function createFuzzer(target: { baseUrl: string; apiKey: string; kn
   const accords = [...new Set(details.flatMap((d) => d.accords))];
   const brands = [...new Set(page.data.map((d) => d.brand))];
   const words = [...new Set(page.data.flatMap((d) => d.name.split(/\s+/)))].filter((w) => w.length > 2);
+  // GET /v1/usage: valid ranges lie within the last 90 quota days (UTC here), `from` before `to`.
+  const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+  const span = (first: number, last: number) => Array.from({ length: last - first + 1 }, (_, i) => daysAgo(first + i));
   const context: FuzzContext = {
     model,
     apiKey: target.apiKey,
@@ -57,6 +60,8 @@ export async function createFuzzer(target: { baseUrl: string; apiKey: string; kn
       exclude_note: notes,
       accord: accords,
       exclude_accord: accords,
+      from: span(20, 80),
+      to: span(0, 19),
     },
     cursor: { query: 'limit=50', value: page.next_cursor },
   };

@@ -27,3 +27,5 @@ export {
   type ProbeOptions,
   type ProbeReply,
 } from './health.ts';
+export { invalidParams, parsePath, parseQuery } from './params.ts';
+export { deprecated, deprecationHeaders, DeprecationNotice } from './deprecation.ts';

@@ -8,7 +8,15 @@ export {
   runIdForJob,
   type EnricherName,
 } from './names.ts';
-export { BatchResult, EnrichBatchJobData, EnricherCounts, EnrichRunJobData, IngestJobData, RunTrigger } from './payloads.ts';
+export {
+  BatchResult,
+  EnrichBatchJobData,
+  EnricherCounts,
+  EnrichRunJobData,
+  IngestJobData,
+  type IngestJobInput,
+  RunTrigger,
+} from './payloads.ts';
 export { createRunStore, RunStatus, RunSummary, type BeginResult, type RunPlan, type RunStore } from './run-store.ts';
 export {
   batchJobOptions,

@@ -5,8 +5,15 @@ export const IngestJobData = z.object({
   file: z.string().min(1),
   /** Start a (non-full) enrichment run once the new index is live. */
   enrich_after: z.boolean().default(true),
+  /**
+   * Swap even when the new index is much smaller than the live one or many lines were rejected
+   * (the same guard as `ops catalogue ingest/import`, whose --allow-shrink this is).
+   */
+  allow_shrink: z.boolean().default(false),
 });
 export type IngestJobData = z.infer<typeof IngestJobData>;
+/** What a caller enqueues (defaults filled in by the worker). */
+export type IngestJobInput = z.input<typeof IngestJobData>;
 
 export const RunTrigger = z.enum(['schedule', 'manual', 'ingest']);
 export type RunTrigger = z.infer<typeof RunTrigger>;

@@ -1,7 +1,7 @@
 import { Queue, type JobsOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { JOB_NAMES, NIGHTLY_SCHEDULER_ID, QUEUE_NAMES, runIdForJob } from './names.ts';
-import { EnrichBatchJobData, type EnrichRunJobData, type IngestJobData, type RunTrigger } from './payloads.ts';
+import { EnrichBatchJobData, type EnrichRunJobData, type IngestJobInput, type RunTrigger } from './payloads.ts';
 
 export interface QueueConnection {
   /** An ioredis connection; BullMQ duplicates it where it needs a blocking one. */
@@ -47,7 +47,7 @@ export async function requestEnrichmentRun(
   return { jobId: job.id, runId: runIdForJob(job.id) };
 }
 
-export async function requestIngest(queue: Queue, data: IngestJobData): Promise<string> {
+export async function requestIngest(queue: Queue, data: IngestJobInput): Promise<string> {
   const job = await queue.add(JOB_NAMES.ingest, data, { attempts: 2, backoff: { type: 'exponential', delay: 5_000 } });
   if (!job.id) throw new Error('BullMQ returned a job without an id');
   return job.id;

@@ -1,4 +1,4 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis, SentinelConnector, type RedisOptions, type SentinelConnectionOptions } from 'ioredis';
 import { redisAddress, reportOutages, type RedisLogger } from './outages.ts';
 
 /**
@@ -65,6 +65,30 @@ export function redisOptions(role: RedisRole, config: RedisClientConfig): RedisO
   }
 }
 
+/**
+ * ioredis's Sentinel connector, with the failover detector of a dropped connection stopped as
+ * soon as the client starts to reconnect. ioredis keeps it listening until the next connection
+ * is up; when Sentinel's +switch-master arrives while that reconnect is still asking a Sentinel
+ * for the primary, the old detector aborts the reconnect and ioredis ends the client for good
+ * (status `end`, no further attempt: an instance that never reaches Redis again). The reconnect
+ * finds the new primary by itself, and the next connection starts a detector of its own.
+ * `duplicate()` copies the option, so BullMQ's extra connections get it too.
+ */
+class FailoverSafeSentinelConnector extends SentinelConnector {
+  // ioredis constructs a custom connector with the client's options, typed `unknown` there.
+  constructor(options: unknown) {
+    super(options as SentinelConnectionOptions);
+  }
+
+  override connect(eventEmitter: Parameters<SentinelConnector['connect']>[0]): ReturnType<SentinelConnector['connect']> {
+    // `failoverDetector` is private in ioredis's types; the field exists on every instance.
+    const connector = this as unknown as { failoverDetector: { cleanup(): void } | null };
+    connector.failoverDetector?.cleanup();
+    connector.failoverDetector = null;
+    return super.connect(eventEmitter);
+  }
+}
+
 /** Default of REDIS_SENTINEL_NAME (packages/config's field has the same). */
 export const DEFAULT_SENTINEL_NAME = 'fcs-redis';
 
@@ -88,7 +112,11 @@ export function sentinelOptions(role: RedisRole, config: RedisClientConfig): Red
     ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
     ...(Number.isInteger(db) && db > 0 ? { db } : {}),
     ...(tls ? { tls: {}, enableTLSForSentinelMode: true } : {}),
+    Connector: FailoverSafeSentinelConnector,
     failoverDetector: true,
+    // A Sentinel that accepts the connection but does not answer (paused, overloaded) is skipped
+    // for the next one instead of holding the reconnect forever.
+    sentinelCommandTimeout: role === 'request-path' ? 1_000 : 3_000,
     // While no Sentinel answers: a command gives up at once, services keep asking.
     sentinelRetryStrategy: role === 'command' ? () => null : (attempt) => Math.min(100 * attempt, 1_000),
   };

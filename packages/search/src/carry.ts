@@ -1,6 +1,7 @@
 import type { Client } from '@elastic/elasticsearch';
 import { PROVENANCE_SOURCES, type FragranceDetail, type ProvenanceEntry, type ProvenanceSource } from '@fragrance/contracts';
 import { SEARCH_OBJECT } from './mapping.ts';
+import { embeddingIsCurrent, type StoredEmbedding } from './vectors.ts';
 
 /** Sources whose results a re-ingest must not throw away (paid model calls, retailer checks). */
 const ENRICHMENT_SOURCES: ReadonlySet<ProvenanceSource> = new Set(['ai_enriched', 'au_retailer_scrape']);
@@ -61,12 +62,31 @@ export function carryForward(incoming: FragranceDetail, live: FragranceDetail | 
   return { ...next, updated_at: Date.parse(next.updated_at) > Date.parse(now) ? next.updated_at : now };
 }
 
+/** A live record with the vector the worker made for it, if any. */
+export interface LiveRecord {
+  record: FragranceDetail;
+  embedding?: StoredEmbedding;
+}
+
 /** The live versions of these records (by id), read from the index the alias pointed at when the ingest began. */
-export async function liveRecords(client: Client, index: string, ids: string[]): Promise<Map<string, FragranceDetail>> {
-  const response = await client.mget<FragranceDetail>({ index, ids, _source_excludes: [SEARCH_OBJECT] });
-  const out = new Map<string, FragranceDetail>();
+export async function liveRecords(client: Client, index: string, ids: string[]): Promise<Map<string, LiveRecord>> {
+  const response = await client.mget<FragranceDetail & { embedding?: StoredEmbedding }>({ index, ids, _source_excludes: [SEARCH_OBJECT] });
+  const out = new Map<string, LiveRecord>();
   for (const doc of response.docs) {
-    if ('found' in doc && doc.found && doc._source) out.set(doc._id, doc._source);
+    if (!('found' in doc) || !doc.found || !doc._source) continue;
+    const { embedding, ...record } = doc._source;
+    out.set(doc._id, embedding ? { record, embedding } : { record });
   }
   return out;
+}
+
+/**
+ * The live vector, when it still fits the record going in: same model, made from the same text
+ * (so a record whose accords, notes, seasons, occasions or description changed gets a new one
+ * from the next enrichment run, and only such records do).
+ */
+export function carriedEmbedding(next: FragranceDetail, live: LiveRecord | undefined): StoredEmbedding | undefined {
+  const embedding = live?.embedding;
+  if (!embedding) return undefined;
+  return embeddingIsCurrent(embedding, next, embedding.model) ? embedding : undefined;
 }

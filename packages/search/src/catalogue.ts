@@ -1,34 +1,18 @@
 import { createHash } from 'node:crypto';
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
-import type { FacetBucket, Facets, FragranceDetail, FragranceSummary, SearchHit, SearchQuery, SearchResponse } from '@fragrance/contracts';
+import type { FragranceDetail, FragranceSummary, SearchHit, SearchQuery, SearchResponse } from '@fragrance/contracts';
 import { createCursorCodec, type CursorKeys } from './cursor.ts';
-import { SEARCH_OBJECT, SUMMARY_FIELDS, type IndexedFragrance } from './mapping.ts';
+import { HELPER_OBJECTS, SEARCH_OBJECT, SUMMARY_FIELDS, type IndexedFragrance } from './mapping.ts';
 import { HIGHLIGHT_SOURCE_FIELDS, highlightRecord, queryWords } from './highlight.ts';
 import { queryKey } from './normalise.ts';
 import { buildSearchQuery } from './query.ts';
 import { DID_YOU_MEAN_BELOW, didYouMean } from './spellcheck.ts';
+import { facetsOf, type FacetAggregations } from './facets.ts';
 import { buildSimilarQuery } from './similar.ts';
+import { createSemanticSearch, plannedMode, type QueryEmbedder } from './semantic.ts';
 
 /** Trims search responses to what a page needs (less JSON to move and parse). */
 export const SEARCH_FILTER_PATH = ['hits.total.value', 'hits.hits._source', 'hits.hits.sort', 'aggregations'];
-
-interface Bucket {
-  key: string | number;
-  doc_count: number;
-}
-
-function facetsOf(aggregations: Record<string, { buckets?: Bucket[] }> | undefined): Facets | undefined {
-  if (!aggregations) return undefined;
-  const facets: Facets = {};
-  for (const [name, agg] of Object.entries(aggregations)) {
-    const buckets: FacetBucket[] = (agg.buckets ?? []).map((b) => ({
-      value: name === 'decade' ? `${Number(b.key)}s` : String(b.key),
-      count: b.doc_count,
-    }));
-    facets[name as keyof Facets] = buckets;
-  }
-  return facets;
-}
 
 export interface FragranceWithVersion {
   fragrance: FragranceDetail;
@@ -53,19 +37,28 @@ export function createCatalogueRepository({
   client,
   alias,
   cursorKeys,
+  embedder,
 }: {
   client: Client;
   alias: string;
   /** Signs the next_cursor of each page and verifies the cursors clients send back. */
   cursorKeys: CursorKeys;
+  /** Embeds queries for search_mode semantic and hybrid; without it every search is lexical. */
+  embedder?: QueryEmbedder | undefined;
 }): CatalogueRepository {
   const cursors = createCursorCodec(cursorKeys);
+  const semantic = embedder ? createSemanticSearch({ client, alias, cursors, embedder }) : undefined;
 
   async function search(params: SearchQuery): Promise<SearchResponse> {
-    const built = buildSearchQuery(params, cursors);
     const key = params.query === undefined ? '' : queryKey(params.query);
+    const mode = plannedMode(params, key, semantic !== undefined);
+    if (mode !== 'lexical' && semantic) {
+      const answered = await semantic.run(params, key, mode);
+      if (answered) return answered;
+    }
+    const built = buildSearchQuery(params, cursors);
     if (params.highlight && key) built.body._source = { includes: [...SUMMARY_FIELDS, ...HIGHLIGHT_SOURCE_FIELDS] };
-    const response = await client.search<FragranceDetail, Record<string, { buckets?: Bucket[] }>>(
+    const response = await client.search<FragranceDetail, FacetAggregations>(
       { index: alias, ...built.body },
       { querystring: { filter_path: SEARCH_FILTER_PATH.join(',') } },
     );
@@ -95,12 +88,13 @@ export function createCatalogueRepository({
       next_cursor,
       ...(facets ? { facets } : {}),
       ...(suggestion ? { did_you_mean: suggestion } : {}),
+      ...(key ? { search_mode: 'lexical' as const } : {}),
     };
   }
 
   async function get(id: string): Promise<FragranceWithVersion | undefined> {
     try {
-      const doc = await client.get<FragranceDetail>({ index: alias, id, _source_excludes: [SEARCH_OBJECT] });
+      const doc = await client.get<FragranceDetail>({ index: alias, id, _source_excludes: [...HELPER_OBJECTS] });
       if (!doc.found || !doc._source) return undefined;
       const version = `${doc._index}:${doc._primary_term ?? 0}:${doc._seq_no ?? 0}`;
       return { fragrance: doc._source, etag: `"${createHash('sha256').update(version).digest('base64url').slice(0, 22)}"` };

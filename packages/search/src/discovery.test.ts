@@ -17,7 +17,7 @@ import { createDiscoveryRepository, type DiscoveryRepository } from './browse.ts
 import { createCatalogueRepository, type CatalogueRepository } from './catalogue.ts';
 import { aliasTargets } from './indices.ts';
 import { ingestCatalogue } from './ingest.ts';
-import { suggestAliasOf, suggestIndexOf } from './suggest.ts';
+import { buildSuggestIndex, suggestAliasOf, suggestIndexOf } from './suggest.ts';
 import { makeRecord } from './testing.ts';
 
 const hand = {
@@ -81,6 +81,22 @@ describe('discovery', () => {
       expect(count).toBe(brands);
       const fragrances = await es.client.count({ index: suggestAliasOf(alias), query: { term: { type: 'fragrance' } } });
       expect(fragrances.count).toBe(records.length);
+    });
+
+    it('gives the suggestion index as many replicas as its version (a copy-less one turns the cluster red when its node dies)', async () => {
+      const small = es.index('replicated');
+      await ingestCatalogue({ client: es.client, alias: small, records: records.slice(0, 20) });
+      const [copy = ''] = await aliasTargets(es.client, small);
+      await es.client.indices.delete({ index: suggestIndexOf(copy) });
+      // One node here: the replica stays unassigned, the setting is what counts.
+      try {
+        await buildSuggestIndex(es.client, copy, { replicas: 1 });
+        const settings = await es.client.indices.getSettings({ index: suggestIndexOf(copy), name: 'index.number_of_replicas' });
+        expect(settings[suggestIndexOf(copy)]?.settings?.index?.number_of_replicas).toBe('1');
+      } finally {
+        // A yellow index left behind would turn the shared test cluster yellow for every other test.
+        await es.client.indices.delete({ index: [copy, suggestIndexOf(copy)], ignore_unavailable: true });
+      }
     });
   });
 

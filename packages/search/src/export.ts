@@ -1,6 +1,6 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { exportRequests, parseExportAfter, type ExportPlan, type ExportQuery, type FragranceDetail } from '@fragrance/contracts';
-import { SEARCH_OBJECT } from './mapping.ts';
+import { HELPER_OBJECTS } from './mapping.ts';
 import { SORT_ORDERS, updatedSinceFilter } from './sort.ts';
 
 /** Records fetched per search_after page while exporting: bounds what one export holds in memory. */
@@ -59,7 +59,7 @@ export async function* exportRecords(
         sort: [...EXPORT_SORT],
         size: pageSize,
         track_total_hits: false,
-        _source: { excludes: [SEARCH_OBJECT] },
+        _source: { excludes: [...HELPER_OBJECTS] },
         ...(after ? { search_after: after } : {}),
       });
       if (response.pit_id) pitId = response.pit_id;

@@ -1,5 +1,5 @@
 export { createCatalogueRepository, SEARCH_FILTER_PATH, type CatalogueRepository, type FragranceWithVersion } from './catalogue.ts';
-export { carryForward, enrichmentInputs } from './carry.ts';
+export { carriedEmbedding, carryForward, enrichmentInputs, type LiveRecord } from './carry.ts';
 export {
   createCursorCodec,
   InvalidCursorError,
@@ -27,6 +27,7 @@ export { EXPORT_PAGE_SIZE, exportRecords, planExport } from './export.ts';
 export { IngestError, ingestCatalogue, type IngestOptions, type IngestProgress, type IngestResult, type SkippedRecord } from './ingest.ts';
 export {
   FRAGRANCE_MAPPING,
+  HELPER_OBJECTS,
   INDEX_SCHEMA_VERSION,
   loadingSettings,
   SEARCH_OBJECT,
@@ -37,8 +38,28 @@ export {
   type SearchFields,
 } from './mapping.ts';
 export { MAX_QUERY_WORDS, queryKey } from './normalise.ts';
-export { buildSearchQuery, FACET_AGGREGATIONS, recallQuery, type BuiltSearch } from './query.ts';
+export { BRAND_SIGNAL, buildSearchQuery, FACET_AGGREGATIONS, NAME_SIGNAL, recallQuery, searchFilters, type BuiltSearch } from './query.ts';
 export { buildSimilarQuery } from './similar.ts';
+export {
+  createSemanticSearch,
+  fuseByRank,
+  plannedMode,
+  RRF_K,
+  VECTORS_READY_SHARE,
+  type QueryEmbedder,
+  type SemanticSearch,
+} from './semantic.ts';
+export {
+  EMBEDDING_DIMENSIONS,
+  EMBEDDING_MAPPING,
+  EMBEDDING_OBJECT,
+  EMBEDDING_VECTOR_FIELD,
+  embeddingInput,
+  embeddingIsCurrent,
+  embeddingText,
+  storedVector,
+  type StoredEmbedding,
+} from './vectors.ts';
 export { createDiscoveryRepository, type DiscoveryRepository, type TermKind } from './browse.ts';
 export { editDistance, foldedTokens, highlightRecord, highlightValue, queryWords, type QueryWords } from './highlight.ts';
 export { DID_YOU_MEAN_BELOW, didYouMean } from './spellcheck.ts';

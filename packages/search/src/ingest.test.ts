@@ -18,6 +18,28 @@ describe('ingestCatalogue', () => {
   });
   afterAll(() => es.cleanup());
 
+  it('calls afterSwap once the alias points at the new index (where ingest bumps the catalogue generation), and a failing one leaves the swap standing', async () => {
+    const alias = es.index('afterswap');
+    const seen: (string | undefined)[] = [];
+    const first = await ingestCatalogue({
+      client: es.client,
+      alias,
+      records: [makeRecord({ name: 'One', brand: 'House' })],
+      afterSwap: async (index) => void seen.push(index, await currentIndex(es.client, alias)),
+    });
+    expect(seen).toEqual([first.index, first.index]);
+    const errors: unknown[] = [];
+    const second = await ingestCatalogue({
+      client: es.client,
+      alias,
+      records: [makeRecord({ name: 'Two', brand: 'House' })],
+      afterSwap: () => Promise.reject(new Error('redis away')),
+      onAfterSwapError: (error) => void errors.push(error),
+    });
+    expect(await currentIndex(es.client, alias)).toBe(second.index);
+    expect(errors).toHaveLength(1);
+  });
+
   it('loads an NDJSON file, reports bad lines by number, and swaps the alias', async () => {
     const alias = es.index('file');
     const records = [...generateCatalogue({ count: 200, seed: 3 })];

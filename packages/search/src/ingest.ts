@@ -2,7 +2,8 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Client } from '@elastic/elasticsearch';
 import { FragranceDetail } from '@fragrance/contracts';
-import { carryForward, liveRecords } from './carry.ts';
+import { carriedEmbedding, carryForward, liveRecords } from './carry.ts';
+import type { StoredEmbedding } from './vectors.ts';
 import { createVersionedIndex, currentIndex, pruneVersions, swapAlias } from './indices.ts';
 import { toIndexDocument } from './mapping.ts';
 import { checkSwap, type SwapGuard } from './safety.ts';
@@ -52,6 +53,13 @@ export interface IngestOptions {
   onProgress?: (progress: IngestProgress) => void;
   /** Called between build and swap; tests use it to observe the not-yet-live index. */
   beforeSwap?: (index: string) => Promise<void>;
+  /**
+   * Called once the alias points at the new index, e.g. to bump the catalogue generation so the
+   * catalogue's response cache drops answers of the old index at once. A failure is reported
+   * through `onAfterSwapError` (the swap itself stands).
+   */
+  afterSwap?: (index: string) => Promise<unknown>;
+  onAfterSwapError?: (error: unknown) => void;
 }
 
 export interface IngestResult {
@@ -135,6 +143,8 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
     keepVersions = 1,
     onProgress,
     beforeSwap,
+    afterSwap,
+    onAfterSwapError,
   } = options;
   const { lines, guard } = options;
   if ([file, records, lines].filter((source) => source !== undefined).length !== 1) {
@@ -154,16 +164,22 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
 
   async function sendBatch(pending: Pending[]): Promise<void> {
     let attempt = 0;
-    let batch = pending.map((p) => ({ ...p, json: '' }));
+    let batch: (Pending & { json: string; embedding?: StoredEmbedding })[] = pending.map((p) => ({ ...p, json: '' }));
     if (liveIndex !== undefined) {
       const live = await liveRecords(
         client,
         liveIndex,
         batch.map((p) => p.id),
       );
-      batch = batch.map((p) => ({ ...p, record: carryForward(p.record, live.get(p.id), startedAt) }));
+      batch = batch.map((p) => {
+        const previous = live.get(p.id);
+        const record = carryForward(p.record, previous?.record, startedAt);
+        const embedding = carriedEmbedding(record, previous);
+        return { ...p, record, ...(embedding ? { embedding } : {}) };
+      });
     }
-    for (const p of batch) p.json = JSON.stringify(toIndexDocument(p.record));
+    for (const p of batch)
+      p.json = JSON.stringify(p.embedding ? { ...toIndexDocument(p.record), embedding: p.embedding } : toIndexDocument(p.record));
     let todo = batch;
     while (todo.length > 0) {
       const body = todo.map((p) => `{"index":{"_id":${JSON.stringify(p.id)}}}\n${p.json}\n`).join('');
@@ -249,8 +265,9 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
     if (count !== indexed) throw new IngestError(`count check failed: ${count} documents in ${index}, ${indexed} indexed`);
     if (replicas > 0) await client.cluster.health({ index, wait_for_status: 'green', timeout: '60s' });
     if (guard) await checkSwap(client, alias, { indexed, rejected: skipped.length }, guard);
-    // The suggestion index of this version, swapped with it (suggest.ts).
-    await buildSuggestIndex(client, index);
+    // The suggestion index of this version, swapped with it (suggest.ts), as many copies.
+    const suggestIndex = (await buildSuggestIndex(client, index, { replicas })).index;
+    if (replicas > 0) await client.cluster.health({ index: suggestIndex, wait_for_status: 'green', timeout: '60s' });
     await beforeSwap?.(index);
   } catch (error) {
     await client.indices.delete({ index: [index, suggestIndexOf(index)], ignore_unavailable: true }).catch(() => undefined);
@@ -265,6 +282,7 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
     await client.indices.delete({ index: [index, suggestIndexOf(index)], ignore_unavailable: true }).catch(() => undefined);
     throw error;
   }
+  await afterSwap?.(index).catch((error: unknown) => onAfterSwapError?.(error));
   const deleted = await pruneVersions(client, alias, keepVersions);
   skipped.sort((a, b) => a.line - b.line);
   return { index, indexed, skipped, previous, deleted, seconds: Math.round((performance.now() - started) / 10) / 100 };

@@ -1,12 +1,13 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { foldKey, FragranceSummary, type FragranceDetail } from '@fragrance/contracts';
+import { EMBEDDING_MAPPING, EMBEDDING_OBJECT, type StoredEmbedding } from './vectors.ts';
 
 /**
  * Version of the mapping and of the folding that fills `search`. Bump it with any change to
  * either: an index of another version no longer matches the queries and must be re-ingested
  * (`catalogue status` reports it; `npm start` re-ingests).
  */
-export const INDEX_SCHEMA_VERSION = 3;
+export const INDEX_SCHEMA_VERSION = 4;
 
 /**
  * Fields of a FragranceSummary, read off its schema: what a search hit returns from _source. A
@@ -25,7 +26,10 @@ export interface SearchFields {
   accords: string[];
 }
 
-export type IndexedFragrance = FragranceDetail & { search: SearchFields };
+export type IndexedFragrance = FragranceDetail & { search: SearchFields; embedding?: StoredEmbedding };
+
+/** Helper objects of the index (see SEARCH_OBJECT, EMBEDDING_OBJECT): left out of every record read. */
+export const HELPER_OBJECTS = [SEARCH_OBJECT, EMBEDDING_OBJECT] as const;
 
 /**
  * Folded copies of every searchable field. Anyone who changes name, brand, perfumers, notes
@@ -118,6 +122,8 @@ export const FRAGRANCE_MAPPING: estypes.MappingTypeMapping = {
     // Everything a free-text query may match, for the "all words must match" condition. No
     // norms: how many notes a record lists should not change how well it matches.
     search_all: { type: 'text', analyzer: 'standard', norms: false, index_prefixes: { min_chars: 2, max_chars: 6 } },
+    // The record's sentence embedding (vectors.ts), written by the worker's enrichment.
+    [EMBEDDING_OBJECT]: EMBEDDING_MAPPING,
   },
 };
 

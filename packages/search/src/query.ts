@@ -27,11 +27,25 @@ export interface BuiltSearch {
   fingerprint: string;
 }
 
-/** All words of `text` match somewhere (fuzzy), the last one also as a prefix ("terre d herm"). */
-const allWords = (text: string): estypes.QueryDslQueryContainer[] => [
-  { match_bool_prefix: { search_all: { query: text, operator: 'and', fuzziness: FUZZINESS } } },
-  { match: { search_all: { query: text, operator: 'and', fuzziness: FUZZINESS } } },
-];
+/** Every word of `text` (one or more analysed tokens) matches search_all, with typos allowed. */
+const fuzzyAll = (text: string): estypes.QueryDslQueryContainer => ({
+  match: { search_all: { query: text, operator: 'and', fuzziness: FUZZINESS } },
+});
+
+/**
+ * All words of `text` match somewhere (fuzzy), the last one also as a prefix ("terre d herm").
+ * Each word's fuzzy query is built once: the equivalent pair of match_bool_prefix and match over
+ * the whole text expanded every word but the last twice, about a sixth of Elasticsearch's time on
+ * text searches (docs/search.md, cheaper queries).
+ */
+function allWords(text: string): estypes.QueryDslQueryContainer {
+  const words = text.split(' ').filter((word) => word !== '');
+  const last = words.pop() ?? '';
+  const lastWord: estypes.QueryDslQueryContainer = {
+    bool: { should: [{ match_bool_prefix: { search_all: { query: last } } }, fuzzyAll(last)], minimum_should_match: 1 },
+  };
+  return words.length === 0 ? lastWord : { bool: { must: [...words.map(fuzzyAll), lastWord] } };
+}
 
 /**
  * Recall of a folded query: all its words match, in the query as written or in any of its synonym
@@ -40,18 +54,25 @@ const allWords = (text: string): estypes.QueryDslQueryContainer[] => [
  */
 export function recallQuery(key: string): estypes.QueryDslQueryContainer {
   const variants = queryVariants(key);
-  const should = variants.texts.flatMap(allWords);
+  const should = variants.texts.map(allWords);
   if (variants.concentration) {
     const { value, rest } = variants.concentration;
     const concentration: estypes.QueryDslQueryContainer = { term: { concentration: value } };
     should.push(
       rest
-        ? { bool: { filter: [concentration], should: queryVariants(rest).texts.flatMap(allWords), minimum_should_match: 1 } }
+        ? { bool: { filter: [concentration], should: queryVariants(rest).texts.map(allWords), minimum_should_match: 1 } }
         : concentration,
     );
   }
   return { bool: { should, minimum_should_match: 1 } };
 }
+
+/**
+ * Names of the name and brand clauses (`matched_queries` of a hit): hybrid search keeps lexical
+ * hits that matched the name or brand ahead of fused ones, so known-item lookups stay first.
+ */
+export const NAME_SIGNAL = 'name';
+export const BRAND_SIGNAL = 'brand';
 
 /** Free-text relevance: every word must match somewhere, the name counts most. */
 function textQuery(key: string): estypes.QueryDslQueryContainer {
@@ -61,11 +82,11 @@ function textQuery(key: string): estypes.QueryDslQueryContainer {
       // Precision: the exact name outranks a name containing the words, which outranks
       // a match in brand, perfumers, notes or accords.
       should: [
-        { term: { 'search.name.exact': { value: key, boost: 30 } } },
-        { match_phrase: { 'search.name': { query: key, boost: 8 } } },
-        { match: { 'search.name': { query: key, boost: 4, operator: 'and', fuzziness: FUZZINESS, prefix_length: 1 } } },
-        { match_bool_prefix: { 'search.name': { query: key, boost: 2 } } },
-        { match: { 'search.brand.text': { query: key, boost: 2 } } },
+        { term: { 'search.name.exact': { value: key, boost: 30, _name: NAME_SIGNAL } } },
+        { match_phrase: { 'search.name': { query: key, boost: 8, _name: NAME_SIGNAL } } },
+        { match: { 'search.name': { query: key, boost: 4, operator: 'and', fuzziness: FUZZINESS, prefix_length: 1, _name: NAME_SIGNAL } } },
+        { match_bool_prefix: { 'search.name': { query: key, boost: 2, _name: NAME_SIGNAL } } },
+        { match: { 'search.brand.text': { query: key, boost: 2, _name: BRAND_SIGNAL } } },
         { match: { 'search.perfumers': { query: key, boost: 1 } } },
         { match: { 'search.accords.text': { query: key, boost: 0.8 } } },
         { match: { 'search.notes.text': { query: key, boost: 0.6 } } },
@@ -74,7 +95,10 @@ function textQuery(key: string): estypes.QueryDslQueryContainer {
   };
 }
 
-function filters(params: SearchQuery): { filter: estypes.QueryDslQueryContainer[]; mustNot: estypes.QueryDslQueryContainer[] } {
+export function searchFilters(params: SearchQuery): {
+  filter: estypes.QueryDslQueryContainer[];
+  mustNot: estypes.QueryDslQueryContainer[];
+} {
   const filter: estypes.QueryDslQueryContainer[] = [];
   const mustNot: estypes.QueryDslQueryContainer[] = [];
   if (params.brand !== undefined) filter.push({ term: { 'search.brand': foldKey(params.brand) } });
@@ -121,7 +145,7 @@ export function buildSearchQuery(params: SearchQuery, cursors: CursorCodec): Bui
   const key = params.query === undefined ? '' : queryKey(params.query);
   const order = sortOrderOf(params.sort, key !== '');
   const cursor: CursorState | undefined = params.cursor === undefined ? undefined : cursors.decode(params.cursor, fingerprint, order.kinds);
-  const { filter, mustNot } = filters(params);
+  const { filter, mustNot } = searchFilters(params);
 
   let query: estypes.QueryDslQueryContainer;
   if (key) {

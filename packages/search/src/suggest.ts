@@ -181,9 +181,15 @@ const BULK_FILTER = 'errors,items.*.error.reason';
 
 /**
  * Builds the suggestion index of catalogue index `index` (which must be refreshed), refreshed
- * and ready to be aliased. Throws on any failure, after deleting what it built.
+ * and ready to be aliased, with `replicas` copies like its catalogue version: a suggestion index
+ * without a replica turns the cluster red when its one node goes, though every catalogue shard
+ * survives. Throws on any failure, after deleting what it built.
  */
-export async function buildSuggestIndex(client: Client, index: string): Promise<{ index: string; documents: number }> {
+export async function buildSuggestIndex(
+  client: Client,
+  index: string,
+  { replicas = 0 }: { replicas?: number } = {},
+): Promise<{ index: string; documents: number }> {
   const target = suggestIndexOf(index);
   await client.indices.create({
     index: target,
@@ -211,7 +217,7 @@ export async function buildSuggestIndex(client: Client, index: string): Promise<
     const entities = await entityDocuments(client, index);
     for (let i = 0; i < entities.length; i += 5_000) await send(entities.slice(i, i + 5_000));
     for await (const page of fragranceDocuments(client, index)) await send(page);
-    await client.indices.putSettings({ index: target, settings: { refresh_interval: '1s' } });
+    await client.indices.putSettings({ index: target, settings: { refresh_interval: '1s', number_of_replicas: replicas } });
     await client.indices.refresh({ index: target });
   } catch (error) {
     await client.indices.delete({ index: target, ignore_unavailable: true }).catch(() => undefined);

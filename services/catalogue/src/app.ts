@@ -2,8 +2,8 @@ import type { Client } from '@elastic/elasticsearch';
 import express, { type Express } from 'express';
 import { Lifecycle, notFoundHandler, probeRoutes, problemHandler, requestLogger, type Logger } from '@fragrance/http';
 import { httpMetrics } from '@fragrance/metrics';
-import { createCatalogueRepository, createDiscoveryRepository, type GenerationStore } from '@fragrance/search';
-import { generationReader } from './cache/generation.ts';
+import { createCatalogueRepository, createDiscoveryRepository, type GenerationStore, type QueryEmbedder } from '@fragrance/search';
+import { generationSource, type GenerationSubscriber } from './cache/generation.ts';
 import { createResponder } from './cache/responder.ts';
 import { createResponseCache } from './cache/response-cache.ts';
 import { traceContext } from '@fragrance/tracing';
@@ -11,6 +11,7 @@ import type { CatalogueConfig } from './config.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { exportRoutes } from './routes/export.ts';
 import { fragranceRoutes } from './routes/fragrances.ts';
+import { observeResponseCache } from './metrics.ts';
 import { elasticsearchCheck, healthRoutes } from './routes/health.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 
@@ -25,9 +26,24 @@ export interface CatalogueDeps {
    * RESPONSE_CACHE_MAX_BYTES=0) there is no response cache: every answer is computed.
    */
   redis?: GenerationStore;
+  /** Embeds queries for search_mode semantic and hybrid (main.ts loads the model); without it searches are lexical. */
+  embedder?: QueryEmbedder | undefined;
+  /**
+   * A second Redis connection for the generation's change messages: with it a cache hit needs no
+   * round trip (the generation is held in process); without it the generation is read per request.
+   */
+  subscriber?: GenerationSubscriber;
 }
 
-export function buildApp({ config, logger, elasticsearch, redis, lifecycle = new Lifecycle() }: CatalogueDeps): Express {
+export function buildApp({
+  config,
+  logger,
+  elasticsearch,
+  redis,
+  subscriber,
+  embedder,
+  lifecycle = new Lifecycle(),
+}: CatalogueDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // ETags are computed from the index version of a record, not from the body.
@@ -35,25 +51,30 @@ export function buildApp({ config, logger, elasticsearch, redis, lifecycle = new
   app.use(traceContext(), httpMetrics());
   app.use(requestLogger(logger));
   app.use(healthRoutes(elasticsearch));
-  app.use(probeRoutes({ lifecycle, required: { elasticsearch: elasticsearchCheck(elasticsearch) }, timeoutMs: 1_000 }));
+  app.use(
+    probeRoutes({ lifecycle, required: { elasticsearch: elasticsearchCheck(elasticsearch, config.CATALOGUE_ALIAS) }, timeoutMs: 1_000 }),
+  );
   app.use(openApiRoutes(config.PUBLIC_BASE_URL));
   const repository = createCatalogueRepository({
     client: elasticsearch,
     alias: config.CATALOGUE_ALIAS,
     cursorKeys: { current: config.CURSOR_SECRET, previous: config.CURSOR_SECRET_PREVIOUS },
+    embedder,
   });
-  const cache =
-    redis && config.RESPONSE_CACHE_MAX_BYTES > 0
-      ? {
-          responses: createResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES }),
-          generation: generationReader({
-            elasticsearch,
-            redis,
-            scope: { prefix: config.JOBS_PREFIX, alias: config.CATALOGUE_ALIAS },
-            logger,
-          }),
-        }
-      : undefined;
+  let cache;
+  if (redis && config.RESPONSE_CACHE_MAX_BYTES > 0) {
+    const responses = createResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES });
+    observeResponseCache(responses);
+    const generation = generationSource({
+      elasticsearch,
+      redis,
+      ...(subscriber ? { subscriber } : {}),
+      scope: { prefix: config.JOBS_PREFIX, alias: config.CATALOGUE_ALIAS },
+      logger,
+      checkMs: config.RESPONSE_CACHE_GENERATION_CHECK_MS,
+    });
+    cache = { responses, generation: generation.current };
+  }
   // Before the detail route, which would read `export` as an id.
   app.use(exportRoutes(elasticsearch, config.CATALOGUE_ALIAS, logger));
   app.use(fragranceRoutes(repository, createResponder(cache), logger));

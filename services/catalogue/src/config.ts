@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  booleanFlag,
   catalogueAlias,
   host,
   httpUrl,
@@ -51,12 +52,22 @@ export const CatalogueConfig = z.object({
   /** Longest wait for one Redis reply; past it the request is answered without the cache. */
   REDIS_COMMAND_TIMEOUT_MS: millis(500),
   /** Bytes of answers the in-process response cache may hold (bodies, keys, overhead); 0 turns it off. */
+  /** Semantic and hybrid search (loads the embedding model at start); false: every search is lexical. */
+  EMBEDDINGS_ENABLED: booleanFlag(true),
+  /** Directory with model.onnx and tokenizer.json (infra/embedding-model.sh); default: the checkout's .local copy. */
+  EMBEDDING_MODEL_DIR: z.string().min(1).optional(),
   RESPONSE_CACHE_MAX_BYTES: z.coerce
     .number()
     .int()
     .min(0)
     .max(4 * 1024 * 1024 * 1024)
     .default(64 * 1024 * 1024),
+  /**
+   * How often the generation held in process is read again in the background: the bound for an
+   * alias swapped without a generation bump (ingest, rollback and the worker bump it, which is
+   * seen at once).
+   */
+  RESPONSE_CACHE_GENERATION_CHECK_MS: millis(1_000),
 });
 export type CatalogueConfig = z.infer<typeof CatalogueConfig>;
 

@@ -1,3 +1,4 @@
+import { defaultModelDirectory, loadEmbedder } from '@fragrance/embeddings';
 import { createLogger, Lifecycle, serve } from '@fragrance/http';
 import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/metrics';
 import { createRedisClient } from '@fragrance/redis';
@@ -18,15 +19,28 @@ observeDependencies({ elasticsearch: () => elasticsearch.ping({}, { requestTimeo
 // Request-path role: a Redis outage fails the generation read at once and the request is
 // answered without the response cache, never queued behind a reconnect.
 const redis = createRedisClient(config, logger, 'request-path');
+// The generation's change messages: a subscribed connection runs no other command.
+const subscriber = createRedisClient(config, logger, 'request-path');
 const lifecycle = new Lifecycle();
+// Loaded once per process; a missing model fails the start naming the directory and the fetch command.
+const embedder = config.EMBEDDINGS_ENABLED
+  ? await loadEmbedder({ directory: config.EMBEDDING_MODEL_DIR ?? defaultModelDirectory() })
+  : undefined;
 
 await serve({
-  app: buildApp({ config, logger, elasticsearch, redis, lifecycle }),
+  app: buildApp({ config, logger, elasticsearch, redis, subscriber, lifecycle, embedder }),
   host: config.HOST,
   port: config.PORT,
   logger,
   lifecycle,
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   onShutdown: async () =>
-    void (await Promise.all([elasticsearch.close(), redis.quit().catch(() => redis.disconnect()), metrics.close(), tracing.shutdown()])),
+    void (await Promise.all([
+      elasticsearch.close(),
+      redis.quit().catch(() => redis.disconnect()),
+      subscriber.quit().catch(() => subscriber.disconnect()),
+      metrics.close(),
+      tracing.shutdown(),
+      embedder?.close(),
+    ])),
 });

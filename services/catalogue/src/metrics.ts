@@ -1,8 +1,37 @@
-import { Histogram } from '@fragrance/metrics';
+import { Counter, Gauge, Histogram } from '@fragrance/metrics';
 
 /** Matches per search (the exact total): shows how selective customers' queries are. */
 export const searchHits = new Histogram({
   name: 'catalogue_search_hits',
   help: 'Total matching fragrances per search request.',
   buckets: [0, 1, 10, 100, 1_000, 10_000, 100_000],
+});
+
+/**
+ * Response cache lookups by route (search, detail, similar) and outcome: `hit`, `miss`, `stale`
+ * (held for an older catalogue generation, recomputed), `shared` (joined a computation in
+ * flight for the same key), `bypass` (generation unknown, e.g. Redis away: answered uncached).
+ */
+export const responseCacheLookups = new Counter({
+  name: 'catalogue_response_cache_lookups_total',
+  help: 'Response cache lookups by route and outcome (hit, miss, stale, shared, bypass).',
+  labelNames: ['route', 'outcome'] as const,
+});
+
+/** What the response cache holds; read at scrape time from the cache given to observeResponseCache. */
+let observed: { bytes: number; entries: number } | undefined;
+export const observeResponseCache = (cache: { bytes: number; entries: number }): void => void (observed = cache);
+export const responseCacheBytes = new Gauge({
+  name: 'catalogue_response_cache_bytes',
+  help: 'Bytes held by the in-process response cache (bodies, keys, per-entry overhead).',
+  collect() {
+    this.set(observed?.bytes ?? 0);
+  },
+});
+export const responseCacheEntries = new Gauge({
+  name: 'catalogue_response_cache_entries',
+  help: 'Answers held by the in-process response cache.',
+  collect() {
+    this.set(observed?.entries ?? 0);
+  },
 });

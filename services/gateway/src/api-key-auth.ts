@@ -3,6 +3,7 @@ import type { RequestHandler, Response } from 'express';
 import type { Admitter, QuotaState } from '@fragrance/api-keys';
 import { RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '@fragrance/http';
 import { admissions, timedRedisCall, type AdmissionOutcome } from './metrics.ts';
+import { setRateLimitHeaders } from './rate-limit-headers.ts';
 
 const REALM = 'Bearer realm="fragrance-catalogue"';
 
@@ -10,13 +11,6 @@ const REALM = 'Bearer realm="fragrance-catalogue"';
 export function bearerCredential(headers: IncomingHttpHeaders): string | undefined {
   const match = /^Bearer +(\S+) *$/i.exec(headers.authorization ?? '');
   return match?.[1];
-}
-
-/** The daily quota as RateLimit-* headers: limit, what is left, seconds until the reset. */
-export function setRateLimitHeaders(res: Response, quota: QuotaState): void {
-  res.setHeader('RateLimit-Limit', String(quota.limit));
-  res.setHeader('RateLimit-Remaining', String(quota.remaining));
-  res.setHeader('RateLimit-Reset', String(quota.resetInSeconds));
 }
 
 /** What an authenticated request carries on to its handler. */
@@ -61,7 +55,7 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek'): RequestHand
       refuse(new UnauthorizedError('The API key is not valid.', `${REALM}, error="invalid_token"`));
       return;
     }
-    setRateLimitHeaders(res, admission.quota);
+    setRateLimitHeaders(res, admission.quota, admission.outcome === 'burst_limit_exceeded' ? admission.retryAfterSeconds : undefined);
     res.locals.quota = admission.quota;
     switch (admission.outcome) {
       case 'daily_quota_exceeded': {

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Agent } from 'undici';
 import { createAdmitter, createRefunder, redactApiKeys, type Clock } from '@fragrance/api-keys';
 import {
+  deprecated,
   Lifecycle,
   MethodNotAllowedError,
   notFoundHandler,
@@ -15,14 +16,17 @@ import {
 import { httpMetrics } from '@fragrance/metrics';
 import { traceContext } from '@fragrance/tracing';
 import { apiKeyAuth, quotaOf, unitsOf } from './api-key-auth.ts';
-import type { GatewayConfig } from './config.ts';
+import type { DeprecatableRoute, GatewayConfig } from './config.ts';
 import { sizeExport } from './export-admission.ts';
 import { redisCheck, upstreamCheck, type HealthCheck } from './health.ts';
 import { proxyTo } from './proxy.ts';
+import { setRateLimitHeaders } from './rate-limit-headers.ts';
 import { normaliseRequestTargets } from './request-target.ts';
 import { timedRedisCall } from './metrics.ts';
+import { docsRoutes } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { meRoutes } from './routes/me.ts';
+import { usageRoutes } from './routes/usage.ts';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -92,6 +96,8 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     for (const path of upstream.paths) app.all(path, toUpstream);
   }
   app.use(healthRoutes(checks, config.HEALTH_TIMEOUT_MS));
+  // Public: the home page and the interactive API reference (docs/gateway.md#api-reference).
+  app.use(docsRoutes());
   // Ready needs only Redis (every data request does): the upstreams sit behind the load balancer
   // and have readiness of their own.
   app.use(probeRoutes({ lifecycle, required: { redis: checks.redis! }, timeoutMs: config.HEALTH_TIMEOUT_MS }));
@@ -121,7 +127,7 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
   const chargeReads: RequestHandler = (req, res, next) => (isRead(req.method) ? charge : peek)(req, res, next);
 
   // A request that fails on our side (5xx) is given back: customers pay for answers, not outages.
-  // The answer already says so: its RateLimit-Remaining counts the request as not made.
+  // The answer already says so: its RateLimit-Remaining (and RateLimit's r) counts the request as not made.
   const refundQuota = createRefunder({ redis, prefix: config.REDIS_PREFIX });
   const refund = (quota: Parameters<typeof refundQuota>[0], units?: number) => timedRedisCall('refund', () => refundQuota(quota, units));
   const refundServerErrors: RequestHandler = (req, res, next) => {
@@ -129,12 +135,19 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
       const quota = quotaOf(res);
       if (!quota || res.statusCode < 500) return;
       const units = unitsOf(res);
-      res.setHeader('RateLimit-Remaining', String(Math.min(quota.limit, quota.remaining + units)));
+      setRateLimitHeaders(res, { ...quota, remaining: Math.min(quota.limit, quota.remaining + units) });
       res.once('finish', () => {
         refund(quota, units).catch((error: unknown) => req.log?.warn({ err: error }, 'could not refund a failed request'));
       });
     });
     next();
+  };
+
+  // A deprecation announced for a route (API_DEPRECATIONS) goes on every answer it gives, before
+  // anything else runs, so a 401 or 429 says it too.
+  const announce = (route: DeprecatableRoute): RequestHandler[] => {
+    const notice = config.API_DEPRECATIONS[route];
+    return notice ? [deprecated(notice)] : [];
   };
 
   // {base_url} = /v1. The OpenAPI document is public; everything else needs a key. Only the
@@ -147,7 +160,16 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     agent: agents.catalogue,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
   });
-  app.all('/v1/fragrances/export', peek, readOnly, sizeExportRequest, charge, refundServerErrors, toCatalogue);
+  app.all(
+    '/v1/fragrances/export',
+    ...announce('/v1/fragrances/export'),
+    peek,
+    readOnly,
+    sizeExportRequest,
+    charge,
+    refundServerErrors,
+    toCatalogue,
+  );
   // One route each, so each has its own template in the metrics.
   for (const path of [
     '/v1/fragrances',
@@ -160,11 +182,18 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     '/v1/notes',
     '/v1/accords',
     '/v1/perfumers',
-  ]) {
-    app.all(path, chargeReads, readOnly, refundServerErrors, toCatalogue);
+  ] as const satisfies readonly DeprecatableRoute[]) {
+    app.all(path, ...announce(path), chargeReads, readOnly, refundServerErrors, toCatalogue);
   }
-  // GET /v1/me does not count against the quota.
-  app.use('/v1/me', peek, readOnly, meRoutes());
+  // GET /v1/me and GET /v1/usage do not count against the quota.
+  app.use('/v1/me', ...announce('/v1/me'), peek, readOnly, meRoutes());
+  app.use(
+    '/v1/usage',
+    ...announce('/v1/usage'),
+    peek,
+    readOnly,
+    usageRoutes({ redis, prefix: config.REDIS_PREFIX, timeZone: config.QUOTA_TIMEZONE }),
+  );
   // Any other /v1 path needs a key too, then gets a free 404.
   app.use('/v1', peek);
 

@@ -36,6 +36,8 @@ describe('billing of answers the catalogue serves from its cache', () => {
       JOBS_PREFIX: redis.prefix.replace(/:$/, ''),
       CATALOGUE_ALIAS: alias,
       CURSOR_SECRET: randomBytes(32).toString('base64url'),
+      // Lexical only: the hybrid default's vector-readiness counts would add to the searches counted below.
+      EMBEDDINGS_ENABLED: 'false',
     });
     gateway = await startGateway({
       redis: redis.redis,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DeprecationNotice } from '@fragrance/http';
 import {
   host,
   httpUrl,
@@ -12,6 +13,46 @@ import {
   shutdownTimeout,
   timeZone,
 } from '@fragrance/config';
+
+/** Public routes a deprecation can be announced on (the gateway's route templates). */
+export const DEPRECATABLE_ROUTES = [
+  '/v1/fragrances',
+  '/v1/fragrances/export',
+  '/v1/fragrances/:id',
+  '/v1/fragrances/:id/similar',
+  '/v1/suggest',
+  '/v1/brands',
+  '/v1/brands/:slug',
+  '/v1/notes',
+  '/v1/accords',
+  '/v1/perfumers',
+  '/v1/me',
+  '/v1/usage',
+] as const;
+export type DeprecatableRoute = (typeof DEPRECATABLE_ROUTES)[number];
+
+/**
+ * API_DEPRECATIONS: a JSON object from route template to its notice, e.g.
+ * `{"/v1/brands":{"deprecation":"2027-01-01T00:00:00Z","sunset":"2027-07-01T00:00:00Z","link":"https://…"}}`.
+ */
+const deprecations = () =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be a JSON object from route to deprecation notice' });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z.partialRecord(
+        z.enum(DEPRECATABLE_ROUTES, { error: `must name routes among ${DEPRECATABLE_ROUTES.join(', ')}` }),
+        DeprecationNotice,
+      ),
+    )
+    .default({});
 
 /** Every variable the gateway reads; documented in docs/configuration.md. */
 export const GatewayConfig = z.object({
@@ -47,6 +88,8 @@ export const GatewayConfig = z.object({
   BURST_CAPACITY: z.coerce.number().int().min(1).default(60),
   /** …and tokens added back per second (the sustained rate). */
   BURST_REFILL_PER_SECOND: z.coerce.number().positive().default(20),
+  /** Deprecations announced per route (Deprecation, Sunset and Link headers); none by default. */
+  API_DEPRECATIONS: deprecations(),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
 

@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
-import { Problem, SearchResponse } from '@fragrance/contracts';
+import { createFragranceClient } from '@fragrance/client';
+import { Problem } from '@fragrance/contracts';
 import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
 import {
@@ -106,18 +107,10 @@ describe('export billing and sync through the gateway', () => {
   it('sort and updated_since on GET /v1/fragrances, paged by cursor, one request a page', async () => {
     const { apiKey } = await keys.create({ owner: 'sorter', quota: 100 });
     const since = records[2_000]!.updated_at;
+    // Through the project's own client, as a customer mirrors: it follows next_cursor to the end.
+    const client = createFragranceClient({ baseUrl: `${gateway.url}/v1`, apiKey });
     const ids: string[] = [];
-    let next: string | null = '';
-    while (next !== null) {
-      const cursor: string = next ? `&cursor=${next}` : '';
-      const res = await fetch(`${gateway.url}/v1/fragrances?sort=updated&limit=100&updated_since=${encodeURIComponent(since)}${cursor}`, {
-        headers: bearer(apiKey),
-      });
-      expect(res.status).toBe(200);
-      const page = SearchResponse.parse(await res.json());
-      ids.push(...page.data.map((d) => d.id));
-      next = page.next_cursor;
-    }
+    for await (const hit of client.searchAll({ sort: 'updated', limit: 100, updated_since: since })) ids.push(hit.id);
     expect(ids).toEqual(records.slice(2_000).map((r) => r.id));
   });
 });

@@ -7,10 +7,7 @@
 // --create-user creates the account first in the stack's Redis (REDIS_URL, default
 // redis://127.0.0.1:6379; REDIS_PREFIX, default fcs:) when it does not exist yet.
 import { parseArgs } from 'node:util';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { UserStore } from '@fragrance/identity';
 import { createRedisClient, quietRedisLogger, waitForRedis } from '@fragrance/redis';
 import { FormUser } from '@fragrance/testkit';
@@ -58,9 +55,10 @@ try {
 }
 say(`401 → discovered and registered client ${provider.client?.client_id}`);
 const page = await new FormUser(edge).authorize(provider.authorizationUrl!.href, credentials);
-const code = page.location ? new URL(page.location).searchParams.get('code') : null;
-if (!code) throw new Error(`authorization did not return a code (status ${page.status}): ${page.body.slice(0, 300)}`);
-await first.finishAuth(code);
+const callback = page.location ? new URL(page.location).searchParams : undefined;
+if (!callback?.get('code')) throw new Error(`authorization did not return a code (status ${page.status}): ${page.body.slice(0, 300)}`);
+// The whole callback: the SDK checks its `iss` against the authorization server (RFC 9207).
+await first.finishAuth(callback);
 say('signed in, consented, exchanged the code for tokens');
 
 const client = new Client({ name: 'smoke', version: '1.0.0' });
@@ -69,7 +67,7 @@ const { tools } = await client.listTools();
 say(`tools: ${tools.map((t) => t.name).join(', ')}`);
 
 const call = async (name: string, args: Record<string, unknown>) => {
-  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const result = await client.callTool({ name, arguments: args });
   if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
   const text = (result.content[0] as { text?: string } | undefined)?.text ?? '';
   say(`\n${name}(${JSON.stringify(args)}):\n${text.split('\n').slice(0, 6).join('\n')}`);

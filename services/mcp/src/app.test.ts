@@ -102,7 +102,7 @@ describe('MCP resource server', () => {
     expect(body.result.capabilities).toMatchObject({ tools: { listChanged: false }, resources: { listChanged: false } });
   });
 
-  it('lists four read-only tools with input and output schemas', async () => {
+  it('lists every read-only tool with input and output schemas', async () => {
     const res = await post(
       base,
       { authorization: `Bearer ${await token()}`, 'mcp-protocol-version': '2025-11-25' },
@@ -112,7 +112,20 @@ describe('MCP resource server', () => {
     const { result } = (await res.json()) as {
       result: { tools: { name: string; inputSchema: object; outputSchema?: object; annotations?: { readOnlyHint?: boolean } }[] };
     };
-    expect(result.tools.map((t) => t.name).sort()).toEqual(['get_fragrance', 'list_facets', 'search_fragrances', 'similar_fragrances']);
+    expect(result.tools.map((t) => t.name).sort()).toEqual([
+      'compare_fragrances',
+      'discover_fragrances',
+      'get_brand',
+      'get_fragrance',
+      'list_accords',
+      'list_brands',
+      'list_facets',
+      'list_notes',
+      'list_perfumers',
+      'search_fragrances',
+      'similar_fragrances',
+      'suggest',
+    ]);
     for (const tool of result.tools) {
       expect(tool.outputSchema).toBeDefined();
       expect(tool.inputSchema).toMatchObject({ type: 'object' });

@@ -55,9 +55,9 @@ describe('two mcp instances on one Redis (real processes)', () => {
     expect((await post(a!.url, token, INITIALIZE)).status).toBe(200);
     const listed = await post(b!.url, token, { jsonrpc: '2.0', id: 2, method: 'tools/list' });
     expect(listed.status).toBe(200);
-    expect(listed.body.result?.tools).toHaveLength(4);
+    expect(listed.body.result?.tools).toHaveLength(12);
     const again = await post(a!.url, token, { jsonrpc: '2.0', id: 3, method: 'tools/list' });
-    expect(again.body.result?.tools).toHaveLength(4);
+    expect(again.body.result?.tools).toHaveLength(12);
   });
 
   it('one rate limit per user across both: 60 requests alternating get exactly the burst through', async () => {

@@ -1,18 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { APPLICABLE, runConformance, startBehindTokenProxy } from '../scripts/conformance.ts';
+import { APPLICABLE, NOT_APPLICABLE, REVISIONS, runConformance, scenariosOf, startBehindTokenProxy } from '../scripts/conformance.ts';
 
-// The official suite against the real app (behind a proxy that adds a valid token): every
-// scenario that applies to a read-only, stateless tools server must pass.
-describe('@modelcontextprotocol/conformance server scenarios (2025-11-25)', () => {
+// The official suite against the real app (behind a proxy that adds a valid token), at each
+// protocol revision we negotiate: every scenario that applies to a read-only, stateless server
+// must pass, and every scenario the suite requires is either applicable or listed with a reason.
+describe.each(REVISIONS)('@modelcontextprotocol/conformance server scenarios (%s)', (revision) => {
   let target: Awaited<ReturnType<typeof startBehindTokenProxy>>;
   beforeAll(async () => {
     target = await startBehindTokenProxy(inject('redisUrl'));
   });
   afterAll(() => target.stop());
 
-  it('passes every applicable scenario', { timeout: 180_000 }, async () => {
-    const results = await runConformance(target.url, APPLICABLE);
+  it('classifies every scenario the suite requires: applicable, or not applicable with a reason', async () => {
+    const unclassified = (await scenariosOf(revision)).filter((s) => !APPLICABLE[revision].includes(s) && !(s in NOT_APPLICABLE));
+    expect(unclassified).toEqual([]);
+  });
+
+  it('passes every applicable scenario', { timeout: 240_000 }, async () => {
+    const results = await runConformance(target.url, revision, APPLICABLE[revision]);
     for (const result of results) {
       expect(result.failures, result.scenario).toEqual([]);
       if (result.scenario === 'server-session-lifecycle') {

@@ -2,10 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCatalogue } from '@fragrance/dataset';
@@ -181,7 +178,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     const callback = new URL(final.location!);
     expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT);
     expect(callback.searchParams.get('iss')).toBe(edge);
-    await first.finishAuth(callback.searchParams.get('code')!);
+    await first.finishAuth(callback.searchParams);
 
     const token = provider.tokens()!;
     expect(token.refresh_token).toBeTruthy();
@@ -192,9 +189,23 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     expect(client.getServerVersion()?.name).toBe('fragrance-catalogue');
   });
 
-  it('lists the four read-only tools with input and output schemas', async () => {
+  it('lists the read-only tools with input and output schemas', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['get_fragrance', 'list_facets', 'search_fragrances', 'similar_fragrances']);
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining([
+        'get_fragrance',
+        'list_facets',
+        'search_fragrances',
+        'similar_fragrances',
+        'suggest',
+        'list_brands',
+        'get_brand',
+        'list_notes',
+        'list_accords',
+        'list_perfumers',
+        'compare_fragrances',
+      ]),
+    );
     for (const tool of tools) {
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
       expect(tool.outputSchema).toMatchObject({ type: 'object' });
@@ -218,20 +229,20 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
   });
 
   it('searches the real catalogue (structured content and a text summary)', async () => {
-    const result = (await client.callTool({
+    const result = await client.callTool({
       name: 'search_fragrances',
       arguments: { query: 'zygomatic vetiver', limit: 5 },
-    })) as CallToolResult;
+    });
     expect(result.isError).toBeFalsy();
     const structured = result.structuredContent as { data: { id: string; name: string }[]; total: number };
     expect(structured.data[0]).toMatchObject({ id: KNOWN.id, name: KNOWN.name });
     expect(result.content[0]).toMatchObject({ type: 'text' });
     expect((result.content[0] as { text: string }).text).toContain('Zygomatic Vetiver Nocturne');
 
-    const filtered = (await client.callTool({
+    const filtered = await client.callTool({
       name: 'search_fragrances',
       arguments: { brand: 'maison testiere', concentration: 'EDP', year_from: 2019, year_to: 2019, country: 'fr' },
-    })) as CallToolResult;
+    });
     expect((filtered.structuredContent as { data: { id: string }[] }).data.map((f) => f.id)).toContain(KNOWN.id);
   });
 
@@ -239,7 +250,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     const traceId = randomBytes(16).toString('hex');
     traced.headers.traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
     try {
-      const detail = (await client.callTool({ name: 'get_fragrance', arguments: { id: KNOWN.id } })) as CallToolResult;
+      const detail = await client.callTool({ name: 'get_fragrance', arguments: { id: KNOWN.id } });
       expect(detail.isError).toBeFalsy();
     } finally {
       delete traced.headers.traceparent;
@@ -262,17 +273,17 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
   });
 
   it('gets one fragrance, finds similar ones, and lists facets', async () => {
-    const detail = (await client.callTool({ name: 'get_fragrance', arguments: { id: KNOWN.id } })) as CallToolResult;
+    const detail = await client.callTool({ name: 'get_fragrance', arguments: { id: KNOWN.id } });
     expect(detail.isError).toBeFalsy();
     expect(detail.structuredContent).toMatchObject({ id: KNOWN.id, notes: { heart: ['vetiver'] }, brand: 'Maison Testière' });
 
-    const similar = (await client.callTool({ name: 'similar_fragrances', arguments: { id: KNOWN.id, limit: 5 } })) as CallToolResult;
+    const similar = await client.callTool({ name: 'similar_fragrances', arguments: { id: KNOWN.id, limit: 5 } });
     expect(similar.isError).toBeFalsy();
     const similarData = (similar.structuredContent as { data: { id: string }[] }).data;
     expect(similarData.length).toBeGreaterThan(0);
     expect(similarData.map((f) => f.id)).not.toContain(KNOWN.id);
 
-    const facets = (await client.callTool({ name: 'list_facets', arguments: {} })) as CallToolResult;
+    const facets = await client.callTool({ name: 'list_facets', arguments: {} });
     expect(facets.isError).toBeFalsy();
     const buckets = facets.structuredContent as {
       total: number;
@@ -291,29 +302,65 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     expect(JSON.parse((contents[0] as { text: string }).text)).toMatchObject({ id: KNOWN.id });
   });
 
+  it('lists resources and prompts, completes an argument, and calls the discovery and compare tools', async () => {
+    const { resources, nextCursor } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toContain('fragrance://vocabulary/provenance');
+    expect(resources.length).toBeLessThanOrEqual(20);
+    expect(nextCursor === undefined || typeof nextCursor === 'string').toBe(true);
+    expect((await client.listPrompts()).prompts.map((p) => p.name).sort()).toEqual([
+      'compare_named_fragrances',
+      'find_alternatives',
+      'scent_for_occasion',
+    ]);
+    const completion = await client.complete({
+      ref: { type: 'ref/resource', uri: 'fragrance://brands/{slug}' },
+      argument: { name: 'slug', value: 'maison tes' },
+    });
+    expect(completion.completion.values).toContain('maison-testiere');
+    const brand = await client.readResource({ uri: 'fragrance://brands/maison-testiere' });
+    expect(JSON.parse((brand.contents[0] as { text: string }).text)).toMatchObject({ brand: { name: 'Maison Testière' } });
+    const page = (await client.callTool({ name: 'search_fragrances', arguments: { limit: 2, sort: 'votes' } })).structuredContent as {
+      data: { id: string }[];
+    };
+    const otherId = page.data.map((f) => f.id).find((id) => id !== KNOWN.id)!;
+    const calls: [string, Record<string, unknown>][] = [
+      ['suggest', { q: 'zygomatic vet' }],
+      ['list_brands', { search: 'testiere' }],
+      ['get_brand', { slug: 'maison-testiere' }],
+      ['list_notes', { search: 'vetiv' }],
+      ['list_accords', { limit: 3 }],
+      ['list_perfumers', { limit: 3 }],
+      ['compare_fragrances', { ids: [KNOWN.id, otherId] }],
+    ];
+    for (const [name, args] of calls) {
+      const result = await client.callTool({ name, arguments: args });
+      expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy();
+    }
+  });
+
   it('turns bad arguments and unknown ids into tool results with isError, not protocol errors', async () => {
-    const unknown = (await client.callTool({
+    const unknown = await client.callTool({
       name: 'get_fragrance',
       arguments: { id: '00000000-0000-4000-8000-000000000000' },
-    })) as CallToolResult;
+    });
     expect(unknown.isError).toBe(true);
     expect((unknown.content[0] as { text: string }).text).toMatch(/not found/i);
 
-    const badConcentration = (await client.callTool({
+    const badConcentration = await client.callTool({
       name: 'search_fragrances',
       arguments: { concentration: 'shampoo' },
-    })) as CallToolResult;
+    });
     expect(badConcentration.isError).toBe(true);
     expect((badConcentration.content[0] as { text: string }).text).toContain('concentration');
 
-    const badYears = (await client.callTool({
+    const badYears = await client.callTool({
       name: 'search_fragrances',
       arguments: { year_from: 2020, year_to: 2000 },
-    })) as CallToolResult;
+    });
     expect(badYears.isError).toBe(true);
     expect((badYears.content[0] as { text: string }).text).toContain('year_from');
 
-    const notUuid = (await client.callTool({ name: 'get_fragrance', arguments: { id: 'nope' } })) as CallToolResult;
+    const notUuid = await client.callTool({ name: 'get_fragrance', arguments: { id: 'nope' } });
     expect(notUuid.isError).toBe(true);
   });
 
@@ -343,7 +390,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     );
     expect(raw.headers.get('www-authenticate')).toContain('error="invalid_token"');
     // ...and the SDK client refreshes on that 401 and carries on.
-    const result = (await client.callTool({ name: 'search_fragrances', arguments: { query: 'vetiver', limit: 3 } })) as CallToolResult;
+    const result = await client.callTool({ name: 'search_fragrances', arguments: { query: 'vetiver', limit: 3 } });
     expect(result.isError).toBeFalsy();
     const after = provider.tokens()!;
     expect(after.access_token).not.toBe(before.access_token);
@@ -392,7 +439,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     const transport = new StreamableHTTPClientTransport(new URL(`${edge}/mcp`), { authProvider: other });
     await expect(new Client({ name: 'e2e', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
     const final = await new FormUser(edge).authorize(other.authorizationUrl!.href, leaver);
-    await transport.finishAuth(new URL(final.location!).searchParams.get('code')!);
+    await transport.finishAuth(new URL(final.location!).searchParams);
     const { access_token } = other.tokens()!;
     const listTools = () =>
       fetch(`${edge}/mcp`, {

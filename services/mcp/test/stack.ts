@@ -1,8 +1,7 @@
 // Test support for the end-to-end test: an in-memory OAuth client store, as an MCP host keeps it.
 // The services as child processes (startService) and the form-driving user (FormUser) come from
 // @fragrance/testkit.
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthTokens } from '@modelcontextprotocol/client';
 
 /** An in-memory OAuthClientProvider, as an MCP host would keep it. */
 export class MemoryOAuthProvider implements OAuthClientProvider {

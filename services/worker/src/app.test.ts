@@ -1,4 +1,6 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
 import { failedBatches, nightlySchedule, QUEUE_NAMES, requestEnrichmentRun, requestIngest, type RunStore } from '@fragrance/jobs';
 import { Problem } from '@fragrance/contracts';
 import { createLogger, Lifecycle } from '@fragrance/http';
@@ -281,6 +283,33 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
       expect([summary.as_of, carried ?? summary.as_of]).toContain(d.record.au_availability.checked_at);
       expect(d.record.au_availability.checked_at).not.toBeNull();
     }
+  });
+
+  it('an ingest job that would shrink the catalogue is refused at once, unless allow_shrink says so', async () => {
+    const live = await currentIndex(es.client, fixture.alias);
+    // 3 good records and 2 broken lines where 300 records are live.
+    const lines = (await readFile(fixture.catalogueFile, 'utf8')).split('\n').slice(0, 3);
+    const small = join(fixture.dir, 'small.ndjson');
+    await writeFile(small, [...lines, '{"not":"a record"}', 'garbage', ''].join('\n'));
+    const finished = async (jobId: string) => {
+      const deadline = Date.now() + 60_000;
+      for (;;) {
+        const job = await Job.fromId(worker.queues.ingest, jobId);
+        if (job?.failedReason || job?.returnvalue) return job;
+        if (Date.now() > deadline) throw new Error('ingest did not finish');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const refused = await finished(await requestIngest(worker.queues.ingest, { file: small, enrich_after: false }));
+    expect(refused.failedReason).toMatch(/^not swapped: 2 of 5 lines were rejected .*; the new index has 3 records, the live one 300/);
+    expect(refused.attemptsMade).toBe(1); // not retried: the same file would be refused again
+    expect(await currentIndex(es.client, fixture.alias)).toBe(live);
+    expect((await es.client.count({ index: fixture.alias })).count).toBe(fixture.count);
+
+    const allowed = await finished(await requestIngest(worker.queues.ingest, { file: small, enrich_after: false, allow_shrink: true }));
+    expect(allowed.failedReason).toBeUndefined();
+    expect(allowed.returnvalue).toMatchObject({ indexed: 3, skipped: 2 });
+    expect((await es.client.count({ index: fixture.alias })).count).toBe(3);
   });
 });
 

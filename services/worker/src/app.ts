@@ -17,6 +17,7 @@ import type { Redis } from 'ioredis';
 import type { WorkerConfig } from './config.ts';
 import { localModel, openAiModel, type AiModel } from './enrichers/ai.ts';
 import { buildEnrichers } from './enrichers/index.ts';
+import type { RowEmbedder } from './enrich/embed.ts';
 import { feedLoader } from './feed.ts';
 import { enrichmentProcessor, ingestProcessor, recordFailedBatch } from './processors.ts';
 import { withNewTrace } from '@fragrance/tracing';
@@ -28,6 +29,8 @@ export interface WorkerDeps {
   /** Redis connection with `maxRetriesPerRequest: null` (BullMQ needs it for blocking calls). */
   redis: Redis;
   elasticsearch: Client;
+  /** Record vectors after the enrichers (main.ts loads the model when EMBEDDINGS_ENABLED). */
+  embedder?: RowEmbedder | undefined;
 }
 
 export interface RunningWorker {
@@ -99,6 +102,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
           batchAttempts: config.ENRICH_ATTEMPTS,
           batchBackoffMs: config.ENRICH_BACKOFF_MS,
           logger,
+          embeddingModel: deps.embedder?.modelKey,
         },
         batch: {
           elasticsearch,
@@ -107,6 +111,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
           toDocument: toIndexDocument,
           logger,
           generation: { redis, prefix },
+          embedder: deps.embedder,
         },
       }),
     ),
@@ -114,7 +119,15 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   );
   const ingest = new Worker(
     QUEUE_NAMES.ingest,
-    tracedJobs(ingestProcessor({ elasticsearch, alias: config.CATALOGUE_ALIAS, enrichmentQueue: queues.enrichment, logger })),
+    tracedJobs(
+      ingestProcessor({
+        elasticsearch,
+        alias: config.CATALOGUE_ALIAS,
+        enrichmentQueue: queues.enrichment,
+        logger,
+        generation: { redis, prefix },
+      }),
+    ),
     // An ingest holds its lock for minutes; renewals keep it, a dead worker's lock still expires.
     { ...workerOptions, concurrency: config.INGEST_CONCURRENCY },
   );

@@ -1,6 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { FragranceDetail } from '@fragrance/contracts';
-import { SEARCH_OBJECT } from '@fragrance/search';
+import { EMBEDDING_OBJECT, EMBEDDING_VECTOR_FIELD, SEARCH_OBJECT, type StoredEmbedding } from '@fragrance/search';
 
 /** A record as read, with what optimistic concurrency needs to write it back safely. */
 export interface StoredRow {
@@ -10,6 +10,8 @@ export interface StoredRow {
   seqNo: number;
   primaryTerm: number;
   record: FragranceDetail;
+  /** The stored vector's model and input fingerprint (the vector itself is not read). */
+  embedding?: Pick<StoredEmbedding, 'model' | 'input'>;
 }
 
 /** Builds the stored document of a record (the search package's folded helper fields included). */
@@ -60,19 +62,28 @@ export async function readRows(client: Client, alias: string, ids: readonly stri
     index: alias,
     ids: [...ids],
     realtime: true,
-    _source_excludes: [SEARCH_OBJECT],
+    _source_excludes: [SEARCH_OBJECT, EMBEDDING_VECTOR_FIELD],
   });
   for (const doc of response.docs) {
     if (!('found' in doc) || !doc.found || !doc._source || doc._seq_no === undefined || doc._primary_term === undefined) {
       out.missing.push(doc._id);
       continue;
     }
-    const record = asRecord(doc._source);
+    const { [EMBEDDING_OBJECT]: stored, ...source } = doc._source;
+    const record = asRecord(source);
     if (!record) {
       out.invalid.push(doc._id);
       continue;
     }
-    out.rows.push({ id: doc._id, index: doc._index, seqNo: doc._seq_no, primaryTerm: doc._primary_term, record });
+    const embedding = stored as Pick<StoredEmbedding, 'model' | 'input'> | undefined;
+    out.rows.push({
+      id: doc._id,
+      index: doc._index,
+      seqNo: doc._seq_no,
+      primaryTerm: doc._primary_term,
+      record,
+      ...(embedding ? { embedding } : {}),
+    });
   }
   return out;
 }
@@ -139,6 +150,7 @@ export const SELECTION_FIELDS = [
   'seasons',
   'occasions',
   'au_availability.checked_at',
+  `${EMBEDDING_OBJECT}.model`,
 ] as const;
 
 export interface SelectionRow {
@@ -152,6 +164,7 @@ export interface SelectionRow {
   seasons?: string[];
   occasions?: string[];
   au_availability?: { checked_at?: string | null };
+  embedding?: { model?: string };
 }
 
 /** Reads every row's selection fields with a scroll (core Elasticsearch), page by page. */

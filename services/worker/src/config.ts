@@ -52,6 +52,12 @@ export const WorkerConfig = z
     AI_TIMEOUT_MS: millis(30_000),
     AI_CONCURRENCY: positiveInt(4, 64),
     INGEST_CONCURRENCY: positiveInt(1, 4),
+    /** Record vectors for semantic search, computed after the enrichers (docs/search.md). */
+    EMBEDDINGS_ENABLED: booleanFlag(true),
+    /** Directory with model.onnx and tokenizer.json (infra/embedding-model.sh); default: the checkout's .local copy. */
+    EMBEDDING_MODEL_DIR: z.string().min(1).optional(),
+    /** Texts per model call. */
+    EMBEDDING_BATCH_SIZE: positiveInt(8, 256),
     /** A job whose worker stops renewing its lock for this long is handed to another worker. */
     LOCK_DURATION_MS: millis(30_000),
     STALLED_INTERVAL_MS: millis(15_000),

@@ -1,6 +1,7 @@
 // The worker: BullMQ consumers for catalogue ingest and enrichment, the nightly Job Scheduler
 // entry, and a small health endpoint. SIGTERM lets in-flight batches finish (or hands them back).
 import { Client } from '@elastic/elasticsearch';
+import { defaultModelDirectory, loadEmbedder } from '@fragrance/embeddings';
 import { createLogger, Lifecycle } from '@fragrance/http';
 import { createRedisClient } from '@fragrance/redis';
 import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/metrics';
@@ -18,7 +19,11 @@ const elasticsearch = new Client({ node: config.ELASTICSEARCH_URL, requestTimeou
 
 const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
 observeDependencies({ redis: () => redis.status === 'ready', elasticsearch: () => elasticsearch.ping({}, { requestTimeout: 1_000 }) });
-const running = await startWorker({ config, logger, redis, elasticsearch });
+// Loaded once per process; a missing model fails the start naming the directory and the fetch command.
+const embedder = config.EMBEDDINGS_ENABLED
+  ? await loadEmbedder({ directory: config.EMBEDDING_MODEL_DIR ?? defaultModelDirectory(), batchSize: config.EMBEDDING_BATCH_SIZE })
+  : undefined;
+const running = await startWorker({ config, logger, redis, elasticsearch, embedder });
 const lifecycle = new Lifecycle();
 const server = healthServer(running, lifecycle);
 await new Promise<void>((resolve, reject) => {
@@ -44,7 +49,13 @@ async function shutdown(signal: string): Promise<void> {
     await running.close(config.SHUTDOWN_TIMEOUT_MS);
     server.close();
     server.closeAllConnections();
-    await Promise.all([redis.quit().catch(() => redis.disconnect()), elasticsearch.close(), metrics.close(), tracing.shutdown()]);
+    await Promise.all([
+      redis.quit().catch(() => redis.disconnect()),
+      elasticsearch.close(),
+      metrics.close(),
+      tracing.shutdown(),
+      embedder?.close(),
+    ]);
     logger.info('stopped');
     process.exit(0);
   } catch (error) {

@@ -11,7 +11,7 @@ import {
   type BatchResult,
   type RunStore,
 } from '@fragrance/jobs';
-import { ingestCatalogue } from '@fragrance/search';
+import { bumpCatalogueGeneration, ingestCatalogue, SwapRefusedError, type GenerationStore } from '@fragrance/search';
 import { DelayedError, UnrecoverableError, WaitingError, type Job, type Queue } from 'bullmq';
 import { processBatch, type BatchDeps } from './enrich/batch.ts';
 import { planRun, type PlanDeps } from './enrich/plan.ts';
@@ -111,17 +111,41 @@ export function enrichmentProcessor(deps: { plan: PlanDeps; batch: BatchDeps; ru
 }
 
 /** The ingest queue's processor: rebuild the index from a file, swap the alias, then enrich. */
-export function ingestProcessor(deps: { elasticsearch: Client; alias: string; enrichmentQueue: Queue; logger: Logger }) {
+export function ingestProcessor(deps: {
+  elasticsearch: Client;
+  alias: string;
+  enrichmentQueue: Queue;
+  logger: Logger;
+  /** Where the catalogue generation is bumped after the swap, so response caches drop the old index at once. */
+  generation?: { redis: GenerationStore; prefix: string };
+}) {
   return async (job: Job): Promise<unknown> => {
     const data = IngestJobData.safeParse(job.data);
     if (!data.success) throw new UnrecoverableError(`invalid ingest payload: ${data.error.issues[0]?.message ?? ''}`);
+    const { generation } = deps;
     const result = await ingestCatalogue({
       client: deps.elasticsearch,
       alias: deps.alias,
       file: data.data.file,
       // Enrichment results of unchanged rows survive, so enrich_after only works on changed rows.
       carryForward: true,
+      // The operator CLI's guard (packages/search safety.ts): no swap to a much smaller catalogue.
+      guard: { allowShrink: data.data.allow_shrink },
+      ...(generation
+        ? {
+            afterSwap: () => bumpCatalogueGeneration(generation.redis, { prefix: generation.prefix, alias: deps.alias }),
+            onAfterSwapError: (error: unknown) =>
+              deps.logger.warn(
+                { err: error },
+                'cannot bump the catalogue generation after the swap; caches see it within their check interval',
+              ),
+          }
+        : {}),
       onProgress: (p) => void job.updateProgress({ read: p.read, indexed: p.indexed, skipped: p.skipped, total: p.total ?? null }),
+    }).catch((error: unknown) => {
+      // The same file would be refused again: fail the job at once instead of retrying it.
+      if (error instanceof SwapRefusedError) throw new UnrecoverableError(`${error.message} (job option allow_shrink)`);
+      throw error;
     });
     deps.logger.info(
       { index: result.index, indexed: result.indexed, skipped: result.skipped.length, seconds: result.seconds },

@@ -52,6 +52,9 @@ export function workerEnv(
     LOCK_DURATION_MS: '3000',
     STALLED_INTERVAL_MS: '1000',
     SHUTDOWN_TIMEOUT_MS: '5000',
+    // Child workers (main.ts) would load the model and embed every row; the vector tests pass
+    // their own embedder to startWorker (enrich/embed.test.ts).
+    EMBEDDINGS_ENABLED: 'false',
     ...extra,
   };
 }

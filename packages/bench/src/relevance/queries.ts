@@ -53,6 +53,60 @@ const query = (kind: string, text: string, relevant: ReadonlySet<string>): Relev
 /** A word as a user types it: lower case, no accents. */
 const typed = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
+/** How a shopper says an occasion. */
+const OCCASION_PHRASES: Record<string, string[]> = {
+  daily: ['for every day', 'for daily wear'],
+  office: ['at the office', 'for work'],
+  leisure: ['for relaxed weekends', 'for leisure'],
+  sport: ['after the gym', 'for sport'],
+  evening: ['for evenings', 'for a night out'],
+  'date night': ['for date night', 'for a romantic date'],
+  formal: ['for formal events', 'for a black-tie occasion'],
+};
+const SEASON_PHRASES: Record<string, string[]> = {
+  spring: ['spring', 'springtime'],
+  summer: ['summer', 'hot summer days'],
+  autumn: ['autumn', 'fall'],
+  winter: ['winter', 'cold winter days'],
+};
+const pick = <T>(random: () => number, items: readonly T[]): T | undefined => items[Math.floor(random() * items.length)];
+
+/** Every record with this accord, season and occasion: the right answers of a description query. */
+function describedBy(records: readonly FragranceDetail[], accord: string, season: string, occasion: string): Set<string> {
+  const out = new Set<string>();
+  for (const r of records) {
+    if (r.accords.some((a) => foldKey(a) === accord) && r.seasons.includes(season) && r.occasions.includes(occasion)) out.add(r.id);
+  }
+  return out;
+}
+
+/**
+ * Description queries (issue 17): a shopper's sentence built from one record's attributes, e.g.
+ * "a smoky fragrance for winter evenings"; right answers are the records with that accord (any of
+ * its accords), season and occasion. Judged by attributes, never by the text the vectors see.
+ */
+export function descriptionKind(records: readonly FragranceDetail[]): RelevanceKind {
+  return {
+    name: 'description',
+    description: 'description: "a <accord> fragrance for <season> <occasion>" (records with all three are right)',
+    build: (r, random) => {
+      const accord = pick(random, r.accords.slice(0, 3));
+      const season = pick(random, r.seasons);
+      const occasion = pick(random, r.occasions);
+      if (accord === undefined || season === undefined || occasion === undefined) return undefined;
+      const seasonText = pick(random, SEASON_PHRASES[season] ?? [season]) ?? season;
+      const occasionText = pick(random, OCCASION_PHRASES[occasion] ?? [occasion]) ?? occasion;
+      const templates = [
+        `a ${typed(accord)} fragrance for ${seasonText} ${occasionText}`,
+        `something ${typed(accord)} for ${seasonText}, ${occasionText}`,
+        `${typed(accord)} perfume ${occasionText} in ${seasonText}`,
+      ];
+      const text = pick(random, templates) ?? templates[0]!;
+      return { kind: 'description', params: { query: text }, relevant: describedBy(records, foldKey(accord), season, occasion) };
+    },
+  };
+}
+
 export const RELEVANCE_KINDS: readonly RelevanceKind[] = [
   {
     name: 'name_brand',

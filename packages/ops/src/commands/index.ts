@@ -1,4 +1,5 @@
 import type { CommandGroup } from '../command.ts';
+import { billingGroup } from './billing.ts';
 import { catalogueGroup } from './catalogue.ts';
 import { enrichGroup } from './enrich.ts';
 import { keysGroup } from './keys.ts';
@@ -9,6 +10,7 @@ export const groups: Record<string, CommandGroup> = {
   catalogue: catalogueGroup,
   enrich: enrichGroup,
   keys: keysGroup,
+  billing: billingGroup,
   users: usersGroup,
   auth: authGroup,
 };

@@ -20,8 +20,9 @@ const first: FragranceDetail[] = [rose(1), rose(2), rose(3), makeRecord({ name: 
 /** An Elasticsearch client of its own that counts the searches and gets the app sends. */
 function countingClient(url: string) {
   const client = new Client({ node: url });
-  const counts = { search: 0, get: 0 };
+  const counts = { search: 0, get: 0, all: 0 };
   client.diagnostic.on('response', (_error, result) => {
+    counts.all += 1;
     const path = result?.meta.request.params.path ?? '';
     if (path.endsWith('/_search')) counts.search += 1;
     else if (path.includes('/_doc/')) counts.get += 1;
@@ -35,19 +36,33 @@ describe('response cache (real Elasticsearch and Redis)', () => {
   let alias: string;
   let counted: ReturnType<typeof countingClient>;
   const servers: Server[] = [];
+  const subscribers: Redis[] = [];
 
-  async function start(options: { cache: boolean; redisClient?: Redis }): Promise<string> {
+  /**
+   * A catalogue on the test index. With the cache, by default with a subscriber (the generation
+   * held in process, as main.ts runs it); `subscribe: false` reads the generation per request.
+   */
+  async function start(options: { cache: boolean; redisClient?: Redis; subscribe?: boolean; checkMs?: number }): Promise<string> {
     const config = CatalogueConfig.parse({
       CATALOGUE_ALIAS: alias,
       CURSOR_SECRET,
       RESPONSE_CACHE_MAX_BYTES: '1000000',
       JOBS_PREFIX: scope().prefix,
+      RESPONSE_CACHE_GENERATION_CHECK_MS: String(options.checkMs ?? 60_000),
     });
+    const client = options.redisClient ?? redis.redis;
+    let subscriber: Redis | undefined;
+    if (options.cache && options.subscribe !== false) {
+      subscriber = client.duplicate();
+      subscriber.on('error', () => undefined);
+      subscribers.push(subscriber);
+    }
     const app = buildApp({
       config,
       logger: createLogger('t', 'silent'),
       elasticsearch: counted.client,
-      ...(options.cache ? { redis: options.redisClient ?? redis.redis } : {}),
+      ...(options.cache ? { redis: client } : {}),
+      ...(subscriber ? { subscriber } : {}),
     });
     const server = app.listen(0, '127.0.0.1');
     servers.push(server);
@@ -64,6 +79,7 @@ describe('response cache (real Elasticsearch and Redis)', () => {
   });
   afterAll(async () => {
     await Promise.all(servers.map((s) => close(s)));
+    for (const subscriber of subscribers) subscriber.disconnect();
     await counted.client.close();
     await redis.cleanup();
     await es.cleanup();
@@ -136,14 +152,80 @@ describe('response cache (real Elasticsearch and Redis)', () => {
     expect(await description()).toBe('A garden after rain.');
   });
 
-  it('serves a new index on the very next request after the alias swaps', async () => {
+  /** Waits until repeated hits cost Elasticsearch nothing: the subscriber is listening. */
+  async function untilHeld(base: string, path: string): Promise<void> {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const before = counted.counts.all;
+      await fetch(base + path);
+      if (counted.counts.all === before) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    throw new Error('the generation was never held in process');
+  }
+
+  it('answers a cache hit without a round trip once the generation is held in process', async () => {
+    const base = await start({ cache: true });
+    const path = '/v1/fragrances?query=rose%20garden&limit=1';
+    await untilHeld(base, path);
+    const before = counted.counts.all;
+    for (let i = 0; i < 20; i++) expect((await fetch(base + path)).status).toBe(200);
+    expect(counted.counts.all - before).toBe(0);
+    // Without a subscriber every request reads the alias (and the enrichment generation) again.
+    const perRequest = await start({ cache: true, subscribe: false });
+    await fetch(perRequest + path);
+    const again = counted.counts.all;
+    for (let i = 0; i < 5; i++) await fetch(perRequest + path);
+    expect(counted.counts.all - again).toBe(5);
+  });
+
+  it('serves a new index on the very next request after the alias swaps (generation read per request)', async () => {
+    const base = await start({ cache: true, subscribe: false });
+    const path = '/v1/fragrances?query=rose%20garden';
+    const before = await names(await fetch(base + path));
+    expect(await names(await fetch(base + path))).toEqual(before);
+    const next = await swapTo();
+    expect(await names(await fetch(base + path))).toEqual(next);
+  });
+
+  it('serves a new index on the very next request after an ingest announces its swap (generation held in process)', async () => {
     const base = await start({ cache: true });
     const path = '/v1/fragrances?query=rose%20garden';
-    expect(await names(await fetch(base + path))).toEqual(['Rose Garden 3', 'Rose Garden 2', 'Rose Garden 1']);
-    expect(await names(await fetch(base + path))).toEqual(['Rose Garden 3', 'Rose Garden 2', 'Rose Garden 1']);
-    await ingestCatalogue({ client: es.client, alias, records: [rose(1), rose(4), rose(5)] });
-    expect(await names(await fetch(base + path))).toEqual(['Rose Garden 5', 'Rose Garden 4', 'Rose Garden 1']);
+    await untilHeld(base, path);
+    const before = await names(await fetch(base + path));
+    expect(await names(await fetch(base + path))).toEqual(before);
+    const next = await swapTo(true);
+    expect(await names(await fetch(base + path))).toEqual(next);
   });
+
+  it('serves a swap made without an announcement within the check interval', async () => {
+    const base = await start({ cache: true, checkMs: 100 });
+    const path = '/v1/fragrances?query=rose%20garden';
+    await untilHeld(base, path);
+    const before = await names(await fetch(base + path));
+    expect(await names(await fetch(base + path))).toEqual(before);
+    const next = await swapTo();
+    const started = performance.now();
+    let seen = await names(await fetch(base + path));
+    while (seen.join() !== next.join() && performance.now() - started < 3_000) {
+      await new Promise((r) => setTimeout(r, 20));
+      seen = await names(await fetch(base + path));
+    }
+    expect(seen).toEqual(next);
+  });
+
+  let nextRose = 4;
+  /** Ingests Rose Garden 1 and two new ones (announcing the swap when asked); returns the names a search then finds. */
+  async function swapTo(announce = false): Promise<string[]> {
+    const [a, b] = [nextRose, nextRose + 1];
+    nextRose += 2;
+    await ingestCatalogue({
+      client: es.client,
+      alias,
+      records: [rose(1), rose(a), rose(b)],
+      ...(announce ? { afterSwap: () => bumpCatalogueGeneration(redis.redis, scope()) } : {}),
+    });
+    return [`Rose Garden ${b}`, `Rose Garden ${a}`, 'Rose Garden 1'];
+  }
 
   it('answers from Elasticsearch, uncached, while Redis is unreachable', async () => {
     const down = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true });

@@ -1,29 +1,63 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { Logger } from '@fragrance/http';
-import { aliasTargets, readCatalogueGeneration, type GenerationScope, type GenerationStore } from '@fragrance/search';
+import {
+  aliasTargets,
+  catalogueGenerationKey,
+  readCatalogueGeneration,
+  type GenerationScope,
+  type GenerationStore,
+} from '@fragrance/search';
 import { freshRead } from './fresh-read.ts';
 
 /**
- * The catalogue's generation as seen now: the index the alias points at and the enrichment
- * generation the worker bumps after each batch it wrote (`@fragrance/search` generation.ts).
- * Both are read for every request (coalesced, see freshRead), so an alias swap or a bumped
- * generation is visible to the very next request. undefined when either cannot be read (no
- * alias yet, Redis or Elasticsearch away): the caller then answers without the cache.
+ * What the watcher needs of a Redis connection in subscriber mode (ioredis's Redis satisfies
+ * it): a connection of its own, since a subscribed connection runs no other command.
  */
-export function generationReader({
+export interface GenerationSubscriber {
+  subscribe: (channel: string) => Promise<unknown>;
+  on: (event: 'message' | 'ready' | 'close', listener: (...args: string[]) => void) => unknown;
+  /** ioredis's connection status: 'ready' once commands can be sent. */
+  readonly status: string;
+}
+
+export interface GenerationSource {
+  /** The catalogue's generation now; undefined while it cannot be known (answer uncached). */
+  current: () => Promise<string | undefined>;
+  /** Stops the periodic check (the subscriber connection belongs to the caller). */
+  close: () => void;
+}
+
+/**
+ * The catalogue's generation: the index the alias points at and the enrichment generation every
+ * writer bumps (`bumpCatalogueGeneration`: the worker after each batch, ingest and rollback
+ * after a swap), e.g. `fragrances-v2026…#7`.
+ *
+ * Without a subscriber both are read for every request (coalesced, see freshRead): a round trip
+ * to Elasticsearch and Redis on every cache hit. With one, the value is held in process and read
+ * again only when a bump is published on the generation's channel (requests arriving after the
+ * message wait for the new value, never answer from the old one), every `checkMs` in the
+ * background (the bound for an alias swapped by hand without a bump), and when the subscriber
+ * reconnects. While the subscriber is not connected, a missed message is possible, so every
+ * request reads the generation itself as without one.
+ */
+export function generationSource({
   elasticsearch,
   redis,
+  subscriber,
   scope,
   logger,
+  checkMs = 1_000,
 }: {
   elasticsearch: Client;
   redis: GenerationStore;
+  subscriber?: GenerationSubscriber;
   scope: GenerationScope;
   logger: Logger;
-}): () => Promise<string | undefined> {
+  checkMs?: number;
+}): GenerationSource {
   // One warning per outage, not one per request.
   let failing = false;
-  return freshRead(async () => {
+  const read = freshRead(async (): Promise<string | undefined> => {
     try {
       const [indices, enrichment] = await Promise.all([aliasTargets(elasticsearch, scope.alias), readCatalogueGeneration(redis, scope)]);
       if (failing) logger.info('catalogue generation readable again; response cache back in use');
@@ -35,4 +69,64 @@ export function generationReader({
       return undefined;
     }
   });
+  if (!subscriber) return { current: read, close: () => undefined };
+
+  const channel = catalogueGenerationKey(scope);
+  let listening = false;
+  let held: Promise<string | undefined> | undefined;
+  /** Replaces the held value by a read that starts after now; an unknown one is not kept. */
+  const reread = (): Promise<string | undefined> => {
+    const next: Promise<string | undefined> = read().then((value) => {
+      if (value === undefined && held === next) held = undefined;
+      return value;
+    });
+    held = next;
+    return next;
+  };
+  subscriber.on('message', (from) => {
+    if (from === channel) void reread();
+  });
+  // ioredis subscribes again by itself after a reconnect; until then messages may be lost.
+  subscriber.on('close', () => {
+    listening = false;
+  });
+  let subscribed = false;
+  let warned = false;
+  const subscribe = () =>
+    subscriber.subscribe(channel).then(
+      () => {
+        subscribed = true;
+        listening = true;
+        void reread();
+      },
+      (error: unknown) => {
+        // Retried when the connection is (again) ready; until then the generation is read per request.
+        if (!warned) logger.warn({ err: error }, 'cannot subscribe to catalogue generation changes yet; reading it per request');
+        warned = true;
+      },
+    );
+  subscriber.on('ready', () => {
+    if (!subscribed) return void subscribe();
+    // Subscribed again by the client itself; a change may have been missed meanwhile.
+    listening = true;
+    void reread();
+  });
+  if (subscriber.status === 'ready') void subscribe();
+  // The background check keeps answering from the held value while it reads.
+  const timer = setInterval(() => {
+    if (!listening) return;
+    const before = held;
+    void read().then((value) => {
+      if (held === before) held = value === undefined ? undefined : Promise.resolve(value);
+    });
+  }, checkMs);
+  timer.unref();
+
+  return {
+    current: () => {
+      if (!listening) return read();
+      return held ?? reread();
+    },
+    close: () => clearInterval(timer),
+  };
 }

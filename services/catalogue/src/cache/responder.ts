@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { responseCacheLookups } from '../metrics.ts';
 import type { CachedResponse, ResponseCache } from './response-cache.ts';
 
 /**
@@ -17,8 +18,20 @@ export interface Computed {
   etag?: string;
 }
 
-/** Answers a GET from the response cache; false when `compute` found nothing (the route's 404). */
-export type Responder = (req: Request, res: Response, key: string, compute: () => Promise<Computed | undefined>) => Promise<boolean>;
+/** The cached routes: a bounded metric label and the first part of every cache key. */
+export type CachedRoute = 'search' | 'detail' | 'similar';
+
+/**
+ * Answers a GET from the response cache; false when `compute` found nothing (the route's 404).
+ * `params` are the parsed parameters that make the answer (see requestKey).
+ */
+export type Responder = (
+  req: Request,
+  res: Response,
+  route: CachedRoute,
+  params: Readonly<Record<string, unknown>>,
+  compute: () => Promise<Computed | undefined>,
+) => Promise<boolean>;
 
 /** Strong ETag of a body: the first 128 bits of its SHA-256, so equal bytes give equal tags. */
 const bodyEtag = (body: Buffer): string => `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
@@ -55,10 +68,18 @@ function send(req: Request, res: Response, response: CachedResponse): void {
  * every answer is computed (same bytes, same headers).
  */
 export function createResponder(cache?: { responses: ResponseCache; generation: () => Promise<string | undefined> }): Responder {
-  return async (req, res, key, compute) => {
+  return async (req, res, route, params, compute) => {
     const generation = cache ? await cache.generation() : undefined;
-    const response =
-      cache && generation !== undefined ? await cache.responses.get(`${generation}\n${key}`, () => render(compute)) : await render(compute);
+    let response: CachedResponse | undefined;
+    if (cache && generation !== undefined) {
+      const lookup = await cache.responses.get(requestKey(route, params), generation, () => render(compute));
+      responseCacheLookups.inc({ route, outcome: lookup.outcome });
+      response = lookup.response;
+    } else {
+      // No cache configured, or the generation is unknown right now (Redis or Elasticsearch away).
+      if (cache) responseCacheLookups.inc({ route, outcome: 'bypass' });
+      response = await render(compute);
+    }
     if (!response) return false;
     send(req, res, response);
     return true;

@@ -9,12 +9,12 @@ describe('response cache (in process)', () => {
     const maxBytes = 20_000;
     const cache = createResponseCache({ maxBytes });
     for (let i = 0; i < 500; i++) {
-      await cache.get(`key-${i}`, () => Promise.resolve(answer(100 + ((i * 37) % 900))));
+      await cache.get(`key-${i}`, 'g1', () => Promise.resolve(answer(100 + ((i * 37) % 900))));
       expect(cache.bytes).toBeLessThanOrEqual(maxBytes);
     }
     expect(cache.entries).toBeGreaterThan(10);
     const entries = cache.entries;
-    const huge = await cache.get('huge', () => Promise.resolve(answer(maxBytes * 2)));
+    const huge = (await cache.get('huge', 'g1', () => Promise.resolve(answer(maxBytes * 2)))).response;
     expect(huge?.body.length).toBe(maxBytes * 2); // still answered…
     expect(cache.bytes).toBeLessThanOrEqual(maxBytes); // …not kept
     expect(cache.entries).toBeLessThanOrEqual(entries);
@@ -24,20 +24,32 @@ describe('response cache (in process)', () => {
     const cache = createResponseCache({ maxBytes: 1_000_000 });
     let computed = 0;
     const slow = () => new Promise<CachedResponse>((resolve) => setTimeout(() => resolve(answer(10 + computed++)), 20));
-    const all = await Promise.all(Array.from({ length: 50 }, () => cache.get('cold', slow)));
+    const all = await Promise.all(Array.from({ length: 50 }, () => cache.get('cold', 'g1', slow)));
     expect(computed).toBe(1);
-    expect(new Set(all).size).toBe(1);
+    expect(new Set(all.map((lookup) => lookup.response)).size).toBe(1);
+    expect(all.map((lookup) => lookup.outcome).sort()).toEqual(['miss', ...Array.from({ length: 49 }, () => 'shared')]);
 
     let failures = 0;
     const failing = () => Promise.reject(new Error(`boom ${++failures}`));
-    await expect(Promise.all([cache.get('bad', failing), cache.get('bad', failing)])).rejects.toThrow('boom 1');
-    await expect(cache.get('bad', failing)).rejects.toThrow('boom 2');
+    await expect(Promise.all([cache.get('bad', 'g1', failing), cache.get('bad', 'g1', failing)])).rejects.toThrow('boom 1');
+    await expect(cache.get('bad', 'g1', failing)).rejects.toThrow('boom 2');
 
     let lookups = 0;
     const missing = () => Promise.resolve((lookups++, undefined));
-    expect(await cache.get('gone', missing)).toBeUndefined();
-    expect(await cache.get('gone', missing)).toBeUndefined();
+    expect((await cache.get('gone', 'g1', missing)).response).toBeUndefined();
+    expect((await cache.get('gone', 'g1', missing)).response).toBeUndefined();
     expect(lookups).toBe(2);
+  });
+
+  it('answers a hit only for the generation it was computed under, and replaces a stale answer', async () => {
+    const cache = createResponseCache({ maxBytes: 1_000_000 });
+    expect((await cache.get('k', 'g1', () => Promise.resolve(answer(10)))).outcome).toBe('miss');
+    const hit = await cache.get('k', 'g1', () => Promise.reject(new Error('not called')));
+    expect([hit.outcome, hit.response?.body.length]).toEqual(['hit', 10]);
+    const stale = await cache.get('k', 'g2', () => Promise.resolve(answer(20)));
+    expect([stale.outcome, stale.response?.body.length]).toEqual(['stale', 20]);
+    expect(cache.entries).toBe(1); // replaced, not kept beside the old one
+    expect((await cache.get('k', 'g2', () => Promise.reject(new Error('not called')))).response?.body.length).toBe(20);
   });
 });
 

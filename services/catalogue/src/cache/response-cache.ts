@@ -9,42 +9,64 @@ export interface CachedResponse {
 /** Bytes counted per entry beyond its body and key (the entry object, the LRU's bookkeeping). */
 const ENTRY_OVERHEAD_BYTES = 200;
 
+/**
+ * How a lookup was answered: `hit` (held for this generation), `miss` (not held), `stale` (held
+ * for an older generation, recomputed and replaced), `shared` (joined a computation in flight).
+ */
+export type CacheOutcome = 'hit' | 'miss' | 'stale' | 'shared';
+
+export interface CacheLookup {
+  response: CachedResponse | undefined;
+  outcome: CacheOutcome;
+}
+
 export interface ResponseCache {
   /**
-   * The cached answer for `key`, else `compute`'s (stored when defined). Concurrent callers for
-   * a missing key share one `compute` (no stampede); a failure reaches all of them and is not
-   * stored, nor is undefined (not found).
+   * The cached answer for `key` under `generation`, else `compute`'s (stored when defined,
+   * replacing an answer of another generation). Concurrent callers for a missing key share one
+   * `compute` (no stampede); a failure reaches all of them and is not stored, nor is undefined
+   * (not found).
    */
-  get: (key: string, compute: () => Promise<CachedResponse | undefined>) => Promise<CachedResponse | undefined>;
+  get: (key: string, generation: string, compute: () => Promise<CachedResponse | undefined>) => Promise<CacheLookup>;
   /** Bytes held now (bodies, keys and per-entry overhead); never above maxBytes. */
   readonly bytes: number;
   readonly entries: number;
 }
 
-/** An in-process LRU bounded in bytes (lru-cache's maxSize), with one computation per missing key. */
+interface Entry {
+  generation: string;
+  response: CachedResponse;
+}
+
+/**
+ * An in-process LRU bounded in bytes (lru-cache's maxSize), with one computation per missing key.
+ * Entries are keyed by the request alone and carry their generation, so a generation change
+ * replaces an answer instead of leaving the old one to age out.
+ */
 export function createResponseCache({ maxBytes }: { maxBytes: number }): ResponseCache {
-  const lru = new LRUCache<string, CachedResponse>({
+  const lru = new LRUCache<string, Entry>({
     maxSize: maxBytes,
-    // A string key costs up to 2 bytes a character in V8.
-    sizeCalculation: (value, key) => value.body.length + key.length * 2 + ENTRY_OVERHEAD_BYTES,
+    // A string costs up to 2 bytes a character in V8.
+    sizeCalculation: (entry, key) => entry.response.body.length + (key.length + entry.generation.length) * 2 + ENTRY_OVERHEAD_BYTES,
   });
   const inFlight = new Map<string, Promise<CachedResponse | undefined>>();
 
-  function get(key: string, compute: () => Promise<CachedResponse | undefined>): Promise<CachedResponse | undefined> {
-    const hit = lru.get(key);
-    if (hit) return Promise.resolve(hit);
-    let pending = inFlight.get(key);
-    if (!pending) {
-      pending = compute()
-        .then((response) => {
-          // An answer larger than the whole cache is simply not kept (lru-cache skips it).
-          if (response) lru.set(key, response);
-          return response;
-        })
-        .finally(() => inFlight.delete(key));
-      inFlight.set(key, pending);
-    }
-    return pending;
+  function get(key: string, generation: string, compute: () => Promise<CachedResponse | undefined>): Promise<CacheLookup> {
+    const held = lru.get(key);
+    if (held?.generation === generation) return Promise.resolve({ response: held.response, outcome: 'hit' });
+    const flightKey = `${generation}\n${key}`;
+    const pending = inFlight.get(flightKey);
+    if (pending) return pending.then((response) => ({ response, outcome: 'shared' }));
+    const computing = compute()
+      .then((response) => {
+        // An answer larger than the whole cache is simply not kept (lru-cache skips it).
+        if (response) lru.set(key, { generation, response });
+        return response;
+      })
+      .finally(() => inFlight.delete(flightKey));
+    inFlight.set(flightKey, computing);
+    const outcome: CacheOutcome = held ? 'stale' : 'miss';
+    return computing.then((response) => ({ response, outcome }));
   }
 
   return {

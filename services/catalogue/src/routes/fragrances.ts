@@ -12,7 +12,7 @@ import {
   type Logger,
 } from '@fragrance/http';
 import { InvalidCursorError, SearchInputError, type CatalogueRepository } from '@fragrance/search';
-import { requestKey, type Responder } from '../cache/responder.ts';
+import type { Responder } from '../cache/responder.ts';
 import { InvalidCursorProblem } from '../errors.ts';
 import { searchHits } from '../metrics.ts';
 import { parsePath, parseQuery } from '../params.ts';
@@ -60,7 +60,7 @@ export function fragranceRoutes(repository: CatalogueRepository, respond: Respon
       throw only ? new InvalidCursorProblem(error.invalidParams[0]?.reason ?? 'is not a cursor') : error;
     }
     try {
-      await respond(req, res, requestKey('search', params), async () => {
+      await respond(req, res, 'search', params, async () => {
         const page = await repository.search(params);
         searchHits.observe(page.total);
         return { body: page };
@@ -75,7 +75,7 @@ export function fragranceRoutes(repository: CatalogueRepository, respond: Respon
     parseQuery(req, NoQuery);
     let found;
     try {
-      found = await respond(req, res, requestKey('detail', { id: id.toLowerCase() }), async () => {
+      found = await respond(req, res, 'detail', { id: id.toLowerCase() }, async () => {
         const record = await repository.get(id.toLowerCase());
         return record && { body: record.fragrance, etag: record.etag };
       });
@@ -90,7 +90,7 @@ export function fragranceRoutes(repository: CatalogueRepository, respond: Respon
     const { limit = DEFAULT_SIMILAR } = parseQuery(req, SimilarQuery);
     let found;
     try {
-      found = await respond(req, res, requestKey('similar', { id: id.toLowerCase(), limit }), async () => {
+      found = await respond(req, res, 'similar', { id: id.toLowerCase(), limit }, async () => {
         const similar = await repository.similar(id.toLowerCase(), limit);
         return similar && { body: { data: similar, limit } };
       });

@@ -1,10 +1,17 @@
 import type { Client } from '@elastic/elasticsearch';
 import { Router } from 'express';
 
-/** Ready while the cluster answers and is not red (a red cluster fails searches). */
-export const elasticsearchCheck = (elasticsearch: Client) => async (): Promise<void> => {
-  const health = await elasticsearch.cluster.health({ timeout: '1s' }, { requestTimeout: 1_000 });
-  if (health.status === 'red') throw new Error('cluster is red');
+/**
+ * Ready while a search over the catalogue alias answers: exactly what requests need. Not the
+ * cluster's health: that waits for the elected master (none for a few seconds after the master
+ * dies) and turns red for any red index, either of which would take every instance out of the
+ * load balancer while the catalogue's own shard copies still serve searches.
+ */
+export const elasticsearchCheck = (elasticsearch: Client, alias: string) => async (): Promise<void> => {
+  await elasticsearch.search(
+    { index: alias, size: 0, track_total_hits: false, timeout: '1s', allow_partial_search_results: false },
+    { requestTimeout: 1_000, maxRetries: 0 },
+  );
 };
 
 /** 200 while the Elasticsearch cluster is yellow or green. */

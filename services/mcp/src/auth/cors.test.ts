@@ -17,7 +17,8 @@ const MCP_URL = 'http://mcp.example.test';
 const ISSUER = 'http://auth.example.test';
 const ALLOWED = 'http://localhost:6274';
 const REFUSED = 'http://evil.example.com';
-const MCP_REQUEST_HEADERS = 'authorization,content-type,accept,mcp-protocol-version,mcp-session-id,last-event-id';
+// 2026-07-28 clients also send Mcp-Method and Mcp-Name (SEP-2243 routing headers) on every POST.
+const MCP_REQUEST_HEADERS = 'authorization,content-type,accept,mcp-protocol-version,mcp-session-id,last-event-id,mcp-method,mcp-name';
 
 const lower = (value: string | null) =>
   (value ?? '')

@@ -9,7 +9,17 @@ import type { RequestHandler } from 'express';
 export const PREFLIGHT_MAX_AGE_SECONDS = 7_200;
 
 /** Request headers MCP clients send (the SDK adds MCP-Protocol-Version even to metadata requests). */
-const MCP_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'MCP-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'];
+const MCP_REQUEST_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Accept',
+  'MCP-Protocol-Version',
+  'Mcp-Session-Id',
+  'Last-Event-ID',
+  // 2026-07-28: every POST names its method (and tool, resource or prompt) in headers too (SEP-2243).
+  'Mcp-Method',
+  'Mcp-Name',
+];
 /** Response headers a page must be able to read: the challenge that names the metadata, and the session headers. */
 const MCP_EXPOSED_HEADERS = ['WWW-Authenticate', 'Mcp-Session-Id', 'MCP-Protocol-Version'];
 

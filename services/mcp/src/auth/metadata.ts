@@ -1,4 +1,4 @@
-import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthProtectedResourceMetadata } from '@modelcontextprotocol/server';
 import { Router } from 'express';
 import { metadataCors } from './cors.ts';
 

@@ -1,7 +1,16 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type McpHandlerRequestOptions,
+  type McpRequestContext,
+} from '@modelcontextprotocol/server';
 import { Router, type Request, type Response } from 'express';
 import { MethodNotAllowedError, requestIdOf, type Logger } from '@fragrance/http';
 import type { AuthLocals } from '../auth/bearer.ts';
+import type { Caller } from '../auth/verify-token.ts';
 import type { CatalogueClient } from '../catalogue/client.ts';
 import { createCatalogueMcpServer } from '../tools/server.ts';
 
@@ -20,15 +29,48 @@ function methodsOf(body: unknown): string[] {
   );
 }
 
+/** What the bearer middleware verified, plus this request's id, as the SDK hands it to the server factory. */
+type RequestAuth = AuthInfo & { extra: { caller: Caller; requestId: string } };
+
 /**
- * Stateless Streamable HTTP: every POST gets a fresh server and transport, so any replica can
- * answer any request and nothing lives in memory between requests. Answers are plain JSON (no
- * SSE): every tool is a quick read, and there are no server-initiated messages to stream.
+ * Stateless Streamable HTTP for both protocol eras, one server per request from one factory:
+ * - 2026-07-28 (a request carrying the per-request `_meta` envelope) goes to the SDK's
+ *   `createMcpHandler`, which owns that revision's rules (`server/discover`, header/envelope
+ *   agreement, cache fields on list/read results);
+ * - 2025-era requests (`initialize` handshake, no envelope) get the SDK's stateless transport
+ *   with JSON answers, as before.
+ * Any replica answers any request and nothing lives in memory between requests. Answers are plain
+ * JSON (no SSE; the modern leg upgrades only for messages sent before a result, and we send none):
+ * every tool is a quick read, and there are no server-initiated messages to stream.
  * GET (standalone SSE stream) and DELETE (session end) have nothing to serve without sessions.
  */
 export function mcpRoutes({ catalogue, logger, usage }: McpRouteDeps): Router {
-  const router = Router();
+  const serverFor = ({ authInfo }: Pick<McpRequestContext, 'authInfo'>) => {
+    const { caller, requestId } = (authInfo as RequestAuth).extra;
+    return createCatalogueMcpServer({ catalogue, logger, caller, requestId });
+  };
+  const onerror = (error: Error) => logger.warn({ err: error }, 'mcp request rejected');
 
+  const modern = createMcpHandler(serverFor, { legacy: 'reject', onerror });
+  const legacy = async (request: globalThis.Request, options: McpHandlerRequestOptions = {}): Promise<globalThis.Response> => {
+    const server = serverFor(options);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request, options);
+    } finally {
+      void server.close();
+    }
+  };
+  const handle = toNodeHandler(
+    {
+      fetch: async (request, options) =>
+        (await isLegacyRequest(request, options?.parsedBody)) ? legacy(request, options) : modern.fetch(request, options),
+    },
+    { onerror },
+  );
+
+  const router = Router();
   router.post('/', async (req: Request, res: Response) => {
     const { caller } = res.locals as AuthLocals;
     const requestId = requestIdOf(req);
@@ -37,14 +79,9 @@ export function mcpRoutes({ catalogue, logger, usage }: McpRouteDeps): Router {
       // Not awaited: a lost "last used" time must never fail or slow a request.
       usage.recordUse(caller.grantId).catch((error: unknown) => logger.warn({ err: error }, 'could not record grant use'));
     }
-    const server = createCatalogueMcpServer({ catalogue, logger, caller, requestId });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
+    const auth = (req as Request & { auth: AuthInfo }).auth;
+    const withRequestId: RequestAuth = { ...auth, extra: { caller, requestId } };
+    await handle(Object.assign(req, { auth: withRequestId }), res, req.body);
   });
 
   const notAllowed = () => {

@@ -5,10 +5,15 @@ import {
   MAX_LIMIT,
   MAX_LIST_ITEMS,
   MAX_RESULT_WINDOW,
+  OCCASIONS,
+  SEASONS,
   SearchQuery,
+  SEARCH_MODES,
   SearchResponse,
   SimilarResponse,
+  SORTS,
 } from '@fragrance/contracts';
+import { toQueryStrings } from './run.ts';
 
 /** The description the contract gives a search parameter, so the tool and the API say the same. */
 function described<T extends z.ZodType>(schema: T, parameter: keyof typeof SearchQuery.shape): T {
@@ -35,20 +40,30 @@ export const SearchInput = {
   accord: names().optional().describe('Accords the fragrance must all have.'),
   exclude_accord: names().optional().describe('Accords the fragrance must have none of.'),
   available_in_au: described(z.boolean().optional(), 'available_in_au'),
+  perfumer: described(z.string().min(1).max(100).optional(), 'perfumer'),
+  season: z
+    .array(z.enum(SEASONS))
+    .min(1)
+    .optional()
+    .describe(`Seasons the fragrance must all suit: ${SEASONS.join(', ')}.`),
+  occasion: z
+    .array(z.enum(OCCASIONS))
+    .min(1)
+    .optional()
+    .describe(`Occasions the fragrance must all suit: ${OCCASIONS.join(', ')}.`),
+  rating_min: described(z.number().min(0).max(5).optional(), 'rating_min'),
+  votes_min: described(z.number().int().min(0).optional(), 'votes_min'),
+  sort: described(z.enum(SORTS).optional(), 'sort'),
   limit: z.number().int().min(1).max(MAX_LIMIT).default(10).describe(`Results per page, 1..${MAX_LIMIT}; default 10 here.`),
   offset: described(z.number().int().min(0).max(MAX_RESULT_WINDOW).optional(), 'offset'),
   cursor: described(z.string().optional(), 'cursor'),
+  search_mode: described(z.enum(SEARCH_MODES).optional(), 'search_mode'),
 };
 export type SearchArgs = z.infer<z.ZodObject<typeof SearchInput>>;
 
 /** Tool arguments → the data API's query string values (lists comma-joined, numbers as text). */
 export function toSearchQuery(args: Partial<SearchArgs>): Record<string, string> {
-  const query: Record<string, string> = {};
-  for (const [name, value] of Object.entries(args)) {
-    if (value === undefined) continue;
-    query[name] = Array.isArray(value) ? value.join(',') : String(value);
-  }
-  return query;
+  return toQueryStrings(args);
 }
 
 export const SearchOutput = SearchResponse.omit({ facets: true }).shape;
@@ -76,6 +91,11 @@ export const FacetsInput = {
   note: SearchInput.note,
   accord: SearchInput.accord,
   available_in_au: SearchInput.available_in_au,
+  perfumer: SearchInput.perfumer,
+  season: SearchInput.season,
+  occasion: SearchInput.occasion,
+  rating_min: SearchInput.rating_min,
+  votes_min: SearchInput.votes_min,
 };
 export const FacetsOutput = {
   total: z.number().int().min(0).describe('Fragrances matching the filters.'),
@@ -83,4 +103,7 @@ export const FacetsOutput = {
   concentrations: z.array(FacetBucket),
   accords: z.array(FacetBucket).describe('Top accords by number of fragrances.'),
   decades: z.array(FacetBucket).describe('Decades of release, oldest first.'),
+  notes: z.array(FacetBucket).describe('Top notes (folded spelling, usable as the note filter).'),
+  seasons: z.array(FacetBucket).describe('Seasons the matching fragrances suit.'),
+  occasions: z.array(FacetBucket).describe('Occasions the matching fragrances suit.'),
 };

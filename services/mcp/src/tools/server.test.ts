@@ -1,6 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Client, InMemoryTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@fragrance/http';
 import { CatalogueRejectedError, type CatalogueClient } from '../catalogue/client.ts';
@@ -23,7 +21,7 @@ async function callWith(catalogue: CatalogueClient, name: string, args: Record<s
   const client = new Client({ name: 't', version: '1' });
   await client.connect(clientSide);
   try {
-    return (await client.callTool({ name, arguments: args })) as CallToolResult;
+    return await client.callTool({ name, arguments: args });
   } finally {
     await client.close();
   }

@@ -1,11 +1,18 @@
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ListToolsRequestSchema, type CallToolResult, type ListToolsResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import { InMemoryTransport, McpServer, type ListToolsResult } from '@modelcontextprotocol/server';
+import { toolSchema } from './tool-schema.ts';
 import { SearchQuery } from '@fragrance/contracts';
-import type { Logger } from '@fragrance/http';
-import type { Caller } from '../auth/verify-token.ts';
-import { CatalogueRejectedError, CatalogueUnavailableError, type CatalogueClient } from '../catalogue/client.ts';
+import { registerCompareNamedPrompt } from '../prompts/compare-named.ts';
+import { registerFindAlternativesPrompt } from '../prompts/find-alternatives.ts';
+import { registerScentForOccasionPrompt } from '../prompts/scent-for-occasion.ts';
+import { registerBrandResource } from '../resources/brand.ts';
+import { registerFixedResources } from '../resources/fixed.ts';
+import { registerFragranceResource } from '../resources/fragrance.ts';
+import { registerResourceList } from '../resources/list.ts';
+import { registerBrowseTools } from './browse.ts';
+import { registerCompareTool } from './compare.ts';
+import { registerDiscoverTool } from './discover.ts';
+import { checkedAgainst, createToolRunner, READ_ONLY, type ToolContext } from './run.ts';
+import { registerSuggestTool } from './suggest.ts';
 import { detailText, facetsText, searchText, summaryLine } from './format.ts';
 import {
   FacetsInput,
@@ -19,29 +26,28 @@ import {
   toSearchQuery,
   type SearchArgs,
 } from './schemas.ts';
-import { toolCalls } from '../metrics.ts';
 
 export const SERVER_NAME = 'fragrance-catalogue';
 export const SERVER_VERSION = '1.0.0';
-export const FRAGRANCE_URI_TEMPLATE = 'fragrance://catalogue/{id}';
+export { FRAGRANCE_URI_TEMPLATE } from '../resources/fragrance.ts';
 
-/** Everything one MCP request's tools need: built per request (the transport is stateless). */
-export interface ToolContext {
-  catalogue: CatalogueClient;
-  logger: Logger;
-  caller: Caller;
-  requestId: string;
-}
-
-const READ_ONLY = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+export type { ToolContext } from './run.ts';
 
 const INSTRUCTIONS =
-  'Read-only access to a catalogue of about 75,000 fragrances. Use search_fragrances to find ' +
-  'fragrances (filters: brand, concentration, country, years), get_fragrance for notes, accords, ' +
-  'perfumers and Australian offers, similar_fragrances for look-alikes, and list_facets to learn ' +
-  'which brands, concentrations and accords exist. Ids are UUIDs from search results.';
+  'Read-only access to a catalogue of about 75,000 fragrances. Use suggest to turn a partial name into ' +
+  'exact names and ids, search_fragrances to find fragrances (filters: brand, perfumer, notes, accords, ' +
+  'concentration, country, years, season, occasion, rating; sort orders), get_fragrance for notes, accords, ' +
+  'perfumers and Australian offers, similar_fragrances for look-alikes, compare_fragrances for 2-5 side by ' +
+  'side, list_brands/get_brand/list_notes/list_accords/list_perfumers to browse, and list_facets for counts. ' +
+  'Use discover_fragrances when the user describes a scent ("fresh citrus for summer at the office"). ' +
+  'Ids are UUIDs from search results.';
 
-type Structured<S extends z.ZodRawShape> = z.infer<z.ZodObject<S>>;
+/**
+ * 2026-07-28 cache fields (`ttlMs`, `cacheScope`) of the list and discover results: the lists
+ * change only with a deploy and are the same for every caller, so any cache may keep them briefly.
+ * (2025-era answers carry no cache fields; the SDK adds them on the 2026-07-28 wire only.)
+ */
+const LIST_CACHE_HINT = { ttlMs: 300_000, cacheScope: 'public' } as const;
 
 /**
  * The server for one request. The tool list never changes, but the SDK converts every schema to
@@ -50,7 +56,7 @@ type Structured<S extends z.ZodRawShape> = z.infer<z.ZodObject<S>>;
  */
 export function createCatalogueMcpServer(ctx: ToolContext): McpServer {
   const server = buildServer(ctx);
-  server.server.setRequestHandler(ListToolsRequestSchema, () => {
+  server.server.setRequestHandler('tools/list', () => {
     toolList ??= listTools(ctx).catch((error: unknown) => {
       toolList = undefined;
       throw error;
@@ -84,68 +90,20 @@ async function listTools(ctx: ToolContext): Promise<ListToolsResult> {
 function buildServer(ctx: ToolContext): McpServer {
   const server = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'Fragrance Catalogue' },
-    { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false }, resources: { listChanged: false } } },
+    {
+      instructions: INSTRUCTIONS,
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      cacheHints: {
+        'tools/list': LIST_CACHE_HINT,
+        'resources/list': LIST_CACHE_HINT,
+        'resources/templates/list': LIST_CACHE_HINT,
+        'prompts/list': LIST_CACHE_HINT,
+        'server/discover': LIST_CACHE_HINT,
+      },
+    },
   );
 
-  /**
-   * Runs one tool: catalogue problems become tool results with isError (the assistant can fix
-   * its arguments or retry), and each call is logged against the user and client of the token.
-   */
-  async function run<S extends z.ZodRawShape>(
-    tool: string,
-    output: S,
-    body: () => Promise<{ structured: unknown; text: (value: Structured<S>) => string }>,
-  ): Promise<CallToolResult> {
-    const started = performance.now();
-    const log = (outcome: 'ok' | 'rejected' | 'unavailable' | 'failed', extra: Record<string, unknown> = {}) => {
-      toolCalls.inc({ tool, outcome });
-      ctx.logger.info(
-        {
-          request_id: ctx.requestId,
-          sub: ctx.caller.sub,
-          client_id: ctx.caller.clientId,
-          tool,
-          outcome,
-          duration_ms: Math.round(performance.now() - started),
-          ...extra,
-        },
-        `mcp tool ${tool} ${outcome}`,
-      );
-    };
-    try {
-      const { structured, text } = await body();
-      const parsed = z.object(output).safeParse(structured);
-      if (!parsed.success) {
-        throw new CatalogueUnavailableError(`The catalogue answered with an unexpected shape: ${z.prettifyError(parsed.error)}`);
-      }
-      log('ok');
-      return { content: [{ type: 'text', text: text(parsed.data) }], structuredContent: parsed.data };
-    } catch (error) {
-      if (error instanceof CatalogueRejectedError) {
-        log('rejected', { status: error.status });
-        const params = error.invalidParams.map((p) => `${p.name}: ${p.reason}`).join('; ');
-        const message = error.status === 404 ? `Not found: ${error.message}` : `Invalid arguments: ${params || error.message}`;
-        return { content: [{ type: 'text', text: message }], isError: true };
-      }
-      if (error instanceof CatalogueUnavailableError) {
-        ctx.logger.error({ err: error, request_id: ctx.requestId, tool }, 'catalogue unavailable');
-        log('unavailable');
-        return {
-          content: [
-            { type: 'text', text: `The catalogue is temporarily unavailable; please retry in a moment (request id ${ctx.requestId}).` },
-          ],
-          isError: true,
-        };
-      }
-      // A bug of ours: logged in full, shown without internals.
-      ctx.logger.error({ err: error, request_id: ctx.requestId, tool }, 'tool failed');
-      log('failed');
-      return {
-        content: [{ type: 'text', text: `Something went wrong on our side (request id ${ctx.requestId}).` }],
-        isError: true,
-      };
-    }
-  }
+  const run = createToolRunner(ctx);
 
   server.registerTool(
     'search_fragrances',
@@ -154,8 +112,8 @@ function buildServer(ctx: ToolContext): McpServer {
       description:
         'Full-text search of the fragrance catalogue with optional filters (brand, concentration, ' +
         "brand's country, release years) and paging. Returns summaries with ids, ratings and main accords.",
-      inputSchema: SearchInput,
-      outputSchema: SearchOutput,
+      inputSchema: toolSchema(SearchInput),
+      outputSchema: toolSchema(SearchOutput),
       annotations: { title: 'Search fragrances', ...READ_ONLY },
     },
     (args) =>
@@ -172,8 +130,8 @@ function buildServer(ctx: ToolContext): McpServer {
       description:
         'Full record of one fragrance by id: notes (top, heart, base), accords, perfumers, seasons, ' +
         'provenance of its data and offers at Australian retailers.',
-      inputSchema: GetInput,
-      outputSchema: GetOutput,
+      inputSchema: toolSchema(GetInput),
+      outputSchema: toolSchema(GetOutput),
       annotations: { title: 'Get a fragrance', ...READ_ONLY },
     },
     ({ id }) =>
@@ -188,8 +146,8 @@ function buildServer(ctx: ToolContext): McpServer {
     {
       title: 'Similar fragrances',
       description: 'Fragrances that smell alike (shared notes and accords) to the one with the given id, most similar first.',
-      inputSchema: SimilarInput,
-      outputSchema: SimilarOutput,
+      inputSchema: toolSchema(SimilarInput),
+      outputSchema: toolSchema(SimilarOutput),
       annotations: { title: 'Similar fragrances', ...READ_ONLY },
     },
     ({ id, limit }) =>
@@ -212,8 +170,8 @@ function buildServer(ctx: ToolContext): McpServer {
       description:
         'The brands, concentrations and accords present in the catalogue (or among fragrances matching ' +
         'the optional filters), each with the number of fragrances. Useful to pick valid filter values.',
-      inputSchema: FacetsInput,
-      outputSchema: FacetsOutput,
+      inputSchema: toolSchema(FacetsInput),
+      outputSchema: toolSchema(FacetsOutput),
       annotations: { title: 'List facets', ...READ_ONLY },
     },
     (args) =>
@@ -221,11 +179,11 @@ function buildServer(ctx: ToolContext): McpServer {
         const query = checkedQuery({ ...args, limit: 1 });
         const body = (await ctx.catalogue.get(
           '/v1/fragrances',
-          { ...query, facets: 'brand,concentration,accord,decade' },
+          { ...query, facets: 'brand,concentration,accord,decade,note,season,occasion' },
           ctx.requestId,
         )) as {
           total?: unknown;
-          facets?: { brand?: unknown; concentration?: unknown; accord?: unknown; decade?: unknown };
+          facets?: Partial<Record<'brand' | 'concentration' | 'accord' | 'decade' | 'note' | 'season' | 'occasion', unknown>>;
         };
         return {
           structured: {
@@ -234,63 +192,39 @@ function buildServer(ctx: ToolContext): McpServer {
             concentrations: body.facets?.concentration,
             accords: body.facets?.accord,
             decades: body.facets?.decade,
+            notes: body.facets?.note,
+            seasons: body.facets?.season,
+            occasions: body.facets?.occasion,
           },
           text: facetsText,
         };
       }),
   );
 
-  server.registerResource(
-    'fragrance',
-    new ResourceTemplate(FRAGRANCE_URI_TEMPLATE, { list: undefined }),
-    {
-      title: 'Fragrance record',
-      description: 'The full catalogue record of one fragrance as JSON (same as get_fragrance).',
-      mimeType: 'application/json',
-    },
-    async (uri, { id }) => {
-      const value = Array.isArray(id) ? id[0] : id;
-      const parsed = z.uuid().safeParse(value);
-      if (!parsed.success) throw new ResourceError(`Resource ${uri.href} not found: the id is not a UUID.`);
-      let record: unknown;
-      try {
-        record = await ctx.catalogue.get(`/v1/fragrances/${parsed.data}`, {}, ctx.requestId);
-      } catch (error) {
-        if (error instanceof CatalogueRejectedError && error.status === 404) {
-          throw new ResourceError(`Resource ${uri.href} not found.`);
-        }
-        throw error;
-      }
-      ctx.logger.info(
-        { request_id: ctx.requestId, sub: ctx.caller.sub, client_id: ctx.caller.clientId, resource: uri.href },
-        'mcp resource read',
-      );
-      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(record) }] };
-    },
-  );
+  registerDiscoverTool(server, ctx, run);
+  registerSuggestTool(server, ctx, run);
+  registerBrowseTools(server, ctx, run);
+  registerCompareTool(server, ctx, run);
 
-  // registerTool/registerResource declare listChanged: true, but a stateless server has no
-  // stream to announce a change on (GET /mcp is 405) and the lists never change: say so.
-  server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false } });
+  registerFragranceResource(server, ctx);
+  registerBrandResource(server, ctx);
+  registerFixedResources(server, ctx);
+  registerResourceList(server, ctx);
+
+  registerScentForOccasionPrompt(server, ctx);
+  registerFindAlternativesPrompt(server, ctx);
+  registerCompareNamedPrompt(server, ctx);
+
+  // registerTool/registerResource/registerPrompt declare listChanged: true, but a stateless server
+  // has no stream to announce a change on (GET /mcp is 405) and the lists never change: say so.
+  server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } });
   return server;
 }
 
 /**
  * Checks tool arguments with the data API's own SearchQuery contract (vocabulary, year order,
- * result window, cursor rules) and returns the query string to send. A violation becomes a
- * rejected request, i.e. a tool result with isError that names each bad argument.
+ * result window, cursor rules) and returns the query string to send.
  */
 function checkedQuery(args: Partial<SearchArgs>): Record<string, string> {
-  const query = toSearchQuery(args);
-  const parsed = SearchQuery.safeParse(query);
-  if (!parsed.success) {
-    const invalid = parsed.error.issues.map((issue) => ({ name: issue.path.map(String).join('.') || 'arguments', reason: issue.message }));
-    throw new CatalogueRejectedError(400, 'Invalid arguments.', 'invalid_parameter', invalid);
-  }
-  return query;
-}
-
-/** JSON-RPC "resource not found" (-32002 per the MCP spec). */
-class ResourceError extends Error {
-  readonly code = -32002;
+  return checkedAgainst(SearchQuery, toSearchQuery(args));
 }

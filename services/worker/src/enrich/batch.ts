@@ -6,6 +6,7 @@ import { bumpCatalogueGeneration, currentIndex, type GenerationStore } from '@fr
 import { readRows, writeRows, type DocumentBuilder, type RowWrite, type StoredRow } from '../catalogue.ts';
 import type { Enricher, EnrichContext } from '../enrichers/types.ts';
 import { applySupplied, sameValue } from './apply.ts';
+import { embedStaleRows, type RowEmbedder } from './embed.ts';
 
 export interface BatchDeps {
   elasticsearch: Client;
@@ -18,6 +19,8 @@ export interface BatchDeps {
    * catalogue service keys its response cache by it). Absent in tests that do not need it.
    */
   generation?: { redis: GenerationStore; prefix: string };
+  /** Computes record vectors after the enrichers (embed.ts); absent: vectors are left as they are. */
+  embedder?: RowEmbedder | undefined;
 }
 
 /**
@@ -142,6 +145,13 @@ export async function processBatch(deps: BatchDeps, data: EnrichBatchJobData, si
       tally(none, 'failed', read.invalid.length);
     }
     const computed = await computeUpdates(read.rows, deps, ctx);
+    if (deps.embedder) {
+      const vectors = await embedStaleRows(computed, deps.embedder, ctx.asOf);
+      for (const c of computed) {
+        const embedding = vectors.get(c.row.id);
+        if (embedding) c.doc = { ...c.doc, embedding };
+      }
+    }
     const writes: RowWrite[] = [];
     const byId = new Map<string, ComputedRow>();
     for (const c of computed) {

@@ -26,6 +26,8 @@ export interface PlanDeps {
   batchAttempts: number;
   batchBackoffMs: number;
   logger: Logger;
+  /** Model key of the worker's embedder: rows without a vector of it are selected. Absent: vectors are not looked at. */
+  embeddingModel?: string | undefined;
 }
 
 export interface PlanOutcome {
@@ -74,7 +76,7 @@ export async function planRun(
       (rows) => {
         for (const row of rows) {
           if (feed) keys.add(matchKey(row.brand, row.name, row.concentration));
-          if (needsWork(row, { asOf, auStaleMs: deps.auStaleMs, full })) selected.push(row.id);
+          if (needsWork(row, { asOf, auStaleMs: deps.auStaleMs, full, embeddingModel: deps.embeddingModel })) selected.push(row.id);
         }
       },
       signal ? { signal } : {},

@@ -5,10 +5,15 @@ const empty = (value: unknown): boolean => value === null || value === undefined
 /**
  * Whether the nightly run should look at a row: a field enrichment fills is missing (accords,
  * perfumers, description, seasons, occasions), its AU check is older than `auStaleMs`, or the
- * run is `--full`. Rows missing only perfumers stay selected (no enricher invents perfumers).
+ * run is `--full`, or (with embeddings on) its vector is missing or of another model. Rows missing only perfumers stay selected (no enricher invents perfumers).
  */
-export function needsWork(row: SelectionRow, options: { asOf: string; auStaleMs: number; full: boolean }): boolean {
+export function needsWork(
+  row: SelectionRow,
+  options: { asOf: string; auStaleMs: number; full: boolean; embeddingModel?: string | undefined },
+): boolean {
   if (options.full) return true;
+  // No vector yet, or one of another model (a new index, a changed record, a model upgrade).
+  if (options.embeddingModel !== undefined && row.embedding?.model !== options.embeddingModel) return true;
   if (empty(row.accords) || empty(row.perfumers) || empty(row.description) || empty(row.seasons) || empty(row.occasions)) return true;
   const checked = row.au_availability?.checked_at;
   return !checked || Date.parse(options.asOf) - Date.parse(checked) >= options.auStaleMs;

@@ -1,0 +1,85 @@
+// Each example runs as a customer runs it (its own Node process, configured by environment)
+// against the real gateway and catalogue over a real Elasticsearch index and Redis.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFragranceClient } from '@fragrance/client';
+import { startFuzzStack, type FuzzTarget } from '@fragrance/fuzz';
+import { REPO_ROOT, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
+
+const run = promisify(execFile);
+const RECORDS = 300;
+
+describe('the examples against a running API', () => {
+  let es: TestElasticsearch;
+  let redis: TestRedis;
+  let stack: FuzzTarget;
+  let dir: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    [es, redis] = await Promise.all([testElasticsearch('examples'), testRedis('examples')]);
+    stack = await startFuzzStack({ elasticsearchUrl: es.url, redisUrl: redis.url, prefix: es.prefix, records: RECORDS });
+    env = { PATH: process.env.PATH ?? '', FRAGRANCE_API_URL: `${stack.baseUrl}/v1`, FRAGRANCE_API_KEY: stack.apiKey };
+    dir = mkdtempSync(join(tmpdir(), 'examples-'));
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+    await Promise.all([es?.cleanup(), redis?.cleanup()]);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const example = (name: string, ...args: string[]) => run(process.execPath, [`examples/src/${name}.ts`, ...args], { cwd: REPO_ROOT, env });
+
+  it('suggest.ts prints suggestions after every keystroke', async () => {
+    const client = createFragranceClient({ baseUrl: env.FRAGRANCE_API_URL!, apiKey: stack.apiKey });
+    const [brand] = (await client.brands({ limit: 1 })).data;
+    const word = brand!.name.slice(0, 4);
+    const { stdout } = await example('suggest', word);
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(word.trim().length);
+    expect(lines.at(-1)).toContain(`${brand!.name} (brand)`);
+  });
+
+  it('mirror.ts copies the whole catalogue, then syncs from its watermark', async () => {
+    const file = join(dir, 'mirror.json');
+    const first = await example('mirror', file);
+    expect(first.stdout).toContain(`${RECORDS} new or changed; ${RECORDS} in ${file}`);
+    const mirror = JSON.parse(readFileSync(file, 'utf8')) as { watermark: string; records: Record<string, unknown> };
+    expect(Object.keys(mirror.records)).toHaveLength(RECORDS);
+    expect(Date.parse(mirror.watermark)).not.toBeNaN();
+    const again = await example('mirror', file);
+    expect(again.stdout).toContain(`in ${file}; next sync from ${mirror.watermark}`);
+    expect(Object.keys((JSON.parse(readFileSync(file, 'utf8')) as typeof mirror).records)).toHaveLength(RECORDS);
+  });
+
+  it('brand.ts prints a brand with its fragrances and their notes; an unknown slug is a clear error', async () => {
+    const client = createFragranceClient({ baseUrl: env.FRAGRANCE_API_URL!, apiKey: stack.apiKey });
+    const [brand] = (await client.brands({ limit: 1 })).data;
+    const { stdout } = await example('brand', brand!.slug, '3');
+    expect(stdout).toContain(`${brand!.name} (`);
+    expect(stdout.match(/^ {2}top: /gm)).toHaveLength(Math.min(3, brand!.fragrance_count));
+    const missing = await example('brand', 'no-such-brand-anywhere').catch((error: unknown) => error as { code: number; stderr: string });
+    expect(missing).toMatchObject({ code: 1, stderr: 'no brand has the slug no-such-brand-anywhere\n' });
+  });
+
+  it('the examples refuse to start without a key, naming the variable', async () => {
+    const refused = await run(process.execPath, ['examples/src/suggest.ts', 'rose'], { cwd: REPO_ROOT, env: { PATH: env.PATH! } }).catch(
+      (error: unknown) => error as { code: number; stderr: string },
+    );
+    expect(refused).toMatchObject({ code: 2 });
+    expect((refused as { stderr: string }).stderr).toMatch(/^FRAGRANCE_API_KEY: /);
+  });
+
+  it('the MCP host snippet points mcp-remote at the edge /mcp', () => {
+    const config = JSON.parse(readFileSync(join(REPO_ROOT, 'examples/mcp/claude_desktop_config.json'), 'utf8')) as {
+      mcpServers: Record<string, { command: string; args: string[] }>;
+    };
+    const server = config.mcpServers['fragrance-catalogue']!;
+    expect(server.command).toBe('npx');
+    expect(server.args).toEqual(['-y', 'mcp-remote', 'http://127.0.0.1:8080/mcp']);
+  });
+});

@@ -1,0 +1,183 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  foldKey,
+  SearchQuery,
+  SEMANTIC_WINDOW,
+  type FragranceDetail,
+  type SearchQueryInput,
+  type SearchResponse,
+} from '@fragrance/contracts';
+import { generateCatalogue } from '@fragrance/dataset';
+import { defaultModelDirectory, loadEmbedder, type Embedder } from '@fragrance/embeddings';
+import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
+import { createCatalogueRepository, type CatalogueRepository } from './catalogue.ts';
+import { ingestCatalogue } from './ingest.ts';
+import { fuseByRank } from './semantic.ts';
+import { makeRecord } from './testing.ts';
+import { embeddingInput, embeddingText, storedVector } from './vectors.ts';
+
+const smoky = {
+  ...makeRecord({
+    name: 'Smoky Winter Evening',
+    brand: 'Quillon Atelier',
+    votes: 3,
+    accords: ['smoky', 'leather', 'woody'],
+    notes: { top: ['pink pepper'], heart: ['birch tar'], base: ['vetiver', 'vanilla'] },
+  }),
+  seasons: ['winter' as const],
+  occasions: ['evening' as const],
+};
+const records: FragranceDetail[] = [...generateCatalogue({ count: 220, seed: 31 }), smoky];
+const byId = new Map(records.map((r) => [r.id, r]));
+
+describe('search modes (semantic, hybrid) over record vectors', () => {
+  let es: TestElasticsearch;
+  let embedder: Embedder;
+  let alias: string;
+  let bare: string;
+  let repository: CatalogueRepository;
+  const cursorKeys = { current: randomBytes(32).toString('base64url') };
+  const search = (repo: CatalogueRepository, input: SearchQueryInput): Promise<SearchResponse> => repo.search(SearchQuery.parse(input));
+
+  beforeAll(async () => {
+    es = await testElasticsearch('semantic');
+    embedder = await loadEmbedder({ directory: defaultModelDirectory() });
+    alias = es.index('vectors');
+    bare = es.index('novectors');
+    await ingestCatalogue({ client: es.client, alias, records });
+    await ingestCatalogue({ client: es.client, alias: bare, records });
+    // What the worker's embedding step writes (services/worker/src/enrich/embed.ts).
+    const texts = records.map(embeddingText);
+    const vectors = await embedder.embed(texts);
+    const operations = records.flatMap((r, i) => [
+      { update: { _index: alias, _id: r.id } },
+      {
+        doc: {
+          embedding: {
+            vector: storedVector(vectors[i]!),
+            source: 'ai_enriched',
+            model: embedder.modelKey,
+            input: embeddingInput(texts[i]!),
+            recorded_at: r.updated_at,
+          },
+        },
+      },
+    ]);
+    const bulk = await es.client.bulk({ operations, refresh: true });
+    expect(bulk.errors).toBe(false);
+    repository = createCatalogueRepository({ client: es.client, alias, cursorKeys, embedder });
+  }, 120_000);
+  afterAll(async () => {
+    await embedder.close();
+    await es.cleanup();
+  });
+
+  it('semantic finds records by description where lexical finds nothing', async () => {
+    const query = 'a smoky fragrance for winter evenings';
+    const lexical = await search(repository, { query, search_mode: 'lexical' });
+    expect(lexical.total).toBe(0);
+    const semantic = await search(repository, { query, search_mode: 'semantic', limit: '10' });
+    expect(semantic.search_mode).toBe('semantic');
+    expect(semantic.data.length).toBe(10);
+    expect(semantic.data.map((d) => d.id)).toContain(smoky.id);
+    const fitting = semantic.data.filter((d) => {
+      const r = byId.get(d.id)!;
+      return r.accords.includes('smoky') || r.seasons.includes('winter') || r.occasions.includes('evening');
+    });
+    expect(fitting.length).toBeGreaterThanOrEqual(5);
+  });
+
+  it.each(['semantic', 'hybrid'] as const)('every %s hit satisfies the filters (applied inside the kNN search)', async (mode) => {
+    const sample = records[0]!;
+    const filters: SearchQueryInput[] = [
+      { concentration: 'Eau de Toilette' },
+      { brand: sample.brand },
+      { year_from: '2000', year_to: '2010', exclude_accord: 'woody' },
+      { season: 'summer', accord: 'citrus' },
+    ];
+    for (const filter of filters) {
+      const page = await search(repository, { query: 'fresh citrus for summer at the office', search_mode: mode, limit: '50', ...filter });
+      expect(page.search_mode).toBe(mode);
+      const lexicalTotal = (await search(repository, { ...filter, limit: '1' })).total;
+      expect(page.data.length).toBe(Math.min(50, lexicalTotal));
+      for (const hit of page.data) {
+        const r = byId.get(hit.id)!;
+        if (filter.concentration) expect(r.concentration).toBe(filter.concentration);
+        if (filter.brand) expect(foldKey(r.brand)).toBe(foldKey(filter.brand));
+        if (filter.year_from) expect(r.year_released).toBeGreaterThanOrEqual(2000);
+        if (filter.year_to) expect(r.year_released).toBeLessThanOrEqual(2010);
+        if (filter.exclude_accord) expect(r.accords.map(foldKey)).not.toContain('woody');
+        if (filter.season) expect(r.seasons).toContain('summer');
+        if (filter.accord) expect(r.accords.map(foldKey)).toContain('citrus');
+      }
+    }
+  });
+
+  it('hybrid keeps an exact name first, and known items as lexical ranks them', async () => {
+    const page = await search(repository, { query: 'smoky winter evening', search_mode: 'hybrid' });
+    expect(page.search_mode).toBe('hybrid');
+    expect(page.data[0]?.id).toBe(smoky.id);
+    for (const r of records.slice(0, 8)) {
+      const query = `${r.name} ${r.brand}`;
+      const [hybrid, lexical] = await Promise.all([
+        search(repository, { query, search_mode: 'hybrid', limit: '3' }),
+        search(repository, { query, search_mode: 'lexical', limit: '3' }),
+      ]);
+      expect(hybrid.data[0]?.id).toBe(lexical.data[0]?.id);
+    }
+  });
+
+  it('pages semantic and hybrid results by cursor without duplicates, up to the window, with facets and total', async () => {
+    for (const mode of ['semantic', 'hybrid'] as const) {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let first: SearchResponse | undefined;
+      do {
+        const page = await search(repository, {
+          query: 'sweet vanilla',
+          search_mode: mode,
+          limit: '30',
+          facets: 'accord',
+          ...(cursor ? { cursor } : {}),
+        });
+        first ??= page;
+        seen.push(...page.data.map((d) => d.id));
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen.length).toBeGreaterThanOrEqual(SEMANTIC_WINDOW);
+      expect(first.total).toBeGreaterThanOrEqual(SEMANTIC_WINDOW);
+      if (mode === 'semantic') expect(first.total).toBe(SEMANTIC_WINDOW);
+      const accords = first.facets?.accord ?? [];
+      expect(accords.length).toBeGreaterThan(0);
+      expect(accords.reduce((n, b) => Math.max(n, b.count), 0)).toBeLessThanOrEqual(first.total);
+    }
+    expect(() => SearchQuery.parse({ query: 'x', search_mode: 'semantic', offset: '95', limit: '10' })).toThrow(/must not exceed 100/);
+  });
+
+  it('answers lexically while the records have no vectors yet', async () => {
+    const noVectors = createCatalogueRepository({ client: es.client, alias: bare, cursorKeys, embedder });
+    const lexicalRepo = createCatalogueRepository({ client: es.client, alias: bare, cursorKeys });
+    const sample = records[5]!;
+    for (const mode of [undefined, 'hybrid', 'semantic'] as const) {
+      const page = await search(noVectors, { query: sample.name, ...(mode ? { search_mode: mode } : {}) });
+      expect(page.search_mode).toBe('lexical');
+      expect(page).toEqual(await search(lexicalRepo, { query: sample.name, search_mode: 'lexical' }));
+    }
+    const description = await search(noVectors, { query: 'a smoky fragrance for winter evenings', search_mode: 'hybrid' });
+    expect(description).toMatchObject({ total: 0, search_mode: 'lexical' });
+  });
+});
+
+describe('reciprocal rank fusion', () => {
+  it('ranks by the sum of 1/(k + rank) over the lists', () => {
+    expect(
+      fuseByRank([
+        ['a', 'b', 'c'],
+        ['c', 'd', 'a'],
+      ]),
+    ).toEqual(['a', 'c', 'b', 'd']);
+    expect(fuseByRank([['x'], []])).toEqual(['x']);
+  });
+});

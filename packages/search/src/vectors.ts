@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import type { estypes } from '@elastic/elasticsearch';
+import type { FragranceDetail } from '@fragrance/contracts';
+
+/** Helper object of the index holding a record's vector; never returned to clients. */
+export const EMBEDDING_OBJECT = 'embedding';
+/** The vector itself, excluded from every read that does not need it (1.5–3 KB of JSON per record). */
+export const EMBEDDING_VECTOR_FIELD = `${EMBEDDING_OBJECT}.vector`;
+export const EMBEDDING_DIMENSIONS = 384;
+
+/**
+ * A record's vector and where it came from. `source` is the provenance source that made it
+ * (`ai_enriched`), `model` the model's `<id>@<version>`, `input` a fingerprint of the text it was
+ * made from: a vector whose input or model differs from what the record would give now is stale.
+ */
+export interface StoredEmbedding {
+  vector: number[];
+  source: 'ai_enriched';
+  model: string;
+  input: string;
+  recorded_at: string;
+}
+
+export const EMBEDDING_MAPPING: estypes.MappingProperty = {
+  properties: {
+    // int8-quantized HNSW (Elasticsearch's default for 384 dimensions): a quarter of the memory
+    // of float vectors, recall within a point or two of them at our num_candidates.
+    vector: { type: 'dense_vector', dims: EMBEDDING_DIMENSIONS, index: true, similarity: 'cosine', index_options: { type: 'int8_hnsw' } },
+    source: { type: 'keyword' },
+    model: { type: 'keyword' },
+    input: { type: 'keyword', index: false, doc_values: false },
+    recorded_at: { type: 'date' },
+  },
+};
+
+/** Words of the description kept in the text: its opening says most; every token costs model time. */
+const DESCRIPTION_WORDS = 24;
+
+const joined = (label: string, values: readonly string[]) => (values.length > 0 ? `${label}${values.join(', ')}.` : '');
+
+/**
+ * What a shopper would say about a record, as the text its vector is made from: accords,
+ * seasons and occasions first (what descriptions ask for), then concentration, the note pyramid
+ * by stage and the start of the description. Name and brand are left out: known-item lookups are
+ * the lexical side's job, and a name's words would pull vectors toward unrelated names.
+ */
+export function embeddingText(
+  record: Pick<FragranceDetail, 'accords' | 'seasons' | 'occasions' | 'concentration' | 'notes' | 'description'>,
+): string {
+  const description = (record.description ?? '').split(/\s+/).filter(Boolean).slice(0, DESCRIPTION_WORDS).join(' ');
+  return [
+    joined('', record.accords.slice(0, 6)),
+    joined('For ', record.seasons),
+    joined('Occasions: ', record.occasions),
+    `${record.concentration}.`,
+    joined('Top notes: ', record.notes.top),
+    joined('Heart: ', record.notes.heart),
+    joined('Base: ', record.notes.base),
+    description,
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+/** Fingerprint of an embedding's input text. */
+export function embeddingInput(text: string): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, 22);
+}
+
+/** Vectors go to the index rounded to 6 decimals: a third of the JSON, cosine unchanged to 1e-6. */
+export function storedVector(vector: ArrayLike<number>): number[] {
+  return Array.from(vector, (x) => Math.round(x * 1e6) / 1e6);
+}
+
+/** Whether a stored vector still fits the record: made by this model from the text the record gives now. */
+export function embeddingIsCurrent(
+  stored: Pick<StoredEmbedding, 'model' | 'input'> | undefined,
+  record: Parameters<typeof embeddingText>[0],
+  modelKey: string,
+): boolean {
+  return stored?.model === modelKey && stored.input === embeddingInput(embeddingText(record));
+}

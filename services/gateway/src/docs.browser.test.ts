@@ -1,0 +1,159 @@
+// GET /docs in a real browser (Debian's chromium driven by playwright-core; nothing downloaded):
+// the reference renders every operation of the OpenAPI document from our own server only, with
+// no console error (a CSP violation is one), and "try it" with a real key searches the real
+// catalogue service over a real Elasticsearch index. Screenshots go to .local/screenshots.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyStore } from '@fragrance/api-keys';
+import { buildOpenApiDocument } from '@fragrance/contracts';
+import { ingestCatalogue } from '@fragrance/search';
+import { makeRecord } from '@fragrance/search/testing';
+import {
+  freePort,
+  REPO_ROOT,
+  startService,
+  testElasticsearch,
+  testRedis,
+  type RunningService,
+  type TestElasticsearch,
+  type TestRedis,
+} from '@fragrance/testkit';
+import { startGateway, type GatewayUnderTest } from './test-support.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(REPO_ROOT, '.local', 'screenshots');
+
+const records = Array.from({ length: 30 }, (_, i) => makeRecord({ name: `Vetiver Study ${i}`, brand: `Maison ${i % 3}`, votes: 100 - i }));
+
+describe('the API reference in a real browser', () => {
+  let es: TestElasticsearch;
+  let redis: TestRedis;
+  let catalogue: RunningService;
+  let gateway: GatewayUnderTest;
+  let context: BrowserContext;
+  let profile: string;
+  let apiKey: string;
+  const outside: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run bash infra/chromium.sh (installs Debian's chromium)`);
+    [es, redis] = await Promise.all([testElasticsearch('gw-docs'), testRedis('gw-docs')]);
+    const alias = es.index('fragrances');
+    await ingestCatalogue({ client: es.client, alias, records });
+    // The document's server must be this edge (the page's own origin): the catalogue is told the
+    // gateway's address, so it starts second, on a port the gateway already forwards to.
+    const cataloguePort = await freePort();
+    gateway = await startGateway({
+      redis: redis.redis,
+      prefix: redis.prefix,
+      upstreamUrl: `http://127.0.0.1:${cataloguePort}`,
+      env: { UPSTREAM_TIMEOUT_MS: '10000' },
+    });
+    catalogue = await startService('catalogue', cataloguePort, {
+      ELASTICSEARCH_URL: es.url,
+      CATALOGUE_ALIAS: alias,
+      CURSOR_SECRET: randomBytes(32).toString('base64url'),
+      PUBLIC_BASE_URL: `${gateway.url}/v1`,
+    });
+    ({ apiKey } = await createKeyStore({ redis: redis.redis, prefix: redis.prefix }).create({ owner: 'docs-reader', quota: 100 }));
+    profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1400, height: 900 },
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    // Works offline: any request to another origin is refused and remembered.
+    await context.route('**/*', async (route) => {
+      const url = route.request().url();
+      if (url.startsWith(gateway.url) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+      outside.push(url);
+      return route.abort();
+    });
+    mkdirSync(SHOTS, { recursive: true });
+  }, 120_000);
+  afterAll(async () => {
+    await context?.close();
+    await gateway?.close();
+    await catalogue?.stop();
+    await Promise.all([es?.cleanup(), redis?.cleanup()]);
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  /** The DOM calls made inside the page (the project compiles without the DOM lib). */
+  interface Labelled {
+    getAttribute(name: string): string | null;
+  }
+
+  it('renders every operation from our own server, with no console error; "try it" searches with a real key', async () => {
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+    const response = await page.goto(`${gateway.url}/docs`, { waitUntil: 'domcontentloaded', timeout: 90_000 });
+    expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+    // Rendered from the document: its title, then every operation's summary.
+    await page.getByRole('heading', { name: 'Fragrance Catalogue API' }).first().waitFor({ timeout: 90_000 });
+    const operations = Object.values(buildOpenApiDocument().paths ?? {}).flatMap((item) => (item?.get ? [item.get] : []));
+    expect(operations.length).toBeGreaterThanOrEqual(10);
+    const text = await page.locator('body').innerText();
+    for (const operation of operations) expect(text, operation.operationId).toContain(operation.summary);
+    // The introduction explains the quota headers and the error catalogue.
+    for (const phrase of ['RateLimit-Remaining', 'retry_after_seconds', 'daily_quota_exceeded', 'invalid_cursor'])
+      expect(text).toContain(phrase);
+    await page.screenshot({ path: join(SHOTS, 'docs-reference.png') });
+
+    // The customer types their key once in the reference; "Test Request" on the search carries it.
+    await page.getByPlaceholder('Token').first().fill(apiKey);
+    await page.getByText('Search and filter the catalogue').first().click();
+    await page
+      .locator('button.show-api-client-button')
+      .filter({ hasText: /\(get \/fragrances\)$/ })
+      .click();
+    const client = page.getByRole('dialog');
+    await client.getByRole('button', { name: /^Send get request/ }).waitFor({ timeout: 30_000 });
+    expect(await client.getByPlaceholder('Token').inputValue()).toBe(apiKey);
+    // Only `query`: the client pre-fills the examples of other parameters (brand, perfumer, …).
+    const included = client.locator('input[type=checkbox][aria-label^="Include "]:checked');
+    for (const label of await included.evaluateAll((elements) =>
+      elements.map((element) => (element as unknown as Labelled).getAttribute('aria-label')),
+    )) {
+      if (label && label !== 'Include accept in request') await client.locator(`input[aria-label="${label}"]`).uncheck({ force: true });
+    }
+    const queryName = client.locator('[contenteditable="true"][aria-label=" Key"]').filter({ hasText: /^query$/ });
+    await queryName.locator('xpath=following::div[@contenteditable="true" and @aria-label=" Value"][1]').fill('vetiver');
+    const searched = page.waitForResponse((answer) => answer.url().startsWith(`${gateway.url}/v1/fragrances?`), { timeout: 30_000 });
+    await client.getByRole('button', { name: /^Send get request/ }).click();
+    const answer = await searched;
+    expect(answer.url()).toBe(`${gateway.url}/v1/fragrances?query=vetiver`);
+    expect(answer.status()).toBe(200);
+    expect(answer.headers()['ratelimit-remaining']).toBe('99');
+    await expect.poll(() => client.innerText(), { timeout: 30_000 }).toContain('Vetiver Study 0');
+    await page.screenshot({ path: join(SHOTS, 'docs-try-it.png') });
+
+    expect(problems).toEqual([]);
+    expect(outside).toEqual([]);
+  }, 240_000);
+
+  it('GET / is a home page linking the reference, the document, health and the MCP endpoint', async () => {
+    const res = await fetch(`${gateway.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toMatch(/^default-src 'none'/);
+    const html = await res.text();
+    for (const link of ['href="/docs"', 'href="/v1/openapi.json"', 'href="/health"', '/mcp', 'docs/api-guide.md'])
+      expect(html).toContain(link);
+    expect((await fetch(`${gateway.url}/docs`, { method: 'POST' })).status).toBe(405);
+    const bundle = await fetch(`${gateway.url}/docs/assets/scalar.js`);
+    expect(bundle.headers.get('content-type')).toMatch(/^text\/javascript/);
+    expect(bundle.headers.get('content-encoding')).toBe('gzip');
+    const plain = await fetch(`${gateway.url}/docs/assets/scalar.js`, { headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect((await bundle.arrayBuffer()).byteLength).toBe((await plain.arrayBuffer()).byteLength);
+  });
+});

@@ -1,0 +1,61 @@
+import type { Response } from 'express';
+import { serializeList } from 'structured-headers';
+
+/** The name of the daily quota in the IETF RateLimit fields (RateLimit-Policy and RateLimit). */
+export const DAILY_POLICY = 'daily';
+/** …and of the token bucket, named only in a burst 429 (its size is the key's own, not looked up here). */
+export const BURST_POLICY = 'burst';
+/** The daily quota's nominal window; a quota day in a DST zone may have 23 or 25 hours (`t` is exact). */
+const DAY_SECONDS = 86_400;
+
+/** What the quota headers say: the key's daily limit, what is left of it, seconds until the reset. */
+export interface QuotaHeaderValues {
+  limit: number;
+  remaining: number;
+  resetInSeconds: number;
+}
+
+/**
+ * The daily quota in two vocabularies at once: the IETF RateLimit header fields draft
+ * (draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy: "daily";q=…;w=86400` and
+ * `RateLimit: "daily";r=…;t=…`, Structured Field lists) and the older `RateLimit-Limit`,
+ * `RateLimit-Remaining`, `RateLimit-Reset` trio that existing clients read. `burstRetryAfterSeconds`
+ * (a burst 429 only) adds `"burst";r=0;t=…` first, so `t` agrees with that response's Retry-After.
+ */
+export function setRateLimitHeaders(res: Response, quota: QuotaHeaderValues, burstRetryAfterSeconds?: number): void {
+  res.setHeader('RateLimit-Limit', String(quota.limit));
+  res.setHeader('RateLimit-Remaining', String(quota.remaining));
+  res.setHeader('RateLimit-Reset', String(quota.resetInSeconds));
+  res.setHeader(
+    'RateLimit-Policy',
+    serializeList([
+      [
+        DAILY_POLICY,
+        new Map([
+          ['q', quota.limit],
+          ['w', DAY_SECONDS],
+        ]),
+      ],
+    ]),
+  );
+  const daily: [string, Map<string, number>] = [
+    DAILY_POLICY,
+    new Map([
+      ['r', quota.remaining],
+      ['t', quota.resetInSeconds],
+    ]),
+  ];
+  const burst: [string, Map<string, number>][] =
+    burstRetryAfterSeconds === undefined
+      ? []
+      : [
+          [
+            BURST_POLICY,
+            new Map([
+              ['r', 0],
+              ['t', burstRetryAfterSeconds],
+            ]),
+          ],
+        ];
+  res.setHeader('RateLimit', serializeList([...burst, daily]));
+}

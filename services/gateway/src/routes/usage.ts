@@ -1,0 +1,62 @@
+import { Router } from 'express';
+import type { Redis } from 'ioredis';
+import { addDays, dateRange, daysBetween, readDailyUsage } from '@fragrance/api-keys';
+import { USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS, UsageQuery, type InvalidParam, type UsageResponse } from '@fragrance/contracts';
+import { InternalError, parseQuery, ServiceUnavailableError, ValidationError } from '@fragrance/http';
+import { quotaOf } from '../api-key-auth.ts';
+import { timedRedisCall } from '../metrics.ts';
+
+const later = (a: string, b: string) => (a > b ? a : b);
+
+/**
+ * The quota days a usage query covers, given today's quota day: `to` defaults to today, `from` to
+ * 30 days before `to` (never before the oldest day served). A range that ends after today, starts
+ * after its end or reaches past the 90 days served is refused, naming the parameter at fault.
+ */
+export function usageRange(query: UsageQuery, today: string): { from: string; to: string } {
+  const oldest = addDays(today, -(USAGE_MAX_DAYS - 1));
+  const to = query.to ?? today;
+  const from = query.from ?? later(addDays(to, -(USAGE_DEFAULT_DAYS - 1)), oldest);
+  const problems: InvalidParam[] = [];
+  if (to > today) problems.push({ name: 'to', reason: `must not be after today (${today} in the quota time zone)` });
+  if (from < oldest) {
+    problems.push({ name: 'from', reason: `must be at most ${USAGE_MAX_DAYS - 1} days before today, so ${oldest} or later` });
+  }
+  if (daysBetween(from, to) < 0) problems.push({ name: query.from === undefined ? 'to' : 'from', reason: `must not be after to (${to})` });
+  if (problems.length > 0) throw new ValidationError(problems);
+  return { from, to };
+}
+
+/**
+ * GET /v1/usage: the calling key's counted requests per quota day, read from the same counters
+ * the admission script increments and `ops billing report` bills. Mounted behind apiKeyAuth in
+ * peek mode: reading usage is free and ignores the token bucket, like /v1/me.
+ */
+export function usageRoutes(options: { redis: Redis; prefix: string; timeZone: string }): Router {
+  const router = Router();
+  router.get('/', async (req, res) => {
+    const query = parseQuery(req, UsageQuery);
+    const quota = quotaOf(res);
+    // apiKeyAuth runs first and always leaves the quota: its absence is a wiring bug.
+    if (!quota) throw new InternalError('Missing authentication.');
+    // Today is the quota day the admission script (Redis's clock) just decided.
+    const { from, to } = usageRange(query, quota.day);
+    const days = await timedRedisCall('usage', () => readDailyUsage(options.redis, options.prefix, quota.keyId, dateRange(from, to))).catch(
+      (error: unknown) => {
+        throw new ServiceUnavailableError('Usage cannot be read right now; try again shortly.', error);
+      },
+    );
+    const body: UsageResponse = {
+      key_id: quota.keyId,
+      owner: quota.owner,
+      time_zone: options.timeZone,
+      from,
+      to,
+      total: days.reduce((sum, day) => sum + day.requests, 0),
+      days: days.map(({ day, requests }) => ({ date: day, requests })),
+    };
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(body);
+  });
+  return router;
+}

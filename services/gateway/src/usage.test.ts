@@ -1,0 +1,138 @@
+import type { Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseList } from 'structured-headers';
+import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
+import { MeResponse, Problem, UsageResponse } from '@fragrance/contracts';
+import { testRedis, type TestRedis } from '@fragrance/testkit';
+import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+
+describe('GET /v1/usage and the quota headers (real Redis, fake clock)', () => {
+  let redis: TestRedis;
+  let store: KeyStore;
+  let upstream: Server;
+  let gateway: GatewayUnderTest;
+  let now = Date.parse('2026-03-10T12:00:00Z');
+
+  beforeAll(async () => {
+    redis = await testRedis('gateway-usage');
+    store = createKeyStore({ redis: redis.redis, prefix: redis.prefix, clock: () => now });
+    upstream = fakeUpstream();
+    gateway = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl: await listen(upstream), clock: () => now });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await close(upstream);
+    await redis.cleanup();
+  });
+
+  const get = (path: string, apiKey: string) => fetch(`${gateway.url}${path}`, { headers: bearer(apiKey) });
+  const at = (iso: string) => void (now = Date.parse(iso));
+
+  it("returns the key's counted requests per day, free of charge", async () => {
+    const { apiKey, record } = await store.create({ owner: 'Usage Pty Ltd', quota: 1_000, burst: 1_000 });
+    const made: Record<string, number> = { '2026-03-08': 3, '2026-03-09': 0, '2026-03-10': 5 };
+    for (const [day, count] of Object.entries(made)) {
+      at(`${day}T23:59:00Z`);
+      for (let i = 0; i < count; i += 1) expect((await get('/v1/fragrances?query=rose', apiKey)).status).toBe(200);
+    }
+    at('2026-03-10T23:59:30Z');
+    for (let i = 0; i < 4; i += 1) {
+      const res = await get('/v1/usage?from=2026-03-07&to=2026-03-10', apiKey);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('ratelimit-remaining')).toBe('995');
+      expect(UsageResponse.parse(await res.json())).toEqual({
+        key_id: record.id,
+        owner: 'Usage Pty Ltd',
+        time_zone: 'UTC',
+        from: '2026-03-07',
+        to: '2026-03-10',
+        total: 8,
+        days: [
+          { date: '2026-03-07', requests: 0 },
+          { date: '2026-03-08', requests: 3 },
+          { date: '2026-03-09', requests: 0 },
+          { date: '2026-03-10', requests: 5 },
+        ],
+      });
+    }
+    // Reading usage counted nothing.
+    expect(MeResponse.parse(await (await get('/v1/me', apiKey)).json()).used_today).toBe(5);
+  });
+
+  it('defaults to the last 30 days ending today, and never reaches past 90', async () => {
+    at('2026-03-10T08:00:00Z');
+    const { apiKey } = await store.create({ owner: 'defaults', quota: 10 });
+    const body = UsageResponse.parse(await (await get('/v1/usage', apiKey)).json());
+    expect(body).toMatchObject({ from: '2026-02-09', to: '2026-03-10', total: 0 });
+    expect(body.days).toHaveLength(30);
+    const oldest = UsageResponse.parse(await (await get('/v1/usage?from=2025-12-11', apiKey)).json());
+    expect(oldest.days).toHaveLength(90);
+    const early = UsageResponse.parse(await (await get('/v1/usage?to=2025-12-20', apiKey)).json());
+    expect(early).toMatchObject({ from: '2025-12-11', to: '2025-12-20' });
+  });
+
+  it('refuses bad ranges with problem+json naming the parameter', async () => {
+    at('2026-03-10T08:00:00Z');
+    const { apiKey } = await store.create({ owner: 'bad ranges', quota: 10 });
+    const cases: [string, string][] = [
+      ['?to=2026-03-11', 'to'],
+      ['?from=2026-03-11', 'from'],
+      ['?from=2026-03-05&to=2026-03-04', 'from'],
+      ['?from=2025-12-10', 'from'],
+      ['?from=2026-02-30', 'from'],
+      ['?from=10-03-2026', 'from'],
+      ['?to=yesterday', 'to'],
+      ['?from=2026-03-01&from=2026-03-02', 'from'],
+      ['?days=7', 'days'],
+    ];
+    for (const [query, name] of cases) {
+      const res = await get(`/v1/usage${query}`, apiKey);
+      expect(res.status, query).toBe(400);
+      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      const problem = Problem.parse(await res.json());
+      expect(problem.code).toBe('invalid_parameter');
+      expect(
+        problem.invalid_params?.map((p) => p.name),
+        query,
+      ).toContain(name);
+    }
+    expect(MeResponse.parse(await (await get('/v1/me', apiKey)).json()).used_today).toBe(0);
+  });
+
+  it('states the daily quota in the IETF RateLimit fields beside the three legacy headers', async () => {
+    at('2026-03-10T23:00:00Z');
+    const { apiKey } = await store.create({ owner: 'draft headers', quota: 250 });
+    const res = await get('/v1/fragrances', apiKey);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-policy')).toBe('"daily";q=250;w=86400');
+    expect(res.headers.get('ratelimit')).toBe('"daily";r=249;t=3600');
+    const [limit] = parseList(res.headers.get('ratelimit')!);
+    expect(limit?.[0]).toBe('daily');
+    expect(Object.fromEntries(limit?.[1] ?? [])).toEqual({
+      r: Number(res.headers.get('ratelimit-remaining')),
+      t: Number(res.headers.get('ratelimit-reset')),
+    });
+  });
+
+  it('names the burst policy in a burst 429, its reset equal to Retry-After', async () => {
+    at('2026-03-10T23:00:00Z');
+    const { apiKey } = await store.create({ owner: 'bursty', quota: 100, burst: 1, refillPerSecond: 0.25 });
+    expect((await get('/v1/fragrances', apiKey)).status).toBe(200);
+    const res = await get('/v1/fragrances', apiKey);
+    expect(res.status).toBe(429);
+    const retryAfter = Number(res.headers.get('retry-after'));
+    expect(retryAfter).toBe(4);
+    expect(res.headers.get('ratelimit')).toBe(`"burst";r=0;t=${retryAfter}, "daily";r=99;t=3600`);
+    expect(Problem.parse(await res.json()).retry_after_seconds).toBe(retryAfter);
+  });
+
+  it('says a refunded request is not counted, in RateLimit too', async () => {
+    at('2026-03-10T23:00:00Z');
+    const { apiKey } = await store.create({ owner: 'refunded', quota: 50 });
+    const res = await get('/v1/fragrances/slow', apiKey); // the stand-in upstream never answers: 504
+    expect(res.status).toBe(504);
+    expect(res.headers.get('ratelimit-remaining')).toBe('50');
+    expect(res.headers.get('ratelimit')).toBe('"daily";r=50;t=3600');
+  });
+});

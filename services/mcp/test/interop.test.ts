@@ -1,0 +1,361 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, type CallToolResult } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { decodeJwt } from 'jose';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCatalogue } from '@fragrance/dataset';
+import { UserStore } from '@fragrance/identity';
+import { ingestCatalogue } from '@fragrance/search';
+import { makeRecord } from '@fragrance/search/testing';
+import {
+  freePort,
+  startService,
+  testElasticsearch,
+  testRedis,
+  waitFor,
+  type RunningService,
+  type TestElasticsearch,
+  type TestRedis,
+} from '@fragrance/testkit';
+
+// Interop with the clients desktop assistants and developers really use, against the whole stack
+// behind the edge (gateway, auth, catalogue and this MCP server as child processes): the
+// `mcp-remote` stdio proxy (what a desktop host launches for a remote server) and the MCP
+// Inspector's CLI. Each signs in through OAuth in headless Chromium (Debian's chromium, driven by
+// playwright-core), then initialize → list tools/resources/prompts → call every tool → read a
+// resource → complete an argument → go on after its access token expired (a refresh).
+const CHROMIUM = '/usr/bin/chromium';
+// mcp-remote refreshes an access token once less than a minute of it is left (TOKEN_EXPIRY_MARGIN_MS):
+// a lifetime just over that makes it refresh a few seconds after sign-in.
+const ACCESS_TOKEN_TTL = 65;
+const MCP_REMOTE_REFRESH_MARGIN = 60;
+const person = { email: 'interop@example.com', password: 'interop passphrase long enough' };
+const TEST_SCRYPT = { N: 1024, r: 8, p: 1 };
+const KNOWN = makeRecord({
+  id: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
+  name: 'Zygomatic Vetiver Nocturne',
+  brand: 'Maison Testière',
+  notes: { top: ['grapefruit'], heart: ['vetiver'], base: ['cedar'] },
+  accords: ['woody', 'earthy', 'citrus'],
+  perfumers: ['Quillon Abernathy'],
+  available_in_au: true,
+});
+const OTHER = makeRecord({ id: '7a2e3d4c-5b6f-4071-9b8c-0d1e2f3a4b5c', name: 'Zygomatic Matin', brand: 'Maison Testière' });
+
+/** One call of every tool, with arguments that succeed against the test catalogue. */
+const EVERY_TOOL: Record<string, Record<string, unknown>> = {
+  search_fragrances: { query: 'zygomatic', sort: 'rating', limit: 3 },
+  get_fragrance: { id: KNOWN.id },
+  similar_fragrances: { id: KNOWN.id, limit: 3 },
+  list_facets: { brand: 'Maison Testière' },
+  suggest: { q: 'zygomatic vet' },
+  list_brands: { search: 'testiere' },
+  get_brand: { slug: 'maison-testiere' },
+  list_notes: { search: 'vetiv' },
+  list_accords: { limit: 3 },
+  list_perfumers: { search: 'quillon' },
+  compare_fragrances: { ids: [KNOWN.id, OTHER.id] },
+};
+
+const requireHere = createRequire(import.meta.url);
+/** A package's bin script, resolved from this package's dependencies. */
+function binOf(pkg: string, relative: string): string {
+  return join(dirname(requireHere.resolve(`${pkg}/package.json`)), relative);
+}
+
+let redis: TestRedis;
+let es: TestElasticsearch;
+let services: RunningService[] = [];
+let edge: string;
+let browser: Browser;
+let scratch: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (infra/chromium.sh ensure)`);
+  [redis, es] = await Promise.all([testRedis('mcp-interop'), testElasticsearch('mcp-interop')]);
+  const alias = es.index('fragrances');
+  await ingestCatalogue({ client: es.client, alias, records: [KNOWN, OTHER, ...generateCatalogue({ count: 60, seed: 13 })], replicas: 0 });
+  await new UserStore(redis.redis, { prefix: redis.prefix, scrypt: TEST_SCRYPT }).create(person.email, person.password);
+  scratch = await mkdtemp(join(tmpdir(), 'mcp-interop-'));
+
+  const [gatewayPort, authPort, cataloguePort, mcpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  edge = `http://127.0.0.1:${gatewayPort}`;
+  const shared = { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix };
+  // Four services boot at once beside Chromium: give each more than the default minute on a busy machine.
+  const BOOT_MS = 150_000;
+  services = await Promise.all([
+    startService(
+      'catalogue',
+      cataloguePort,
+      {
+        REDIS_URL: redis.url,
+        JOBS_PREFIX: redis.prefix.replace(/:$/, ''),
+        ELASTICSEARCH_URL: es.url,
+        CATALOGUE_ALIAS: alias,
+        CURSOR_SECRET: randomBytes(32).toString('base64url'),
+      },
+      BOOT_MS,
+    ),
+    startService('auth', authPort, { ...shared, MCP_URL: edge, ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TOKEN_TTL) }, BOOT_MS),
+    startService(
+      'mcp',
+      mcpPort,
+      {
+        ...shared,
+        MCP_URL: edge,
+        AUTH_SERVICE_URL: `http://127.0.0.1:${authPort}`,
+        CATALOGUE_SERVICE_URL: `http://127.0.0.1:${cataloguePort}`,
+        MCP_RATE_LIMIT_PER_MINUTE: '6000',
+        MCP_RATE_LIMIT_BURST: '1000',
+      },
+      BOOT_MS,
+    ),
+  ]);
+  services.push(
+    await startService(
+      'gateway',
+      gatewayPort,
+      {
+        REDIS_URL: redis.url,
+        CATALOGUE_SERVICE_URL: `http://127.0.0.1:${cataloguePort}`,
+        AUTH_SERVICE_URL: `http://127.0.0.1:${authPort}`,
+        MCP_SERVICE_URL: `http://127.0.0.1:${mcpPort}`,
+        MCP_URL: edge,
+      },
+      BOOT_MS,
+    ),
+  );
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}, 400_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await Promise.all(services.map((s) => s.stop()));
+  await Promise.all([redis?.cleanup(), es?.cleanup()]);
+  if (scratch) await rm(scratch, { recursive: true, force: true });
+});
+
+/** What a person does in the browser the client sent them to: sign in, allow, and land on the client's callback. */
+async function signInAndAllow(authorizationUrl: string, callbackPrefix: string): Promise<void> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(authorizationUrl);
+    if (await page.getByLabel('Password').isVisible()) {
+      await page.getByLabel('Email').fill(person.email);
+      await page.getByLabel('Password').fill(person.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+    }
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL((url) => url.href.startsWith(callbackPrefix));
+  } catch (error) {
+    const page = context.pages()[0];
+    throw new Error(`${String(error)}\nthe page (${page?.url() ?? '?'}) said: ${(await page?.innerText('body').catch(() => '')) ?? ''}`, {
+      cause: error,
+    });
+  } finally {
+    await context.close();
+  }
+}
+
+/** The first URL of the edge's authorization endpoint a client printed to its stderr. */
+function authorizationUrlIn(text: string): string | undefined {
+  return new RegExp(`${edge.replaceAll('.', '\\.')}/oauth/authorize\\?\\S+`).exec(text)?.[0];
+}
+
+/** Structured content of each tool call; fails on a tool error with its text. */
+function expectSucceeded(name: string, result: CallToolResult): void {
+  expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy();
+  expect(result.structuredContent, name).toEqual(expect.any(Object));
+}
+
+describe('mcp-remote (the stdio proxy desktop hosts launch)', () => {
+  it('signs in through the browser, then lists, calls every tool, reads, completes, and refreshes', async () => {
+    const configDir = join(scratch, 'mcp-remote');
+    const callbackPort = await freePort();
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [binOf('mcp-remote', 'dist/proxy.js'), `${edge}/mcp`, String(callbackPort)],
+      // BROWSER=true: its opener "opens" nothing; the person's browser here is the test's Chromium.
+      env: { PATH: process.env.PATH ?? '', HOME: scratch, MCP_REMOTE_CONFIG_DIR: configDir, BROWSER: 'true' },
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const client = new Client({ name: 'interop-mcp-remote', version: '1.0.0' });
+    try {
+      const connected = client.connect(transport);
+      const url = await waitFor(() => authorizationUrlIn(stderr), {
+        timeoutMs: 30_000,
+        description: 'the authorization URL from mcp-remote',
+      });
+      expect(new URL(url).searchParams.get('resource')).toBe(`${edge}/mcp`);
+      await signInAndAllow(url, `http://localhost:${callbackPort}/oauth/callback`);
+      await connected;
+      expect(client.getServerVersion()?.name).toBe('fragrance-catalogue');
+
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(Object.keys(EVERY_TOOL)));
+      expect((await client.listResources()).resources.length).toBeGreaterThan(3);
+      expect((await client.listPrompts()).prompts.length).toBe(3);
+      for (const [name, args] of Object.entries(EVERY_TOOL)) {
+        expectSucceeded(name, await client.callTool({ name, arguments: args }));
+      }
+      const brand = await client.readResource({ uri: 'fragrance://brands/maison-testiere' });
+      expect(JSON.parse((brand.contents[0] as { text: string }).text)).toMatchObject({ brand: { name: 'Maison Testière' } });
+      const completion = await client.complete({
+        ref: { type: 'ref/prompt', name: 'scent_for_occasion' },
+        argument: { name: 'liked_notes', value: 'grapefruit, vetiv' },
+      });
+      expect(completion.completion.values).toContain('grapefruit, vetiver');
+
+      // Once less than its margin of the access token is left, the proxy refreshes and goes on.
+      const tokens = async () => {
+        const dir = (await readdir(configDir)).find((d) => d.startsWith('mcp-remote'))!;
+        const file = (await readdir(join(configDir, dir))).find((f) => f.endsWith('_tokens.json'))!;
+        return JSON.parse(await readFile(join(configDir, dir, file), 'utf8')) as { access_token: string; refresh_token: string };
+      };
+      const before = await tokens();
+      const refreshFrom = (decodeJwt(before.access_token).iat! + ACCESS_TOKEN_TTL - MCP_REMOTE_REFRESH_MARGIN + 1) * 1000;
+      await sleep(Math.max(0, refreshFrom - Date.now()));
+      // The proxy refreshes on a call past its margin and stores the new tokens on its own schedule:
+      // call again (each call must succeed) until the stored token changes, for at most ~15 s.
+      let after = before;
+      for (let attempt = 0; attempt < 15 && after.access_token === before.access_token; attempt++) {
+        expectSucceeded('get_fragrance', await client.callTool({ name: 'get_fragrance', arguments: { id: KNOWN.id } }));
+        await sleep(1_000);
+        after = await tokens();
+      }
+      expect(after.access_token).not.toBe(before.access_token);
+      expect(after.refresh_token).not.toBe(before.refresh_token);
+    } catch (error) {
+      throw new Error(`${String(error)}\nmcp-remote said:\n${stderr}`, { cause: error });
+    } finally {
+      await client.close();
+    }
+  }, 90_000);
+});
+
+/** Runs the Inspector's CLI once; resolves to the result of its JSON envelope on stdout (it exits non-zero on failure). */
+function inspector(args: string[], env: Record<string, string>, onStderr?: (text: string) => void): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [binOf('@modelcontextprotocol/inspector', 'clients/launcher/build/index.js'), '--cli', ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      onStderr?.(stderr);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`inspector ${args.join(' ')} exited ${String(code)}: ${stderr}`));
+      else resolve((JSON.parse(stdout) as { result: unknown }).result);
+    });
+  });
+}
+
+/** The JWTs (our access tokens; refresh tokens are opaque) in a text, however the store nests or encodes its JSON. */
+const JWT = /eyJ[\w-]+\.eyJ[\w-]+\.[\w-]+/g;
+const accessTokensIn = (text: string): string[] => [...new Set(text.match(JWT) ?? [])];
+
+/** The file under `dir` where the Inspector keeps its tokens. */
+async function tokenFileUnder(dir: string): Promise<string> {
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = join(entry.parentPath, entry.name);
+    if (accessTokensIn(await readFile(file, 'utf8')).length > 0) return file;
+  }
+  throw new Error(`no stored access token under ${dir}`);
+}
+
+/** Replaces each stored access token by one with a broken signature; resolves to the broken ones. */
+async function spoilAccessTokens(file: string): Promise<string[]> {
+  let text = await readFile(file, 'utf8');
+  const broken: string[] = [];
+  for (const token of accessTokensIn(text)) {
+    const spoilt = `${token.slice(0, -4)}${token.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+    text = text.replaceAll(token, spoilt);
+    broken.push(spoilt);
+  }
+  await writeFile(file, text);
+  return broken;
+}
+
+describe('MCP Inspector CLI', () => {
+  it('signs in through the browser, then lists, calls every tool, reads, and refreshes', async () => {
+    const home = join(scratch, 'inspector');
+    const callback = `http://127.0.0.1:${await freePort()}/oauth/callback`;
+    // MCP_AUTO_OPEN_ENABLED: interactive sign-in without a terminal; BROWSER=true: its opener opens nothing;
+    // a file secret store (under HOME): no OS keychain here, and each run is a new process.
+    const env = { HOME: home, MCP_AUTO_OPEN_ENABLED: 'true', BROWSER: 'true', MCP_INSPECTOR_SECRET_STORE: 'file' };
+    const run = (method: string, ...more: string[]) =>
+      inspector([`${edge}/mcp`, '--transport', 'http', '--format', 'json', '--callback-url', callback, '--method', method, ...more], env);
+
+    // The first call signs in: the CLI registers, prints the authorization URL and waits at its callback.
+    let printed = '';
+    const first = inspector(
+      [`${edge}/mcp`, '--transport', 'http', '--format', 'json', '--callback-url', callback, '--method', 'tools/list'],
+      env,
+      (stderr) => (printed = stderr),
+    );
+    const failed = first.then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error : new Error(JSON.stringify(error))),
+    );
+    const url = await waitFor(async () => authorizationUrlIn(printed) ?? (await Promise.race([failed, sleep(100)])), {
+      timeoutMs: 30_000,
+      description: 'the authorization URL from the Inspector',
+    });
+    if (typeof url !== 'string') throw url instanceof Error ? url : new Error('the Inspector printed no authorization URL');
+    await signInAndAllow(url, callback);
+    const tools = (await first) as { tools: { name: string }[] };
+    expect(tools.tools.map((t) => t.name)).toEqual(expect.arrayContaining(Object.keys(EVERY_TOOL)));
+
+    const stored = ['--stored-auth-only'];
+    expect(((await run('resources/list', ...stored)) as { resources: unknown[] }).resources.length).toBeGreaterThan(3);
+    expect(((await run('prompts/list', ...stored)) as { prompts: unknown[] }).prompts).toHaveLength(3);
+    for (const [name, args] of Object.entries(EVERY_TOOL)) {
+      const result = (await run('tools/call', ...stored, '--tool-name', name, '--tool-args-json', JSON.stringify(args))) as CallToolResult;
+      expectSucceeded(name, result);
+    }
+    const read = (await run('resources/read', ...stored, '--uri', `fragrance://catalogue/${KNOWN.id}`)) as { contents: { text: string }[] };
+    expect(JSON.parse(read.contents[0]!.text)).toMatchObject({ id: KNOWN.id });
+
+    // The Inspector refreshes when the server refuses its access token (it has no early-refresh margin, and
+    // waiting out a lifetime mcp-remote can live with takes too long): the stored one is made invalid, as a
+    // revoked or expired token would be, and the next call must get a new one with the refresh token.
+    const store = await tokenFileUnder(join(home, '.mcp-inspector'));
+    const spoilt = await spoilAccessTokens(store);
+    expect(spoilt.length).toBeGreaterThan(0);
+    const again = (await run(
+      'tools/call',
+      ...stored,
+      '--tool-name',
+      'get_fragrance',
+      '--tool-args-json',
+      JSON.stringify({ id: KNOWN.id }),
+    )) as CallToolResult;
+    expectSucceeded('get_fragrance after a refused token', again);
+    const renewed = accessTokensIn(await readFile(store, 'utf8'));
+    expect(renewed.length).toBeGreaterThan(0);
+    for (const token of renewed) expect(spoilt).not.toContain(token);
+  }, 120_000);
+});
