@@ -1,4 +1,14 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // No shared Elasticsearch/Redis needed: these tests run their own small processes and HAProxy.
-export default defineConfig({ test: { testTimeout: 30_000, hookTimeout: 30_000 } });
+// The cluster command's own tests (scripts/cluster) run here too: scripts/ is no package, and
+// this one already typechecks and lints it.
+export default defineConfig({
+  test: {
+    dir: fileURLToPath(new URL('../../', import.meta.url)),
+    include: ['packages/stack/src/**/*.test.ts', 'scripts/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});

@@ -14,6 +14,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
+import { prometheusConfig } from '../../packages/metrics/src/prometheus-config.ts';
 import {
   acquireStackLock,
   haproxyCommand,
@@ -48,8 +49,10 @@ import {
   INTERNAL_PORTS,
   parseCounts,
   portsOf,
+  PROMETHEUS_PORT,
   REDIS_PRIMARY_PORT,
   REDIS_REPLICA_PORT,
+  scrapeTargetsOf,
   SENTINEL_NAME,
   SENTINEL_PORTS,
   SERVICES,
@@ -63,6 +66,7 @@ export const CONTROL_SOCKET = `${CLUSTER_DIR}/control.sock`;
 const HAPROXY_SOCKET = `${CLUSTER_DIR}/haproxy.sock`;
 const READY_PATH = '/health/ready';
 const EDGE_URL = `http://127.0.0.1:${EDGE_PORT}`;
+const PROMETHEUS_URL = `http://127.0.0.1:${PROMETHEUS_PORT}`;
 const run = promisify(execFile);
 
 const [command, ...rest] = process.argv.slice(2);
@@ -229,6 +233,25 @@ async function start(args: string[]): Promise<void> {
       startedInfra.push({ what: `Sentinel ${port}`, stop: () => infra('infra/redis-sentinel.sh', 'stop', '--port', String(port)) });
     }
 
+    // Prometheus before the instances, so it sees them come up: every instance's metrics port
+    // (the same generator as `npm start --with-prometheus`), with the recording and alert rules.
+    const prometheusFile = `${CLUSTER_DIR}/prometheus.yml`;
+    writeFileSync(
+      prometheusFile,
+      prometheusConfig({ targets: scrapeTargetsOf(instances), ruleFiles: [`${ROOT}infra/prometheus/rules/*.yml`] }),
+    );
+    runStep(say, env, `starting Prometheus on ${PROMETHEUS_PORT} (${instances.length} targets)`, 'bash', [
+      'infra/prometheus.sh',
+      'start',
+      '--name',
+      'cluster',
+      '--port',
+      String(PROMETHEUS_PORT),
+      '--config',
+      prometheusFile,
+    ]);
+    startedInfra.push({ what: 'Prometheus', stop: () => infra('infra/prometheus.sh', 'stop', '--name', 'cluster') });
+
     const config = `${CLUSTER_DIR}/haproxy.cfg`;
     writeFileSync(config, haproxyConfig({ adminSocket: HAPROXY_SOCKET, backends: backendsOf(instances, READY_PATH) }));
     supervisor.add({ name: 'haproxy', command: haproxyBin, args: ['-db', '-q', '-f', config], cwd: ROOT });
@@ -274,6 +297,7 @@ async function start(args: string[]): Promise<void> {
       `ready: ${EDGE_URL}  (${summary}; Elasticsearch ${ES_NODES} nodes, ${replicas} replica; Redis primary + replica, ${SENTINEL_PORTS.length} Sentinels)`,
     );
     printWelcome(say, EDGE_URL, demoKey, demoUser);
+    say(`Prometheus: ${PROMETHEUS_URL} (alerts: ${PROMETHEUS_URL}/alerts); one screen: npm run ops -- status`);
     say('rolling restart: npm run cluster -- restart <service>; state: npm run cluster -- status');
   } catch (error) {
     say(error instanceof Error ? error.message : String(error));
@@ -460,6 +484,7 @@ async function status(supervisor: Supervisor, instances: Instance[]): Promise<un
   return {
     edge: EDGE_URL,
     haproxy: { pid: processes.get('haproxy')?.pid ?? null, socket: HAPROXY_SOCKET },
+    prometheus: PROMETHEUS_URL,
     instances: instances.map((i) => ({
       ...i,
       pid: processes.get(i.name)?.pid ?? null,

@@ -1,6 +1,7 @@
 // The cluster's shape from its instance counts: which process listens where, and the HAProxy
 // backends in front of them. Pure data, so `cluster.ts`, its control channel and the chaos bench
 // agree on one picture.
+import type { ScrapeTarget } from '../../packages/metrics/src/prometheus-config.ts';
 import type { HaproxyBackend } from '../../packages/stack/src/index.ts';
 
 export const SERVICES = ['gateway', 'catalogue', 'auth', 'mcp', 'worker'] as const;
@@ -24,6 +25,8 @@ export const REDIS_REPLICA_PORT = 6380;
 export const SENTINEL_PORTS = [26379, 26380, 26381];
 export const SENTINEL_NAME = 'fcs-redis';
 export const ES_CLUSTER_NAME = 'cluster';
+/** The cluster's Prometheus: the port `npm run ops -- status` reads by default (PROMETHEUS_URL). */
+export const PROMETHEUS_PORT = 9090;
 
 export interface Instance {
   /** `gateway-1`: the supervisor's and HAProxy's name for it. */
@@ -65,6 +68,11 @@ export function backendsOf(instances: Instance[], readyPath: string): HaproxyBac
   ];
 }
 
+/** Prometheus scrape targets: every instance's metrics port, the workers' included, one job per service. */
+export function scrapeTargetsOf(instances: Instance[]): ScrapeTarget[] {
+  return instances.map(({ service, metricsPort }) => ({ service, address: `127.0.0.1:${metricsPort}` }));
+}
+
 /** Every port the cluster binds, for the start-up check. */
 export function portsOf(instances: Instance[]): { port: number; what: string }[] {
   return [
@@ -81,6 +89,7 @@ export function portsOf(instances: Instance[]): { port: number; what: string }[]
     { port: REDIS_PRIMARY_PORT, what: 'Redis primary' },
     { port: REDIS_REPLICA_PORT, what: 'Redis replica' },
     ...SENTINEL_PORTS.map((port) => ({ port, what: 'Redis Sentinel' })),
+    { port: PROMETHEUS_PORT, what: 'Prometheus' },
   ];
 }
 
