@@ -77,15 +77,31 @@ describe('@fragrance/client against the running API', () => {
   it('waits out a burst 429 when asked to (bounded), and never waits for a daily quota', async () => {
     const { apiKey } = await keys.create({ owner: 'client-burst', quota: 1_000, burst: 1, refillPerSecond: 1 });
     const impatient = createFragranceClient({ baseUrl, apiKey });
-    await impatient.search({ limit: 1 });
-    const burst = await refusal(impatient.search({ limit: 1 }));
-    expect([burst.status, burst.code, burst.retryAfterSeconds]).toEqual([429, 'burst_limit_exceeded', 1]);
+    // Sent together, so a slow machine cannot spread them a refill apart: one token, so at least
+    // two are refused, each told to wait the one second the next token takes.
+    const answers = await Promise.allSettled([1, 2, 3].map(() => impatient.search({ limit: 1 })));
+    const refused = answers.flatMap((answer) => (answer.status === 'rejected' ? [answer.reason as unknown] : []));
+    expect(refused.length).toBeGreaterThanOrEqual(2);
+    for (const burst of refused) {
+      expect(burst).toBeInstanceOf(FragranceApiError);
+      const { status, code, retryAfterSeconds } = burst as FragranceApiError;
+      expect([status, code, retryAfterSeconds]).toEqual([429, 'burst_limit_exceeded', 1]);
+    }
 
-    const patient = createFragranceClient({ baseUrl, apiKey, retryOn429: { maxRetries: 3, maxWaitSeconds: 5 } });
+    // The patient client sees the 429 (recorded below its retry loop), waits, and succeeds.
+    const statuses: number[] = [];
+    const recording = async (request: Request) => {
+      const response = await fetch(request);
+      statuses.push(response.status);
+      return response;
+    };
+    const patient = createFragranceClient({ baseUrl, apiKey, retryOn429: { maxRetries: 3, maxWaitSeconds: 5 }, fetch: recording });
     const started = Date.now();
-    await patient.search({ limit: 1 });
-    await patient.search({ limit: 1 });
+    await Promise.all([patient.search({ limit: 1 }), patient.search({ limit: 1 })]);
+    // At most one token at the start: the second search waited for a refill.
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(statuses).toContain(429);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(2);
 
     const { apiKey: oneADay } = await keys.create({ owner: 'client-daily', quota: 1 });
     const daily = createFragranceClient({ baseUrl, apiKey: oneADay, retryOn429: true });
@@ -96,5 +112,64 @@ describe('@fragrance/client against the running API', () => {
     expect(quota.retryAfterSeconds).toBeGreaterThan(10);
     // Refused at once: the wait it asks for is beyond maxWaitSeconds.
     expect(Date.now() - spent).toBeLessThan(5_000);
+  });
+
+  it('sends list parameters comma-separated, as the document says (a repeated parameter is refused)', async () => {
+    const { apiKey } = await keys.create({ owner: 'client-lists', quota: 1_000 });
+    const client = createFragranceClient({ baseUrl, apiKey });
+    const [hit] = (await client.search({ limit: 1, sort: 'votes' })).data;
+    const detail = await client.fragrance(hit!.id);
+    const notes = [...detail.notes.top, ...detail.notes.heart, ...detail.notes.base].slice(0, 2);
+    expect(notes).toHaveLength(2);
+    const both = await client.search({ note: notes, limit: 100, facets: ['brand', 'decade'] });
+    expect(both.data.map((h) => h.id)).toContain(hit!.id);
+    expect(Object.keys(both.facets ?? {}).sort()).toEqual(['brand', 'decade']);
+    const one = await client.search({ note: notes.slice(0, 1), limit: 1 });
+    expect(one.total).toBeGreaterThanOrEqual(both.total);
+  });
+
+  it('wraps the browse endpoints and the usage report (free)', async () => {
+    const { apiKey } = await keys.create({ owner: 'client-browse', quota: 1_000 });
+    const client = createFragranceClient({ baseUrl, apiKey });
+    const [notes, accords, perfumers, brands] = await Promise.all([
+      client.notes({ limit: 5 }),
+      client.accords({ limit: 5 }),
+      client.perfumers({ limit: 5 }),
+      client.brands({ limit: 1 }),
+    ]);
+    for (const list of [notes, accords, perfumers]) expect(list.data.length).toBeGreaterThan(0);
+    expect(notes).toEqual(await client.terms('notes', { limit: 5 }));
+    const brand = await client.brand(brands.data[0]!.slug);
+    expect(brand.name).toBe(brands.data[0]!.name);
+    expect((await client.suggest({ q: brand.name.slice(0, 4) })).data.length).toBeGreaterThan(0);
+
+    const today = new Date().toISOString().slice(0, 10);
+    const usage = await client.usage({ from: today, to: today });
+    // Seven counted requests above (terms twice); usage and /me are free.
+    expect(usage).toMatchObject({ owner: 'client-browse', from: today, to: today, total: 7, days: [{ date: today, requests: 7 }] });
+    expect((await client.usage()).days).toHaveLength(30);
+    expect((await client.me()).used_today).toBe(7);
+    const refused = await refusal(client.usage({ from: today, to: '2000-01-01' }));
+    expect(refused.code).toBe('invalid_parameter');
+  });
+
+  it('streams the export as parsed records, gzip or not, billed one request per 1,000 records', async () => {
+    const { apiKey } = await keys.create({ owner: 'client-export', quota: 1_000 });
+    const client = createFragranceClient({ baseUrl, apiKey });
+    const ids: string[] = [];
+    let last: { updated_at: string; id: string } | undefined;
+    for await (const record of client.exportAll()) {
+      ids.push(record.id);
+      last = record;
+    }
+    expect(new Set(ids).size).toBe(RECORDS);
+    // The global fetch decodes the gzip transfer: the same lines arrive.
+    const text = await new Response(await client.exportStream({}, { gzip: true })).text();
+    expect(text.trimEnd().split('\n')).toHaveLength(RECORDS);
+    // Resuming after the last record: nothing left.
+    const rest = [];
+    for await (const record of client.exportAll({ after: `${last!.updated_at},${last!.id}` })) rest.push(record);
+    expect(rest).toEqual([]);
+    expect((await client.me()).used_today).toBe(3);
   });
 });

@@ -11,6 +11,9 @@ export type SuggestQuery = QueryOf<'/suggest'>;
 export type BrandsQuery = QueryOf<'/brands'>;
 export type TermsQuery = QueryOf<'/notes'>;
 export type SimilarQuery = QueryOf<'/fragrances/{id}/similar'>;
+export type UsageQuery = QueryOf<'/usage'>;
+export type ExportQuery = QueryOf<'/fragrances/export'>;
+export type UsageResponse = Schemas['UsageResponse'];
 export type SearchResponse = Schemas['SearchResponse'];
 export type SearchHit = Schemas['SearchHit'];
 export type FragranceDetail = Schemas['FragranceDetail'];
@@ -26,7 +29,11 @@ export interface RetryOptions {
 export interface ClientOptions {
   /** The API's base URL, ending in /v1, e.g. http://127.0.0.1:8080/v1. */
   baseUrl: string;
-  apiKey: string;
+  /**
+   * Sent as `Authorization: Bearer <key>`. Every endpoint of the public API needs it; leave it out
+   * only for the internal catalogue service, which serves the same /v1 paths behind the gateway.
+   */
+  apiKey?: string;
   /** Wait and retry on 429 using the answer's `retry_after_seconds`; `true` for the defaults. */
   retryOn429?: boolean | RetryOptions;
   /** Another fetch (a proxy agent, a test's recorder); the global one by default. */
@@ -96,6 +103,24 @@ async function dataOf<T>(call: Promise<{ data?: T; error?: unknown; response: Re
   return data;
 }
 
+/** Records of an NDJSON stream, one JSON value per complete line (a last line without a newline included). */
+async function* ndjsonRecords<T>(stream: ReadableStream<Uint8Array>): AsyncGenerator<T, void, undefined> {
+  const decoder = new TextDecoder();
+  let pending = '';
+  for await (const chunk of stream) {
+    pending += decoder.decode(chunk, { stream: true });
+    let newline = pending.indexOf('\n');
+    while (newline !== -1) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      if (line.trim() !== '') yield JSON.parse(line) as T;
+      newline = pending.indexOf('\n');
+    }
+  }
+  pending += decoder.decode();
+  if (pending.trim() !== '') yield JSON.parse(pending) as T;
+}
+
 export interface FragranceClient {
   /** The generated, fully typed openapi-fetch client: every path of the document (`api.GET('/brands/{slug}', …)`). */
   readonly api: Client<paths>;
@@ -109,6 +134,22 @@ export interface FragranceClient {
   brands(query?: BrandsQuery): Promise<Schemas['BrandList']>;
   brand(slug: string): Promise<Schemas['BrandDetail']>;
   terms(kind: 'notes' | 'accords' | 'perfumers', query?: TermsQuery): Promise<Schemas['TermList']>;
+  notes(query?: TermsQuery): Promise<Schemas['TermList']>;
+  accords(query?: TermsQuery): Promise<Schemas['TermList']>;
+  perfumers(query?: TermsQuery): Promise<Schemas['TermList']>;
+  /** The key's counted requests per quota day (free: not counted against the quota). */
+  usage(query?: UsageQuery): Promise<UsageResponse>;
+  /**
+   * The export's NDJSON body as it arrives, not buffered (billed up front: one counted request per
+   * 1,000 records). `gzip` asks for a compressed transfer; the global fetch decodes it, a custom
+   * `fetch` may hand the compressed bytes through.
+   */
+  exportStream(query?: ExportQuery, options?: { gzip?: boolean }): Promise<ReadableStream<Uint8Array>>;
+  /**
+   * Every record of an export, parsed line by line as it streams. After a broken connection,
+   * resume with `after: \`${last.updated_at},${last.id}\`` of the last record received.
+   */
+  exportAll(query?: ExportQuery): AsyncGenerator<FragranceDetail, void, undefined>;
 }
 
 /** A client of the data API that sends the key, throws FragranceApiError, and optionally waits out 429s. */
@@ -117,9 +158,22 @@ export function createFragranceClient(options: ClientOptions): FragranceClient {
   const retry = options.retryOn429 === true ? {} : options.retryOn429 === false ? null : (options.retryOn429 ?? null);
   const api = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    headers: { authorization: `Bearer ${options.apiKey}` },
+    headers: options.apiKey === undefined ? {} : { authorization: `Bearer ${options.apiKey}` },
     fetch: retry ? retryingFetch(base, retry) : base,
+    // The document's list parameters are `style: form, explode: false` (note=a,b): the API refuses
+    // a repeated parameter, which is openapi-fetch's default for arrays.
+    querySerializer: { array: { style: 'form', explode: false } },
   });
+  const exportStream = async (query: ExportQuery = {}, { gzip = false } = {}) => {
+    const body = await dataOf(
+      api.GET('/fragrances/export', {
+        params: { query, ...(gzip ? { header: { 'Accept-Encoding': 'gzip' } } : {}) },
+        parseAs: 'stream',
+      }),
+    );
+    if (body === null) throw new Error('the export answered without a body');
+    return body;
+  };
   const search = (query: SearchQuery = {}) => dataOf(api.GET('/fragrances', { params: { query } }));
   return {
     api,
@@ -139,5 +193,13 @@ export function createFragranceClient(options: ClientOptions): FragranceClient {
     brands: (query = {}) => dataOf(api.GET('/brands', { params: { query } })),
     brand: (slug) => dataOf(api.GET('/brands/{slug}', { params: { path: { slug } } })),
     terms: (kind, query = {}) => dataOf(api.GET(`/${kind}`, { params: { query } })),
+    notes: (query = {}) => dataOf(api.GET('/notes', { params: { query } })),
+    accords: (query = {}) => dataOf(api.GET('/accords', { params: { query } })),
+    perfumers: (query = {}) => dataOf(api.GET('/perfumers', { params: { query } })),
+    usage: (query = {}) => dataOf(api.GET('/usage', { params: { query } })),
+    exportStream,
+    async *exportAll(query = {}) {
+      yield* ndjsonRecords<FragranceDetail>(await exportStream(query));
+    },
   };
 }

@@ -1,5 +1,6 @@
 export {
   type BrandsQuery,
+  type ExportQuery,
   type ClientOptions,
   createFragranceClient,
   FragranceApiError,
@@ -12,5 +13,7 @@ export {
   type SimilarQuery,
   type SuggestQuery,
   type TermsQuery,
+  type UsageQuery,
+  type UsageResponse,
 } from './client.ts';
 export type { components, operations, paths } from './generated/openapi.ts';

@@ -73,15 +73,21 @@ Every endpoint except \`/openapi.json\` needs an API key issued by the operator,
 
 ## Quotas and their headers
 
-Each key has a daily quota (reset at 00:00 UTC unless agreed otherwise) and a burst limit (a token bucket). Every data response carries the daily quota:
+Each key has a daily quota (reset at 00:00 UTC unless agreed otherwise) and a burst limit (a token bucket). Every data response carries the daily quota twice: in the fields of the IETF RateLimit draft (draft-ietf-httpapi-ratelimit-headers) and in the older trio existing clients read.
 
 | header | value |
 | --- | --- |
+| \`RateLimit-Policy\` | the quota as a policy: \`"daily";q=<requests per day>;w=86400\` |
+| \`RateLimit\` | what is left of it: \`"daily";r=<remaining>;t=<seconds until the reset>\`; a burst 429 lists \`"burst";r=0;t=<seconds>\` first |
 | \`RateLimit-Limit\` | the key's requests per day |
 | \`RateLimit-Remaining\` | requests left today after this one |
 | \`RateLimit-Reset\` | whole seconds until the daily reset |
 
-A refused request answers \`429\` with \`Retry-After\` (whole seconds) and the same number in the body's \`retry_after_seconds\`: wait that long, then retry. \`GET /me\` and failed requests (401, 429, 5xx) are not counted; an export counts one request per 1,000 records it streams.
+A refused request answers \`429\` with \`Retry-After\` (whole seconds) and the same number in the body's \`retry_after_seconds\`: wait that long, then retry. \`GET /me\`, \`GET /usage\` and failed requests (401, 429, 5xx) are not counted; an export counts one request per 1,000 records it streams. \`GET /usage?from=&to=\` lists the key's counted requests per day (what is billed), up to 90 days back.
+
+## Versioning and deprecations
+
+The API is versioned in its path (\`/v1\`); within a version changes are additive only. A route that is to be retired says so on every response before it goes: \`Deprecation\` (RFC 9745, a date such as \`@1798761600\`: deprecated since or from then), \`Sunset\` (RFC 8594, the HTTP date after which it may stop answering) and a \`Link\` with \`rel="deprecation"\` (and \`rel="sunset"\`) to the notice naming the replacement. A deprecated route answers exactly as before until its sunset: watch for these headers and migrate in time.
 
 ## Paging, sorting and sync
 

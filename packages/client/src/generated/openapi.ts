@@ -371,6 +371,7 @@ export interface components {
       /** @description Brand's country of origin, ISO 3166-1 alpha-2. */
       country: string;
       concentration: components['schemas']['Concentration'];
+      gender?: components['schemas']['Gender'];
       year_released: number | null;
       rating: components['schemas']['Rating'];
       /** @description Strongest accords, at most five. */
@@ -380,6 +381,11 @@ export interface components {
     };
     /** @enum {string} */
     Concentration: 'Extrait de Parfum' | 'Parfum' | 'Eau de Parfum' | 'Eau de Toilette' | 'Eau de Cologne' | 'Eau Fraîche';
+    /**
+     * @description Who the fragrance is marketed to, as the source catalogue records it; absent when the source does not say.
+     * @enum {string}
+     */
+    Gender: 'women' | 'men' | 'unisex';
     Rating: {
       /** @description Mean rating out of 5; null without votes. */
       average: number | null;
@@ -419,6 +425,8 @@ export interface components {
       note?: components['schemas']['FacetBucket'][];
       season?: components['schemas']['FacetBucket'][];
       occasion?: components['schemas']['FacetBucket'][];
+      /** @description Fragrances without a gender are not counted. */
+      gender?: components['schemas']['FacetBucket'][];
     };
     FacetBucket: {
       value: string;
@@ -442,6 +450,7 @@ export interface components {
       /** @description Brand's country of origin, ISO 3166-1 alpha-2. */
       country: string;
       concentration: components['schemas']['Concentration'];
+      gender?: components['schemas']['Gender'];
       year_released: number | null;
       rating: components['schemas']['Rating'];
       /** @description Strongest accords, at most five. */
@@ -518,6 +527,7 @@ export interface components {
       /** @description Brand's country of origin, ISO 3166-1 alpha-2. */
       country: string;
       concentration: components['schemas']['Concentration'];
+      gender?: components['schemas']['Gender'];
       year_released: number | null;
       rating: components['schemas']['Rating'];
       /** @description Strongest accords, at most five. */
@@ -746,6 +756,8 @@ export interface operations {
         season?: ('spring' | 'summer' | 'autumn' | 'winter')[];
         /** @description Comma-separated occasions the fragrance must all suit: daily, office, leisure, sport, evening, date night, formal. */
         occasion?: ('daily' | 'office' | 'leisure' | 'sport' | 'evening' | 'date night' | 'formal')[];
+        /** @description Comma-separated genders, any of which the fragrance is marketed to: women, men, unisex. Fragrances whose catalogue records no gender never match. */
+        gender?: ('women' | 'men' | 'unisex')[];
         /** @description Lowest average rating (0–5, at most two decimals); records without votes never match. */
         rating_min?: number;
         /** @description Fewest votes (rating count). */
@@ -758,8 +770,8 @@ export interface operations {
         updated_since?: string;
         /** @description How `query` matches: `lexical` (every word matches name, brand, perfumers, notes or accords), `semantic` (nearest records by meaning: describe a scent, e.g. "fresh citrus for summer at the office"; filters apply inside the search) or `hybrid` (both, fused by reciprocal rank; name and brand matches first). Default hybrid. Semantic and hybrid apply to a text query sorted by relevance and reach the best 100 matches of each side; otherwise the search is lexical. The response's `search_mode` says which ran. */
         search_mode?: 'lexical' | 'semantic' | 'hybrid';
-        /** @description Comma-separated facet counts to return: brand, concentration, accord, decade, note, season, occasion. */
-        facets?: ('brand' | 'concentration' | 'accord' | 'decade' | 'note' | 'season' | 'occasion')[];
+        /** @description Comma-separated facet counts to return: brand, concentration, accord, decade, note, season, occasion, gender. */
+        facets?: ('brand' | 'concentration' | 'accord' | 'decade' | 'note' | 'season' | 'occasion' | 'gender')[];
       };
       header?: never;
       path?: never;
