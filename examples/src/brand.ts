@@ -2,6 +2,7 @@
 // Brand slugs come from /v1/brands (or /v1/suggest with types=brand).
 import { createFragranceClient, FragranceApiError } from '@fragrance/client';
 import { loadConfig } from './config.ts';
+import { brandHeading } from './format.ts';
 
 const [slug, count = '10'] = process.argv.slice(2);
 if (!slug || !/^\d+$/.test(count)) {
@@ -13,7 +14,7 @@ const client = createFragranceClient({ baseUrl: FRAGRANCE_API_URL, apiKey: FRAGR
 
 try {
   const brand = await client.brand(slug);
-  console.log(`${brand.name} (${brand.country}): ${brand.fragrance_count} fragrances`);
+  console.log(brandHeading(brand));
   // Most popular first; each detail (with its notes) is one request.
   const { data } = await client.search({ brand: brand.name, limit: Math.min(Number(count), 100) });
   for (const hit of data) {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFragranceClient } from '@fragrance/client';
+import { brandHeading } from './format.ts';
 import { startFuzzStack, type FuzzTarget } from '@fragrance/fuzz';
 import { REPO_ROOT, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
 
@@ -60,7 +61,7 @@ describe('the examples against a running API', () => {
     const client = createFragranceClient({ baseUrl: env.FRAGRANCE_API_URL!, apiKey: stack.apiKey });
     const [brand] = (await client.brands({ limit: 1 })).data;
     const { stdout } = await example('brand', brand!.slug, '3');
-    expect(stdout).toContain(`${brand!.name} (`);
+    expect(stdout.split('\n')[0]).toBe(brandHeading(brand!));
     expect(stdout.match(/^ {2}top: /gm)).toHaveLength(Math.min(3, brand!.fragrance_count));
     const missing = await example('brand', 'no-such-brand-anywhere').catch((error: unknown) => error as { code: number; stderr: string });
     expect(missing).toMatchObject({ code: 1, stderr: 'no brand has the slug no-such-brand-anywhere\n' });

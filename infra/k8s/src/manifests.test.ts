@@ -154,6 +154,27 @@ describe('policy checks', () => {
     wanted(messages, /catalogue-open: admits traffic from outside/);
   });
 
+  it('flag an Ingress that publishes /metrics (a Prefix `/` would) and one without the home page and /docs', () => {
+    const ingress = (paths: { path: string; pathType: string }[]): K8sObject => ({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      metadata: { name: 'edge' },
+      spec: {
+        rules: [{ http: { paths: paths.map((p) => ({ ...p, backend: { service: { name: 'gateway', port: { name: 'http' } } } })) } }],
+      },
+    });
+    const gateway: K8sObject = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'gateway' }, spec: {} };
+    const everything = policyViolations([gateway, ingress([{ path: '/', pathType: 'Prefix' }])]);
+    wanted(everything, /Ingress: Prefix \/ publishes the internal \/metrics/);
+    wanted(everything, /Ingress: no route for \/docs/);
+    const metrics = policyViolations([gateway, ingress([{ path: '/metrics', pathType: 'Exact' }])]);
+    wanted(metrics, /Ingress: Exact \/metrics publishes the internal \/metrics/);
+    wanted(metrics, /Ingress: no route for \/$/);
+    const ingressMessages = (objects: K8sObject[]) => policyViolations(objects).filter((m) => m.startsWith('Ingress'));
+    const fine = ['/v1', '/oauth', '/.well-known', '/mcp', '/docs'].map((path) => ({ path, pathType: 'Prefix' }));
+    expect(ingressMessages([gateway, ingress([{ path: '/', pathType: 'Exact' }, ...fine])])).toEqual([]);
+  });
+
   it('tell pinned image references from floating ones', () => {
     expect(isPinnedImage('registry.example:5000/fragrance/gateway:0.1.0-abc')).toBe(true);
     expect(isPinnedImage(`fragrance/gateway@sha256:${'a'.repeat(64)}`)).toBe(true);

@@ -35,7 +35,9 @@ const LONG_RUNNING = new Set(['Deployment', 'StatefulSet', 'DaemonSet']);
 const WITH_POD_TEMPLATE = new Set([...LONG_RUNNING, 'Job']);
 
 /** The paths the edge serves publicly and must be routed by the Ingress. */
-export const PUBLIC_PATHS = ['/v1', '/oauth', '/.well-known', '/mcp'] as const;
+export const PUBLIC_PATHS = ['/', '/docs', '/v1', '/oauth', '/.well-known', '/mcp'] as const;
+/** Paths the edge serves that must stay inside the cluster (scraped or probed there, never public). */
+export const INTERNAL_PATHS = ['/metrics'] as const;
 
 const spec = (object: K8sObject): Record<string, unknown> => (object.spec ?? {}) as Record<string, unknown>;
 
@@ -113,6 +115,7 @@ function scalingViolations(objects: readonly K8sObject[]): string[] {
 
 interface IngressPath {
   path?: string;
+  pathType?: string;
   backend?: { service?: { name?: string } };
 }
 
@@ -129,6 +132,15 @@ function ingressViolations(objects: readonly K8sObject[]): string[] {
     const route = routes.find((r) => r.path === path);
     if (!route) out.push(`Ingress: no route for ${path}`);
     else if (!services.has(route.backend?.service?.name ?? '')) out.push(`Ingress: ${path} goes to a Service that does not exist`);
+  }
+  for (const internal of INTERNAL_PATHS) {
+    // Prefix matching is by whole path segments; Exact and ImplementationSpecific taken literally.
+    const exposing = routes.find((r) =>
+      r.pathType === 'Prefix'
+        ? r.path === '/' || internal === r.path || internal.startsWith(`${(r.path ?? '').replace(/\/+$/, '')}/`)
+        : r.path === internal,
+    );
+    if (exposing) out.push(`Ingress: ${exposing.pathType ?? ''} ${exposing.path ?? ''} publishes the internal ${internal}`);
   }
   return out;
 }
