@@ -27,6 +27,14 @@ export const OCCASIONS = ['daily', 'office', 'leisure', 'sport', 'evening', 'dat
 export type Season = (typeof SEASONS)[number];
 export type Occasion = (typeof OCCASIONS)[number];
 
+/** Who a fragrance is marketed to, as community catalogues (Fragrantica) record it. */
+export const GENDERS = ['women', 'men', 'unisex'] as const;
+export const Gender = z.enum(GENDERS).meta({
+  id: 'Gender',
+  description: 'Who the fragrance is marketed to, as the source catalogue records it; absent when the source does not say.',
+});
+export type Gender = z.infer<typeof Gender>;
+
 /** Where a field's value came from (seed §2.5, DESIGN §5). */
 export const PROVENANCE_SOURCES = ['community_taxonomy', 'operator_curated', 'ai_enriched', 'au_retailer_scrape'] as const;
 export const ProvenanceSource = z.enum(PROVENANCE_SOURCES).meta({ id: 'ProvenanceSource' });
@@ -86,6 +94,8 @@ const summaryShape = {
     .regex(/^[A-Z]{2}$/)
     .meta({ description: "Brand's country of origin, ISO 3166-1 alpha-2." }),
   concentration: Concentration,
+  // Optional: a catalogue without it (Parfumo's layout) leaves it out rather than guessing.
+  gender: Gender.optional(),
   year_released: z.number().int().min(1700).max(2100).nullable(),
   rating: Rating,
   main_accords: z.array(z.string()).meta({ description: 'Strongest accords, at most five.' }),

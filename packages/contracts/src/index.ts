@@ -8,6 +8,8 @@ export {
   CONCENTRATIONS,
   FragranceDetail,
   FragranceSummary,
+  Gender,
+  GENDERS,
   Notes,
   type Occasion,
   OCCASIONS,

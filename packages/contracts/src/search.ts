@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONCENTRATION_SPELLINGS, CONCENTRATIONS, FragranceSummary, OCCASIONS, SEASONS, type Concentration } from './fragrance.ts';
+import { CONCENTRATION_SPELLINGS, CONCENTRATIONS, FragranceSummary, GENDERS, OCCASIONS, SEASONS, type Concentration } from './fragrance.ts';
 import { Highlight } from './highlight.ts';
 import { Rfc3339, SORT_DESCRIPTION, SORTS, UPDATED_SINCE_DESCRIPTION } from './sync.ts';
 import { foldKey } from './text.ts';
@@ -31,7 +31,7 @@ export const DEFAULT_SEARCH_MODE: SearchMode = 'hybrid';
 /** Semantic and hybrid searches rank the best this many of each side; their pages reach no deeper. */
 export const SEMANTIC_WINDOW = 100;
 
-export const FACETS = ['brand', 'concentration', 'accord', 'decade', 'note', 'season', 'occasion'] as const;
+export const FACETS = ['brand', 'concentration', 'accord', 'decade', 'note', 'season', 'occasion', 'gender'] as const;
 export type Facet = (typeof FACETS)[number];
 
 /*
@@ -183,6 +183,10 @@ export const SearchQuery = z
       .meta({ description: 'Exact perfumer name, case-, accent- and punctuation-insensitive.', examples: ['Jean-Claude Ellena'] }),
     season: optionalEnumList(SEASONS, `Comma-separated seasons the fragrance must all suit: ${SEASONS.join(', ')}.`),
     occasion: optionalEnumList(OCCASIONS, `Comma-separated occasions the fragrance must all suit: ${OCCASIONS.join(', ')}.`),
+    gender: optionalEnumList(
+      GENDERS,
+      `Comma-separated genders, any of which the fragrance is marketed to: ${GENDERS.join(', ')}. Fragrances whose catalogue records no gender never match.`,
+    ),
     rating_min: decimal(0, 5)
       .optional()
       .meta({ description: 'Lowest average rating (0–5, at most two decimals); records without votes never match.' }),
@@ -261,6 +265,7 @@ export const Facets = z
     note: z.array(FacetBucket).optional().meta({ description: 'Top 30 notes (folded spelling, usable as `note`).' }),
     season: z.array(FacetBucket).optional(),
     occasion: z.array(FacetBucket).optional(),
+    gender: z.array(FacetBucket).optional().meta({ description: 'Fragrances without a gender are not counted.' }),
   })
   .meta({ id: 'Facets', description: 'Counts over every hit of the search (not only this page).' });
 export type Facets = z.infer<typeof Facets>;

@@ -66,6 +66,7 @@ describe('generateCatalogue (2,000 records)', () => {
         description: r.description !== null,
         seasons: r.seasons.length > 0,
         occasions: r.occasions.length > 0,
+        gender: r.gender !== undefined,
       };
       for (const [field, has] of Object.entries(present)) expect(supplied.filter((f) => f === field)).toHaveLength(has ? 1 : 0);
       const scrape = fieldsBySource.get('au_retailer_scrape');

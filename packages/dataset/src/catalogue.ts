@@ -22,6 +22,7 @@ import {
   type NoteInfo,
 } from '@fragrance/vocabulary';
 import { BRAND_COUNTRIES } from './countries.ts';
+import { deriveGender } from './gender.ts';
 
 export interface GenerateOptions {
   /** Number of catalogue records. */
@@ -405,7 +406,10 @@ function buildEntry(rng: Rng, offerRng: Rng, brand: BrandPlan, name: string, con
       ? curatedDescription(rng, { name, accords, notes })
       : communityDescription({ name, brand: brand.name, concentration, year, accords, notes, perfumers });
 
+  // From the full derived accords, like seasons: what the community catalogue would say.
+  const gender = deriveGender(derived, id);
   const communityFields = ['name', 'brand', 'country', 'concentration', 'year_released', 'rating', 'notes'];
+  if (gender) communityFields.push('gender');
   if (hasAccords && !curated.includes('accords')) communityFields.push('accords');
   if (hasPerfumers && !curated.includes('perfumers')) communityFields.push('perfumers');
   if (hasDescription && !curated.includes('description')) communityFields.push('description');
@@ -433,6 +437,7 @@ function buildEntry(rng: Rng, offerRng: Rng, brand: BrandPlan, name: string, con
     brand: brand.name,
     country: brand.country,
     concentration,
+    ...(gender ? { gender } : {}),
     year_released: year,
     rating: ratingValue,
     main_accords: accords.slice(0, 5),

@@ -1,7 +1,7 @@
 import type { FragranceDetail } from '@fragrance/contracts';
 import { deriveAccords } from '@fragrance/vocabulary';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generateCatalogue } from './index.ts';
+import { deriveGender, generateCatalogue, NO_GENDER_SHARE } from './index.ts';
 
 const hasDiacritic = (s: string) => /\P{ASCII}/u.test(s);
 const share = <T>(items: readonly T[], test: (item: T) => boolean) => items.filter(test).length / items.length;
@@ -51,6 +51,21 @@ describe('distributions of a 20,000-record run', () => {
       expect(share(records, missing)).toBeGreaterThan(0.1);
       expect(share(records, missing)).toBeLessThan(0.2);
     }
+  });
+
+  it('gives most records a gender that follows their accords, a few none', () => {
+    for (const gender of ['women', 'men', 'unisex'] as const) expect(share(records, (r) => r.gender === gender)).toBeGreaterThan(0.15);
+    const none = share(records, (r) => r.gender === undefined);
+    expect(none).toBeGreaterThan(NO_GENDER_SHARE / 2);
+    expect(none).toBeLessThan(NO_GENDER_SHARE * 2);
+    const leading = (accords: string[]) => records.filter((r) => accords.includes(deriveAccords(r.notes)[0] ?? ''));
+    const floral = leading(['floral', 'white floral', 'rose']);
+    const aromatic = leading(['aromatic', 'fresh spicy', 'leather']);
+    expect(share(floral, (r) => r.gender === 'women')).toBeGreaterThan(0.5);
+    expect(share(aromatic, (r) => r.gender === 'men')).toBeGreaterThan(0.4);
+    expect(share(floral, (r) => r.gender === 'men')).toBeLessThan(share(aromatic, (r) => r.gender === 'men') / 3);
+    // Derived from the accords and the id alone: the same inputs, the same answer.
+    for (const r of records.slice(0, 200)) expect(r.gender).toBe(deriveGender(deriveAccords(r.notes), r.id));
   });
 
   it('gives a minority AU offers and a few records operator curation', () => {

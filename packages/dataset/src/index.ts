@@ -12,6 +12,7 @@ export {
 } from './catalogue.ts';
 export { BRAND_COUNTRIES } from './countries.ts';
 export { FeedCollector, UNMATCHED_FEED_SHARE } from './feed.ts';
+export { deriveGender, NO_GENDER_SHARE } from './gender.ts';
 export { generateAuRetailerFeed, generateCatalogue } from './generate.ts';
 export { AU_RETAILERS, AU_SIZES, stripAccents, type Retailer } from './retailers.ts';
 export { MAX_SEED } from './rng.ts';

@@ -196,6 +196,9 @@ describe('discovery', () => {
       [{ rating_min: '4.2' }, (r: FragranceDetail) => (r.rating.average ?? -1) >= 4.2],
       [{ votes_min: '500' }, (r: FragranceDetail) => r.rating.count >= 500],
       [{ perfumer: 'jean claude ELLENA' }, (r: FragranceDetail) => r.perfumers.some((p) => foldKey(p) === 'jean claude ellena')],
+      [{ gender: 'women' }, (r: FragranceDetail) => r.gender === 'women'],
+      // One gender per record: a list means any of them.
+      [{ gender: 'Men,unisex' }, (r: FragranceDetail) => r.gender === 'men' || r.gender === 'unisex'],
     ])('%o counts what the records say', async (input, keep) => {
       const expected = records.filter(keep).length;
       expect(expected).toBeGreaterThan(0);
@@ -211,6 +214,20 @@ describe('discovery', () => {
       expect(Object.fromEntries((page.facets?.season ?? []).map((b) => [b.value, b.count]))).toEqual(Object.fromEntries(seasons));
       const occasions = countBy((r) => r.occasions);
       expect(Object.fromEntries((page.facets?.occasion ?? []).map((b) => [b.value, b.count]))).toEqual(Object.fromEntries(occasions));
+    });
+
+    it('counts the gender facet over records that carry one, and returns each hit with its gender', async () => {
+      const page = await search({ facets: 'gender', gender: 'women,men,unisex', limit: '100' });
+      const genders = countBy((r) => (r.gender ? [r.gender] : []));
+      expect(Object.fromEntries((page.facets?.gender ?? []).map((b) => [b.value, b.count]))).toEqual(Object.fromEntries(genders));
+      // The hand-made records and a share of generated ones say no gender: the filter leaves them out.
+      const without = records.filter((r) => r.gender === undefined).length;
+      expect(without).toBeGreaterThan(Object.keys(hand).length);
+      expect(page.total).toBe(records.length - without);
+      const byId = new Map(records.map((r) => [r.id, r]));
+      for (const hit of page.data) expect(hit.gender).toBe(byId.get(hit.id)?.gender);
+      const unfiltered = await search({ limit: '100' });
+      expect(unfiltered.data.some((hit) => hit.gender === undefined)).toBe(unfiltered.data.some((hit) => !byId.get(hit.id)?.gender));
     });
 
     it('note and accord filters and query match synonyms: oud ↔ agarwood, orris ↔ iris root', async () => {

@@ -7,7 +7,7 @@ import { EMBEDDING_MAPPING, EMBEDDING_OBJECT, type StoredEmbedding } from './vec
  * either: an index of another version no longer matches the queries and must be re-ingested
  * (`catalogue status` reports it; `npm start` re-ingests).
  */
-export const INDEX_SCHEMA_VERSION = 4;
+export const INDEX_SCHEMA_VERSION = 5;
 
 /**
  * Fields of a FragranceSummary, read off its schema: what a search hit returns from _source. A
@@ -74,6 +74,7 @@ export const FRAGRANCE_MAPPING: estypes.MappingTypeMapping = {
     brand: keyword,
     country: keyword,
     concentration: keyword,
+    gender: keyword,
     year_released: { type: 'integer' },
     rating: { properties: { average: { type: 'float' }, count: { type: 'integer' } } },
     main_accords: keyword,

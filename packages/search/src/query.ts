@@ -117,6 +117,8 @@ export function searchFilters(params: SearchQuery): {
   if (params.perfumer !== undefined) filter.push({ term: { 'search.perfumers.exact': foldKey(params.perfumer) } });
   for (const season of params.season ?? []) filter.push({ term: { seasons: season } });
   for (const occasion of params.occasion ?? []) filter.push({ term: { occasions: occasion } });
+  // One gender per record, so a list means any of them.
+  if (params.gender?.length) filter.push({ terms: { gender: params.gender } });
   if (params.rating_min !== undefined) filter.push({ range: { 'rating.average': { gte: params.rating_min } } });
   if (params.votes_min !== undefined) filter.push({ range: { 'rating.count': { gte: params.votes_min } } });
   return { filter, mustNot };
@@ -130,6 +132,7 @@ export const FACET_AGGREGATIONS: Record<Facet, estypes.AggregationsAggregationCo
   note: { terms: { field: 'search.notes', size: 30 } },
   season: { terms: { field: 'seasons', size: 10 } },
   occasion: { terms: { field: 'occasions', size: 10 } },
+  gender: { terms: { field: 'gender', size: 3 } },
 };
 
 /**

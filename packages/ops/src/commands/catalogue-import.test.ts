@@ -47,9 +47,9 @@ describe('ops catalogue import, versions, rollback', () => {
   it('fragrantica-csv: maps slugs, decimal commas, countries and vocabulary; reports every ugly line; a re-import changes no count', async () => {
     const alias = es.index('fragrantica');
     const env = { ELASTICSEARCH_URL: es.url, CATALOGUE_ALIAS: alias };
-    // 6 of 11 lines are bad: far over 1 %, so the first attempt is refused and nothing goes live.
+    // 7 of 12 lines are bad: far over 1 %, so the first attempt is refused and nothing goes live.
     const refused = context(['--format', 'fragrantica-csv', fixture('fragrantica.csv')], env);
-    await expect(importCatalogue.run(refused.ctx)).rejects.toThrow(/not swapped: 6 of 11 lines were rejected/);
+    await expect(importCatalogue.run(refused.ctx)).rejects.toThrow(/not swapped: 7 of 12 lines were rejected/);
     expect(await currentIndex(es.client, alias)).toBeUndefined();
 
     const run = context(['--format', 'fragrantica-csv', fixture('fragrantica.csv'), '--allow-shrink'], env);
@@ -62,6 +62,7 @@ describe('ops catalogue import, versions, rollback', () => {
       expect.stringMatching(/^rejected line 9: CSV_RECORD_INCONSISTENT_COLUMNS: /),
       'rejected line 10: Year: "3020" is not a year from 1700 to 2100',
       expect.stringMatching(/^rejected line 11: duplicate id [0-9a-f-]{36} \(first on line 3\)$/),
+      'rejected line 13: Gender: "kids" is not one of women, men, unisex',
     ]);
     const byName = new Map((await records(alias)).map((r) => [r.name, r]));
     expect([...byName.keys()].sort()).toEqual(['Amber Wood', 'Khamrah', 'Le Male Pride 2023', 'Terre d Hermes Eau de Toilette', '禅 Zen']);
@@ -86,6 +87,16 @@ describe('ops catalogue import, versions, rollback', () => {
     // Vocabulary spelling where a note matches once its parenthesis goes; the rest kept as written.
     expect(byName.get('Amber Wood')?.notes.top).toEqual(['agarwood', 'pink pepper']);
     expect(byName.get('Amber Wood')?.country).toBe('AE');
+    // Gender as the file gives it; an empty column leaves the record without one.
+    expect(Object.fromEntries([...byName].map(([name, r]) => [name, r.gender ?? null]))).toEqual({
+      'Le Male Pride 2023': 'men',
+      'Terre d Hermes Eau de Toilette': 'men',
+      '禅 Zen': 'women',
+      'Amber Wood': 'unisex',
+      Khamrah: null,
+    });
+    expect(leMale.provenance[0]?.fields).toContain('gender');
+    expect(byName.get('Khamrah')?.provenance[0]?.fields).not.toContain('gender');
 
     const again = context(['--format', 'fragrantica-csv', fixture('fragrantica.csv'), '--allow-shrink'], env);
     await importCatalogue.run(again.ctx);
@@ -110,6 +121,8 @@ describe('ops catalogue import, versions, rollback', () => {
     ]);
     const byName = new Map((await records(alias)).map((r) => [r.name, r]));
     expect(byName.get('Sauvage')).toMatchObject({ rating: { average: 3.6, count: 5123 }, perfumers: ['François Demachy'], country: 'ZZ' });
+    // Parfumo's layout has no gender column: no record claims one.
+    expect([...byName.values()].filter((r) => r.gender !== undefined)).toEqual([]);
     expect(byName.get('Черная Магия')).toMatchObject({ brand: 'Новая Заря', rating: { average: null, count: 0 }, year_released: null });
     expect(byName.get('Baccarat Rouge 540, "Extrait"')).toMatchObject({
       concentration: 'Extrait de Parfum',

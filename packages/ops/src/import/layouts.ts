@@ -1,10 +1,11 @@
-import type { FragranceDetail } from '@fragrance/contracts';
+import type { FragranceDetail, Gender } from '@fragrance/contracts';
 import {
   accordSpelling,
   canonicalUrl,
   concentration,
   count,
   countryCode,
+  gender,
   displayName,
   distinct,
   idOfUrl,
@@ -33,6 +34,8 @@ interface Mapped {
   brand: string;
   country: string;
   concentration: string | undefined;
+  /** Absent where the layout has no such column (Parfumo) or the row leaves it empty. */
+  gender?: Gender | undefined;
   average: number | null;
   votes: number;
   year: number | null;
@@ -63,6 +66,7 @@ function record(m: Mapped, layout: ImportFormat, importedAt: string): FragranceD
     'notes',
     'accords',
     'perfumers',
+    ...(m.gender ? ['gender'] : []),
   ];
   return {
     id: idOfUrl(m.url),
@@ -70,6 +74,7 @@ function record(m: Mapped, layout: ImportFormat, importedAt: string): FragranceD
     brand: m.brand,
     country: m.country,
     concentration: concentration(m.concentration, m.name),
+    ...(m.gender ? { gender: m.gender } : {}),
     year_released: m.year,
     rating: { average: m.votes === 0 ? null : m.average, count: m.average === null ? 0 : m.votes },
     main_accords: accords.slice(0, 5),
@@ -90,8 +95,8 @@ function record(m: Mapped, layout: ImportFormat, importedAt: string): FragranceD
 
 /**
  * Fragrantica's public CSV: `;`-separated, names and brands as URL slugs, ratings 1–5 with a
- * decimal comma, notes as comma lists, `unknown` for a missing perfumer. Gender is read but our
- * records do not carry it yet.
+ * decimal comma, notes as comma lists, `unknown` for a missing perfumer, gender
+ * `women`/`men`/`unisex` (empty: the record has none).
  */
 export const FRAGRANTICA: CsvLayout = {
   delimiter: ';',
@@ -123,6 +128,7 @@ export const FRAGRANTICA: CsvLayout = {
         brand: displayName(required('Brand', row.Brand)),
         country: countryCode(row.Country),
         concentration: undefined,
+        gender: gender('Gender', row.Gender),
         average: rating('Rating Value', row['Rating Value'], 5),
         votes: count('Rating Count', row['Rating Count']),
         year: year('Year', row.Year),

@@ -1,5 +1,5 @@
 import { v5 as uuidv5 } from 'uuid';
-import { CONCENTRATIONS, foldKey, normaliseConcentration, type Concentration } from '@fragrance/contracts';
+import { CONCENTRATIONS, foldKey, GENDERS, normaliseConcentration, type Concentration, type Gender } from '@fragrance/contracts';
 import { ACCORDS, NOTES } from '@fragrance/vocabulary';
 
 /** Namespace of imported record ids: UUID v5 of the source URL under it (a re-import updates, never duplicates). */
@@ -91,6 +91,23 @@ export function year(name: string, value: string | undefined): number | null {
   if (!/^\d{4}$/.test(text) || Number(text) < 1700 || Number(text) > 2100)
     throw new RejectedLine(`${name}: "${text.slice(0, 20)}" is not a year from 1700 to 2100`);
   return Number(text);
+}
+
+const GENDER_BY_KEY: ReadonlyMap<string, Gender> = new Map([
+  ...GENDERS.map((g) => [g, g] as const),
+  // The wording of Fragrantica's pages, which scraped files sometimes keep.
+  ['for women', 'women'],
+  ['for men', 'men'],
+  ['for women and men', 'unisex'],
+  ['for men and women', 'unisex'],
+]);
+
+/** `women`, `men` or `unisex` (case-insensitive); undefined when missing. Anything else rejects the line. */
+export function gender(name: string, value: string | undefined): Gender | undefined {
+  if (isMissing(value)) return undefined;
+  const found = GENDER_BY_KEY.get(foldKey(value!));
+  if (!found) throw new RejectedLine(`${name}: "${value!.trim().slice(0, 40)}" is not one of ${GENDERS.join(', ')}`);
+  return found;
 }
 
 /** The vocabulary's spelling of a note or accord where the folded text matches one; the rest kept as written. */
