@@ -3,8 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
-import { createFragranceClient } from '@fragrance/client';
-import { Problem } from '@fragrance/contracts';
+import { createFragranceClient, FragranceApiError } from '@fragrance/client';
 import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
 import {
@@ -54,6 +53,14 @@ describe('export billing and sync through the gateway', () => {
     await Promise.all([es.cleanup(), redis.cleanup()]);
   });
 
+  const refusal = async (call: Promise<unknown>): Promise<FragranceApiError> => {
+    const error: unknown = await call.then(
+      () => null,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(FragranceApiError);
+    return error as FragranceApiError;
+  };
   const exportOf = (apiKey: string, query = '') => fetch(`${gateway.url}/v1/fragrances/export${query}`, { headers: bearer(apiKey) });
 
   it('bills one request per 1,000 records up front and streams them all', async () => {
@@ -69,36 +76,37 @@ describe('export billing and sync through the gateway', () => {
     expect(await keys.usedToday(record.id, 'UTC')).toBe(3);
 
     // 3 more do not fit in the 2 left: refused before anything streams, nothing counted.
-    const refused = await exportOf(apiKey);
-    expect(refused.status).toBe(429);
-    const problem = Problem.parse(await refused.json());
-    expect(problem.code).toBe('daily_quota_exceeded');
-    expect(problem.detail).toMatch(/costs 3 requests/);
+    const client = createFragranceClient({ baseUrl: `${gateway.url}/v1`, apiKey });
+    const refused = await refusal(client.exportStream());
+    expect([refused.status, refused.code]).toEqual([429, 'daily_quota_exceeded']);
+    expect(refused.problem?.detail).toMatch(/costs 3 requests/);
     expect(await keys.usedToday(record.id, 'UTC')).toBe(3);
 
     // A resume or a narrower sync costs only what it streams.
     const last = records[RECORDS - 400]!;
-    const resumed = await exportOf(apiKey, `?after=${encodeURIComponent(`${last.updated_at},${last.id}`)}`);
-    expect(resumed.status).toBe(200);
-    expect(resumed.headers.get('export-records')).toBe('399');
-    expect((await resumed.text()).trimEnd().split('\n')).toHaveLength(399);
+    const resumed: string[] = [];
+    for await (const detail of client.exportAll({ after: `${last.updated_at},${last.id}` })) resumed.push(detail.id);
+    expect(resumed).toEqual(records.slice(RECORDS - 399).map((r) => r.id));
     expect(await keys.usedToday(record.id, 'UTC')).toBe(4);
   });
 
   it('gzip passes through the edge; bad parameters and missing keys are refused for free', async () => {
     const { apiKey, record } = await keys.create({ owner: 'gz', quota: 100 });
-    const gz = await exportOf(apiKey, '?updated_since=2026-01-01T00:30:00Z');
-    expect(gz.status).toBe(200);
-    expect((await gz.text()).trimEnd().split('\n')).toHaveLength(RECORDS - 1800);
+    const client = createFragranceClient({ baseUrl: `${gateway.url}/v1`, apiKey });
+    let since = 0;
+    for await (const detail of client.exportAll({ updated_since: '2026-01-01T00:30:00Z' })) {
+      expect(detail.updated_at >= '2026-01-01T00:30:00').toBe(true);
+      since += 1;
+    }
+    expect(since).toBe(RECORDS - 1800);
     const zipped = await fetch(`${gateway.url}/v1/fragrances/export`, { headers: { ...bearer(apiKey), 'accept-encoding': 'gzip' } });
     expect(zipped.headers.get('content-encoding')).toBe('gzip');
     await zipped.arrayBuffer();
     expect(await keys.usedToday(record.id, 'UTC')).toBe(1 + 3);
 
-    const bad = await exportOf(apiKey, '?updated_since=yesterday');
-    expect(bad.status).toBe(400);
-    expect(bad.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(Problem.parse(await bad.json()).invalid_params?.[0]?.name).toBe('updated_since');
+    const bad = await refusal(client.exportStream({ updated_since: 'yesterday' }));
+    expect([bad.status, bad.code]).toEqual([400, 'invalid_parameter']);
+    expect(bad.problem?.invalid_params?.[0]?.name).toBe('updated_since');
     expect((await fetch(`${gateway.url}/v1/fragrances/export`)).status).toBe(401);
     expect((await fetch(`${gateway.url}/v1/fragrances/export`, { method: 'POST', headers: bearer(apiKey) })).status).toBe(405);
     expect(await keys.usedToday(record.id, 'UTC')).toBe(4);

@@ -2,7 +2,8 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseList } from 'structured-headers';
 import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
-import { MeResponse, Problem, UsageResponse } from '@fragrance/contracts';
+import { createFragranceClient, FragranceApiError } from '@fragrance/client';
+import { Problem, UsageResponse } from '@fragrance/contracts';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
 import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
 
@@ -28,20 +29,33 @@ describe('GET /v1/usage and the quota headers (real Redis, fake clock)', () => {
   const get = (path: string, apiKey: string) => fetch(`${gateway.url}${path}`, { headers: bearer(apiKey) });
   const at = (iso: string) => void (now = Date.parse(iso));
 
+  /** The project's own client on this gateway, as a customer calls the API. */
+  const clientOf = (apiKey: string) => createFragranceClient({ baseUrl: `${gateway.url}/v1`, apiKey });
+  const refusal = async (call: Promise<unknown>): Promise<FragranceApiError> => {
+    const error: unknown = await call.then(
+      () => null,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(FragranceApiError);
+    return error as FragranceApiError;
+  };
+
   it("returns the key's counted requests per day, free of charge", async () => {
     const { apiKey, record } = await store.create({ owner: 'Usage Pty Ltd', quota: 1_000, burst: 1_000 });
+    const client = clientOf(apiKey);
     const made: Record<string, number> = { '2026-03-08': 3, '2026-03-09': 0, '2026-03-10': 5 };
     for (const [day, count] of Object.entries(made)) {
       at(`${day}T23:59:00Z`);
-      for (let i = 0; i < count; i += 1) expect((await get('/v1/fragrances?query=rose', apiKey)).status).toBe(200);
+      for (let i = 0; i < count; i += 1) await client.search({ query: 'rose' });
     }
     at('2026-03-10T23:59:30Z');
     for (let i = 0; i < 4; i += 1) {
-      const res = await get('/v1/usage?from=2026-03-07&to=2026-03-10', apiKey);
-      expect(res.status).toBe(200);
-      expect(res.headers.get('cache-control')).toBe('no-store');
-      expect(res.headers.get('ratelimit-remaining')).toBe('995');
-      expect(UsageResponse.parse(await res.json())).toEqual({
+      // The typed call with its response, for the headers.
+      const { data, response } = await client.api.GET('/usage', { params: { query: { from: '2026-03-07', to: '2026-03-10' } } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(response.headers.get('ratelimit-remaining')).toBe('995');
+      expect(UsageResponse.parse(data)).toEqual({
         key_id: record.id,
         owner: 'Usage Pty Ltd',
         time_zone: 'UTC',
@@ -57,47 +71,53 @@ describe('GET /v1/usage and the quota headers (real Redis, fake clock)', () => {
       });
     }
     // Reading usage counted nothing.
-    expect(MeResponse.parse(await (await get('/v1/me', apiKey)).json()).used_today).toBe(5);
+    expect((await client.me()).used_today).toBe(5);
   });
 
   it('defaults to the last 30 days ending today, and never reaches past 90', async () => {
     at('2026-03-10T08:00:00Z');
-    const { apiKey } = await store.create({ owner: 'defaults', quota: 10 });
-    const body = UsageResponse.parse(await (await get('/v1/usage', apiKey)).json());
+    const client = clientOf((await store.create({ owner: 'defaults', quota: 10 })).apiKey);
+    const body = await client.usage();
     expect(body).toMatchObject({ from: '2026-02-09', to: '2026-03-10', total: 0 });
     expect(body.days).toHaveLength(30);
-    const oldest = UsageResponse.parse(await (await get('/v1/usage?from=2025-12-11', apiKey)).json());
-    expect(oldest.days).toHaveLength(90);
-    const early = UsageResponse.parse(await (await get('/v1/usage?to=2025-12-20', apiKey)).json());
-    expect(early).toMatchObject({ from: '2025-12-11', to: '2025-12-20' });
+    expect((await client.usage({ from: '2025-12-11' })).days).toHaveLength(90);
+    expect(await client.usage({ to: '2025-12-20' })).toMatchObject({ from: '2025-12-11', to: '2025-12-20' });
   });
 
   it('refuses bad ranges with problem+json naming the parameter', async () => {
     at('2026-03-10T08:00:00Z');
     const { apiKey } = await store.create({ owner: 'bad ranges', quota: 10 });
-    const cases: [string, string][] = [
-      ['?to=2026-03-11', 'to'],
-      ['?from=2026-03-11', 'from'],
-      ['?from=2026-03-05&to=2026-03-04', 'from'],
-      ['?from=2025-12-10', 'from'],
-      ['?from=2026-02-30', 'from'],
-      ['?from=10-03-2026', 'from'],
-      ['?to=yesterday', 'to'],
-      ['?from=2026-03-01&from=2026-03-02', 'from'],
-      ['?days=7', 'days'],
+    const client = clientOf(apiKey);
+    const cases: [{ from?: string; to?: string }, string][] = [
+      [{ to: '2026-03-11' }, 'to'],
+      [{ from: '2026-03-11' }, 'from'],
+      [{ from: '2026-03-05', to: '2026-03-04' }, 'from'],
+      [{ from: '2025-12-10' }, 'from'],
+      [{ from: '2026-02-30' }, 'from'],
+      [{ from: '10-03-2026' }, 'from'],
+      [{ to: 'yesterday' }, 'to'],
     ];
     for (const [query, name] of cases) {
+      const refused = await refusal(client.usage(query));
+      expect([refused.status, refused.code], JSON.stringify(query)).toEqual([400, 'invalid_parameter']);
+      expect(
+        refused.problem?.invalid_params?.map((p) => p.name),
+        JSON.stringify(query),
+      ).toContain(name);
+    }
+    // What the typed client cannot send: a repeated and an unknown parameter.
+    for (const [query, name] of [
+      ['?from=2026-03-01&from=2026-03-02', 'from'],
+      ['?days=7', 'days'],
+    ] as const) {
       const res = await get(`/v1/usage${query}`, apiKey);
       expect(res.status, query).toBe(400);
       expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       const problem = Problem.parse(await res.json());
       expect(problem.code).toBe('invalid_parameter');
-      expect(
-        problem.invalid_params?.map((p) => p.name),
-        query,
-      ).toContain(name);
+      expect(problem.invalid_params?.map((p) => p.name)).toContain(name);
     }
-    expect(MeResponse.parse(await (await get('/v1/me', apiKey)).json()).used_today).toBe(0);
+    expect((await client.me()).used_today).toBe(0);
   });
 
   it('states the daily quota in the IETF RateLimit fields beside the three legacy headers', async () => {
