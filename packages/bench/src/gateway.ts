@@ -8,13 +8,15 @@
 // BENCH_LOG_LEVEL (info: both services log every request, as in production),
 // BENCH_METRICS_OFF=1 (a second gateway with METRICS_ENABLED=false joins the same interleaved
 // segments; prints the throughput and CPU ratio metrics on / off, target ≥ 0.97),
-// BENCH_CPU_PROFILE_DIR (the gateway runs with --cpu-prof and writes its profile there on exit).
+// BENCH_CPU_PROFILE_DIR (the gateway runs with --cpu-prof and writes its profile there on exit),
+// BENCH_DRIVER (client: the mix through @fragrance/client over the load's undici pool; raw: the
+// same requests as bare pool requests, to measure the client's cost to the load generator).
 // The machine's load average is printed with the figures: on a shared machine the CPU per request
 // and the interleaved ratios are the robust figures, not absolute throughput.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { newLatencyHistogram, runLoad, type LoadRequest, type LoadResult } from './load.ts';
+import { newLatencyHistogram, runLoad, type ClientCall, type LoadRequest, type LoadResult } from './load.ts';
 import { pick } from './random.ts';
 import {
   createBenchKey,
@@ -27,7 +29,7 @@ import {
   startService as startBenchService,
   stopChildren,
 } from './support.ts';
-import { createFragranceClient } from '@fragrance/client';
+import { createFragranceClient, type SearchQuery } from '@fragrance/client';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
@@ -40,6 +42,13 @@ const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
 const ALIAS = 'fragrances';
 const COMPARE_METRICS = process.env.BENCH_METRICS_OFF === '1';
 const PROFILE_DIR = process.env.BENCH_CPU_PROFILE_DIR;
+/**
+ * BENCH_DRIVER: `client` (default) sends the mix through @fragrance/client over the load's undici
+ * pool, as customers call the API; `raw` sends the same requests as bare pool requests (the
+ * driver before the client), to measure what the client costs the load generator.
+ */
+const DRIVER = process.env.BENCH_DRIVER ?? 'client';
+if (DRIVER !== 'client' && DRIVER !== 'raw') throw new Error(`BENCH_DRIVER must be client or raw, got ${DRIVER}`);
 /** Targets of issue 13 (gateway cost) and issue 12 (metrics cost). */
 const TARGETS = { ratio: 0.9, gateway_cpu_ms_per_request: 0.4, gateway_rss_mb: 200, metrics_on_off: 0.97 };
 
@@ -76,10 +85,10 @@ interface Sample {
 async function sampleCatalogue(catalogueUrl: string): Promise<Sample> {
   const ids = new Set<string>();
   const brands = new Set<string>();
+  // The catalogue serves the same /v1 contract behind the gateway, without keys.
+  const catalogue = createFragranceClient({ baseUrl: `${catalogueUrl}/v1` });
   for (const query of ['rose', 'vanilla', 'oud', 'citrus', 'amber', 'musk', 'iris', 'vetiver', 'leather', 'jasmine']) {
-    const res = await fetch(`${catalogueUrl}/v1/fragrances?query=${query}&limit=50`);
-    if (res.status !== 200) throw new Error(`catalogue search answered ${res.status}: ${await res.text()}`);
-    const body = (await res.json()) as { data: { id: string; brand: string }[] };
+    const body = await catalogue.search({ query, limit: 50 });
     for (const item of body.data) {
       ids.add(item.id);
       brands.add(item.brand);
@@ -106,29 +115,42 @@ const WORDS = [
   'cedre',
   'tuberose',
 ];
-const CONCENTRATIONS = ['edp', 'edt', 'Parfum', 'Extrait de Parfum', 'Eau de Cologne'];
+const CONCENTRATIONS = ['Eau de Parfum', 'Eau de Toilette', 'Parfum', 'Extrait de Parfum', 'Eau de Cologne'] as const;
 const COUNTRIES = ['fr', 'it', 'us', 'gb', 'ae', 'au'];
 
+type MixItem = { kind: 'detail'; id: string } | { kind: 'search'; query: SearchQuery };
+
 /** The seeded mix: mostly searches (text, filters, ranges, pages), a third detail reads. */
-function requestMix(sample: Sample): (random: () => number) => LoadRequest {
+function requestMix(sample: Sample): (random: () => number) => MixItem {
   return (random) => {
     const roll = random();
-    if (roll < 0.35) return { path: `/v1/fragrances/${pick(random, sample.ids)}` };
-    const params = new URLSearchParams();
-    if (roll < 0.75) params.set('query', pick(random, WORDS));
-    if (random() < 0.25) params.set('brand', pick(random, sample.brands));
-    if (random() < 0.2) params.set('concentration', pick(random, CONCENTRATIONS));
-    if (random() < 0.2) params.set('country', pick(random, COUNTRIES));
+    if (roll < 0.35) return { kind: 'detail', id: pick(random, sample.ids) };
+    const query: SearchQuery = {};
+    if (roll < 0.75) query.query = pick(random, WORDS);
+    if (random() < 0.25) query.brand = pick(random, sample.brands);
+    if (random() < 0.2) query.concentration = pick(random, CONCENTRATIONS);
+    if (random() < 0.2) query.country = pick(random, COUNTRIES);
     if (random() < 0.3) {
       const from = 1950 + Math.floor(random() * 60);
-      params.set('year_from', String(from));
-      params.set('year_to', String(from + Math.floor(random() * 20)));
+      query.year_from = from;
+      query.year_to = from + Math.floor(random() * 20);
     }
-    params.set('limit', String(pick(random, [10, 20, 20, 50, 100])));
-    if (random() < 0.2) params.set('offset', String(Math.floor(random() * 200)));
-    return { path: `/v1/fragrances?${params.toString()}` };
+    query.limit = pick(random, [10, 20, 20, 50, 100]);
+    if (random() < 0.2) query.offset = Math.floor(random() * 200);
+    return { kind: 'search', query };
   };
 }
+
+/** A mix item through the typed client… */
+const asCall = (item: MixItem): ClientCall =>
+  item.kind === 'detail' ? (client) => client.fragrance(item.id) : (client) => client.search(item.query);
+/** …or as the bare request the client would send (BENCH_DRIVER=raw). */
+const asRaw = (item: MixItem): LoadRequest =>
+  item.kind === 'detail'
+    ? { path: `/v1/fragrances/${item.id}` }
+    : {
+        path: `/v1/fragrances?${new URLSearchParams(Object.entries(item.query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
+      };
 
 type Side = 'direct' | 'gateway' | 'gateway_off';
 
@@ -218,12 +240,16 @@ async function main(): Promise<void> {
     say(
       `${documents} documents; sampled ${sample.ids.length} ids and ${sample.brands.length} brands; concurrency ${CONCURRENCY}, ${DURATION_S} s each`,
     );
-    const mix = requestMix(sample);
+    const items = requestMix(sample);
+    const mix = DRIVER === 'raw' ? (random: () => number) => asRaw(items(random)) : (random: () => number) => asCall(items(random));
+
     const histograms = { direct: newLatencyHistogram(), gateway: newLatencyHistogram(), gateway_off: newLatencyHistogram() };
     const segment = (side: Side, url: string, headers: Record<string, string> = {}) =>
       runLoad({
         url,
         headers,
+        // The client sends the key itself; the raw driver sends `headers`.
+        ...(headers.authorization ? { apiKey } : {}),
         concurrency: CONCURRENCY,
         durationMs: (DURATION_S * 1_000) / SEGMENTS,
         warmupMs: 1_000,
@@ -241,6 +267,9 @@ async function main(): Promise<void> {
 
     // Short segments in ABBA order (direct, gateway, gateway, direct, …), so drift and bursts in a
     // shared machine's load fall on both sides alike.
+    // From here the driver's CPU counts, against the measured requests (segment warm-ups included).
+    const driverCpu0 = process.cpuUsage();
+    let driverRequests = 0;
     const rss: number[] = [];
     const sampler = setInterval(() => gateway.pid && rss.push(rssMb(gateway.pid)), 500);
     const results: Record<Side, LoadResult[]> = { direct: [], gateway: [], gateway_off: [] };
@@ -278,6 +307,8 @@ async function main(): Promise<void> {
     const viaGateway = combine(results.gateway);
     const viaGatewayOff = gatewayOffUrl ? combine(results.gateway_off) : undefined;
 
+    for (const side of Object.values(results)) driverRequests += side.reduce((sum, r) => sum + r.requests, 0);
+    const driverCpu = process.cpuUsage(driverCpu0);
     const me = await createFragranceClient({ baseUrl: `${gatewayUrl}/v1`, apiKey }).me();
     const round3 = (x: number) => Math.round(x * 1000) / 1000;
     const ratio = round3(viaGateway.rps / direct.rps);
@@ -320,6 +351,10 @@ async function main(): Promise<void> {
       },
       gateway_rss_mb: { max: rssMax, end: gateway.pid ? rssMb(gateway.pid) : null },
       metrics_on_off: metricsOnOff,
+      // The load generator's own CPU per measured request (segment warm-ups included, so slightly high):
+      // what BENCH_DRIVER=client costs over raw.
+      driver: DRIVER,
+      driver_cpu_ms_per_request: perRequest((driverCpu.user + driverCpu.system) / 1e6, driverRequests),
       // Every admitted request was counted once: warm-up plus the measured ones.
       metered_requests: me.used_today,
     };

@@ -1,5 +1,7 @@
+import { Readable } from 'node:stream';
 import { build, type Histogram } from 'hdr-histogram-js';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
+import { createFragranceClient, FragranceApiError, type FragranceClient } from '@fragrance/client';
 import { seededRandom } from './random.ts';
 
 /** One request of a load mix. `path` includes the query string. */
@@ -10,13 +12,66 @@ export interface LoadRequest {
   body?: string;
 }
 
+/**
+ * One request of a load mix sent through the project's typed client (`c => c.search({...})`),
+ * over the load's own connection pool: how a customer calls the data API, at bench throughput.
+ */
+export type ClientCall = (client: FragranceClient) => Promise<unknown>;
+
+/** Statuses whose answers have no body (a Response refuses one). */
+const NULL_BODY = new Set([101, 204, 205, 304]);
+
+/**
+ * A `fetch` for `createFragranceClient` that sends over an undici dispatcher (a Pool of kept-alive
+ * connections) with `dispatcher.request`, much lighter than WHATWG fetch. The body is handed on as
+ * it came over the wire (no content decoding: the client asks for gzip only when told to).
+ * `stream: false` (the default) reads a body whole before answering, cheapest for small JSON;
+ * `stream: true` passes it on as it arrives (an export). `onStatus` sees every answer's status.
+ */
+export function dispatcherFetch(
+  dispatcher: Dispatcher,
+  options: { stream?: boolean; onStatus?: (status: number) => void } = {},
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const url = new URL(request.url);
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => (headers[name] = value));
+    const answer = await dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: request.method,
+      headers,
+      // The data API is read-only: GETs without a body.
+      signal: request.signal,
+    });
+    options.onStatus?.(answer.statusCode);
+    const responseHeaders = new Headers();
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (Array.isArray(value)) for (const item of value) responseHeaders.append(name, item);
+      else if (value !== undefined) responseHeaders.set(name, value);
+    }
+    const init = { status: answer.statusCode, headers: responseHeaders };
+    if (NULL_BODY.has(answer.statusCode) || request.method === 'HEAD') {
+      await answer.body.dump();
+      return new Response(null, init);
+    }
+    if (options.stream) return new Response(Readable.toWeb(answer.body) as ReadableStream<Uint8Array>, init);
+    return new Response(await answer.body.arrayBuffer(), init);
+  };
+}
+
 export interface LoadOptions {
   /** Origin only, e.g. http://127.0.0.1:8081. */
   url: string;
   concurrency: number;
   durationMs: number;
-  /** Builds the next request; `random` is seeded, so the mix is reproducible. */
-  next: (random: () => number, sequence: number) => LoadRequest;
+  /**
+   * Builds the next request; `random` is seeded, so the mix is reproducible. A ClientCall goes
+   * through @fragrance/client (base URL `<url>/v1`, `apiKey`); a LoadRequest is sent as it is.
+   */
+  next: (random: () => number, sequence: number) => LoadRequest | ClientCall;
+  /** The key the client sends on ClientCalls (none for the internal catalogue). */
+  apiKey?: string;
   seed?: number;
   /** Requests during the warm-up are sent but not measured. */
   warmupMs?: number;
@@ -67,22 +122,38 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const end = measureFrom + durationMs;
 
   async function worker(): Promise<void> {
+    // One client per worker, over the shared pool, so the status it records is its own request's.
+    const answered = { status: 0 };
+    const client = createFragranceClient({
+      baseUrl: `${url}/v1`,
+      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+      fetch: dispatcherFetch(pool, { onStatus: (status) => (answered.status = status) }),
+    });
     while (performance.now() < end) {
       const request = next(random, sequence++);
       const t0 = performance.now();
       let status = 'error';
       let good: boolean;
       try {
-        const res = await pool.request({
-          method: request.method ?? 'GET',
-          path: request.path,
-          headers: { ...headers, ...request.headers },
-          body: request.body,
-        });
-        await res.body.dump({ limit: Number.POSITIVE_INFINITY });
-        status = String(res.statusCode);
-        good = ok(res.statusCode);
-      } catch {
+        if (typeof request === 'function') {
+          answered.status = 0;
+          await request(client);
+          status = String(answered.status);
+          good = ok(answered.status);
+        } else {
+          const res = await pool.request({
+            method: request.method ?? 'GET',
+            path: request.path,
+            headers: { ...headers, ...request.headers },
+            body: request.body,
+          });
+          await res.body.dump({ limit: Number.POSITIVE_INFINITY });
+          status = String(res.statusCode);
+          good = ok(res.statusCode);
+        }
+      } catch (error) {
+        // A refusal the client turned into FragranceApiError still has its status.
+        if (error instanceof FragranceApiError) status = String(error.status);
         good = false;
       }
       const t1 = performance.now();
