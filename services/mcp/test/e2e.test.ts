@@ -204,6 +204,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
         'list_accords',
         'list_perfumers',
         'compare_fragrances',
+        'discover_fragrances',
       ]),
     );
     for (const tool of tools) {
@@ -302,7 +303,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     expect(JSON.parse((contents[0] as { text: string }).text)).toMatchObject({ id: KNOWN.id });
   });
 
-  it('lists resources and prompts, completes an argument, and calls the discovery and compare tools', async () => {
+  it('lists resources and prompts, completes an argument, and calls the discovery, compare and discover tools', async () => {
     const { resources, nextCursor } = await client.listResources();
     expect(resources.map((r) => r.uri)).toContain('fragrance://vocabulary/provenance');
     expect(resources.length).toBeLessThanOrEqual(20);
@@ -331,10 +332,27 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
       ['list_accords', { limit: 3 }],
       ['list_perfumers', { limit: 3 }],
       ['compare_fragrances', { ids: [KNOWN.id, otherId] }],
+      // Lexical until record vectors exist (none here): the description's words must match.
+      ['discover_fragrances', { description: 'zygomatic vetiver', limit: 3 }],
     ];
     for (const [name, args] of calls) {
       const result = await client.callTool({ name, arguments: args });
       expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy();
+    }
+  });
+
+  it('serves a 2026-07-28 client (server/discover, per-request envelope) with the same OAuth tokens', async () => {
+    const modern = new Client({ name: 'e2e-2026', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await modern.connect(new StreamableHTTPClientTransport(new URL(`${edge}/mcp`), { authProvider: provider }));
+    try {
+      expect(modern.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const result = await modern.callTool({ name: 'search_fragrances', arguments: { query: 'zygomatic vetiver', limit: 5 } });
+      expect(result.isError).toBeFalsy();
+      expect((result.structuredContent as { data: { id: string }[] }).data[0]?.id).toBe(KNOWN.id);
+      const { contents } = await modern.readResource({ uri: `fragrance://catalogue/${KNOWN.id}` });
+      expect(JSON.parse((contents[0] as { text: string }).text)).toMatchObject({ id: KNOWN.id });
+    } finally {
+      await modern.close();
     }
   });
 

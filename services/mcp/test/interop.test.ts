@@ -63,6 +63,9 @@ const EVERY_TOOL: Record<string, Record<string, unknown>> = {
   list_accords: { limit: 3 },
   list_perfumers: { search: 'quillon' },
   compare_fragrances: { ids: [KNOWN.id, OTHER.id] },
+  // The catalogue here loads the embedding model, but these records have no vectors yet, so the
+  // search is lexical: the description's words must match.
+  discover_fragrances: { description: 'zygomatic vetiver', limit: 3 },
 };
 
 const requireHere = createRequire(import.meta.url);
@@ -300,6 +303,9 @@ async function spoilAccessTokens(file: string): Promise<string[]> {
 }
 
 describe('MCP Inspector CLI', () => {
+  // No completion step: the one-shot --cli takes only ONE_SHOT_METHODS (initialize, tools/*, resources/*,
+  // prompts/list|get, logging/setLevel, skills/*), not completion/complete; the package's session CLI
+  // (mcpdo, a background daemon) has prompts/complete. Completion is exercised by the other two clients.
   it('signs in through the browser, then lists, calls every tool, reads, and refreshes', async () => {
     const home = join(scratch, 'inspector');
     const callback = `http://127.0.0.1:${await freePort()}/oauth/callback`;
@@ -338,6 +344,18 @@ describe('MCP Inspector CLI', () => {
     }
     const read = (await run('resources/read', ...stored, '--uri', `fragrance://catalogue/${KNOWN.id}`)) as { contents: { text: string }[] };
     expect(JSON.parse(read.contents[0]!.text)).toMatchObject({ id: KNOWN.id });
+    // The same stored sign-in on the 2026-07-28 revision (server/discover, per-request envelope).
+    const modern = (await run(
+      'tools/call',
+      ...stored,
+      '--protocol-era',
+      'modern',
+      '--tool-name',
+      'suggest',
+      '--tool-args-json',
+      '{"q":"zygomatic"}',
+    )) as CallToolResult;
+    expectSucceeded('suggest on 2026-07-28', modern);
 
     // The Inspector refreshes when the server refuses its access token (it has no early-refresh margin, and
     // waiting out a lifetime mcp-remote can live with takes too long): the stored one is made invalid, as a

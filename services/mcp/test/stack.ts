@@ -1,7 +1,18 @@
-// Test support for the end-to-end test: an in-memory OAuth client store, as an MCP host keeps it.
+// Test support: an in-memory OAuth client store, as an MCP host keeps it (the end-to-end test), and
+// this server's app over HTTP with a test token (the surface test).
 // The services as child processes (startService) and the form-driving user (FormUser) come from
 // @fragrance/testkit.
+import { createServer } from 'node:http';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthTokens } from '@modelcontextprotocol/client';
+import type { Redis } from 'ioredis';
+import { createLogger } from '@fragrance/http';
+import { RevocationStore } from '@fragrance/identity';
+import { buildApp } from '../src/app.ts';
+import { tokenVerifierFor } from '../src/auth/verify-token.ts';
+import { createCatalogueClient } from '../src/catalogue/client.ts';
+import { McpConfig, resourceOf } from '../src/config.ts';
+import { createRateLimiter } from '../src/rate-limit.ts';
+import { close, jwksServer, listen, mintToken, signingKey } from '../src/test-helpers.ts';
 
 /** An in-memory OAuthClientProvider, as an MCP host would keep it. */
 export class MemoryOAuthProvider implements OAuthClientProvider {
@@ -46,4 +57,50 @@ export class MemoryOAuthProvider implements OAuthClientProvider {
   codeVerifier() {
     return this.verifier;
   }
+}
+
+/** This MCP server's app over HTTP, in process, with a token of a throw-away signing key (see startMcpOverHttp). */
+export interface McpOverHttp {
+  /** The /mcp endpoint. */
+  url: URL;
+  /** A valid access token (catalogue:read) for `url`. */
+  token: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app (Host/Origin checks, token verification against a JWKS, revocation lookup, rate
+ * limit, both protocol legs of the /mcp route) in this process, without the edge or the auth
+ * service: the tokens are signed by a throw-away key whose JWKS is served here.
+ */
+export async function startMcpOverHttp(options: { redis: Redis; prefix: string; catalogueUrl: string }): Promise<McpOverHttp> {
+  const key = await signingKey('stack');
+  const jwks = await jwksServer([key]);
+  const config = McpConfig.parse({
+    MCP_URL: 'http://127.0.0.1:8080',
+    OAUTH_ISSUER: 'http://issuer.stack.test',
+    JWKS_URL: jwks.url,
+    CATALOGUE_SERVICE_URL: options.catalogueUrl,
+  });
+  const catalogue = createCatalogueClient({ baseUrl: options.catalogueUrl, timeoutMs: 10_000 });
+  const server = createServer(
+    buildApp({
+      config,
+      logger: createLogger('mcp-stack', 'silent'),
+      redis: options.redis,
+      verify: tokenVerifierFor(config, new RevocationStore(options.redis, { prefix: options.prefix })),
+      rateLimiter: createRateLimiter({ redis: options.redis, prefix: options.prefix, perMinute: 60_000, burst: 10_000 }),
+      catalogue,
+    }),
+  );
+  const base = await listen(server);
+  const token = await mintToken(key, { issuer: config.OAUTH_ISSUER, audience: resourceOf(config), expiresIn: 3600 });
+  return {
+    url: new URL(`${base}/mcp`),
+    token,
+    close: async () => {
+      await Promise.all([close(server), close(jwks.server)]);
+      await catalogue.close();
+    },
+  };
 }
