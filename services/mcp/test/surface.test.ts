@@ -125,14 +125,22 @@ describe.each(REVISIONS)('on $revision', ({ revision, options }) => {
   };
 
   describe('capabilities and tool list', () => {
-    it('declares tools, resources, prompts and completions, none with list changes', () => {
+    it('declares logging, tools, resources, prompts and completions, none with list changes', () => {
       expect(client.getServerCapabilities()).toMatchObject({
+        logging: {},
         tools: { listChanged: false },
         resources: { listChanged: false },
         prompts: { listChanged: false },
         completions: {},
       });
     });
+
+    // 2026-07-28 has no logging/setLevel (SEP-2577: the level rides in each request's envelope).
+    if (revision !== '2026-07-28') {
+      it('accepts logging/setLevel with an empty result', async () => {
+        await expect(client.setLoggingLevel('warning')).resolves.toEqual({});
+      });
+    }
 
     it('lists every tool with a title, read-only annotations, and input and output schemas', async () => {
       const { tools } = await client.listTools();

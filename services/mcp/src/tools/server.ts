@@ -92,7 +92,10 @@ function buildServer(ctx: ToolContext): McpServer {
     { name: SERVER_NAME, version: SERVER_VERSION, title: 'Fragrance Catalogue' },
     {
       instructions: INSTRUCTIONS,
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      // logging: 2025-era clients may send logging/setLevel (the SDK answers {}); the server sends no
+      // notifications/message at any level (quick reads, nothing for a client's log), so every level
+      // is honoured, and a stateless server could not keep a level past its request anyway.
+      capabilities: { logging: {}, tools: { listChanged: false }, resources: { listChanged: false } },
       cacheHints: {
         'tools/list': LIST_CACHE_HINT,
         'resources/list': LIST_CACHE_HINT,
