@@ -3,7 +3,9 @@ import type { FragranceDetail } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
 import { carryForward } from './carry.ts';
+import { enrichmentFingerprint, enrichmentOf, readEnrichment, saveEnrichment } from './enrichment-store.ts';
 import { ingestCatalogue } from './ingest.ts';
+import { embeddingInput, embeddingText, type StoredEmbedding } from './vectors.ts';
 
 const base = [...generateCatalogue({ count: 300, seed: 77 })].map((r) => ({
   ...r,
@@ -94,6 +96,126 @@ describe('re-ingest carries enrichment forward and moves updated_at only for cha
     // The renamed one lost them: the next run selects it (and only rows like it) again.
     expect(await get(alias, enrichedIds[1]!)).toMatchObject({ description: null, seasons: [] });
     expect((await get(alias, enrichedIds[1]!)).provenance_tags).not.toContain('ai_enriched');
+  });
+
+  it('a record dropped by one ingest and back in the next keeps its enrichment and vector, from the durable store', async () => {
+    const alias = es.index('durable');
+    const ingest = (records: FragranceDetail[]) => ingestCatalogue({ client: es.client, alias, records, carryForward: true });
+    await ingest(base);
+    const runAt = new Date(Date.now() + 1).toISOString();
+    const [byWorker, renamed, preStore, plain] = [base[0]!, base[1]!, base[2]!, base[3]!];
+    const live = async () => {
+      await es.client.indices.refresh({ index: alias });
+      return new Map(
+        (
+          await es.client.search<FragranceDetail & { embedding?: StoredEmbedding }>({
+            index: alias,
+            size: 1_000,
+            _source_excludes: ['search'],
+          })
+        ).hits.hits.map((h) => [h._id!, h._source!]),
+      );
+    };
+    // What an enrichment batch leaves: enriched rows in the live index, the first two (and the
+    // first one's vector) also in the store, as the worker writes it; the third only in the live
+    // index, as results made before the store existed.
+    const vector: StoredEmbedding = {
+      vector: Array.from({ length: 384 }, (_, i) => ((i % 7) - 3) / 10),
+      source: 'ai_enriched',
+      model: 'test-model@1',
+      input: embeddingInput(embeddingText(enriched(byWorker, runAt))),
+      recorded_at: runAt,
+    };
+    for (const record of [byWorker, renamed, preStore]) {
+      const id = record.id;
+      const doc = {
+        ...enriched(await get(alias, id), runAt),
+        ...(id === byWorker.id ? { embedding: vector } : {}),
+        search: (await es.client.get<{ search: unknown }>({ index: alias, id }))._source!.search,
+      };
+      await es.client.index({ index: alias, id, document: doc, refresh: true });
+    }
+    const first = await live();
+    await saveEnrichment(
+      es.client,
+      alias,
+      [byWorker, renamed].map((r) => ({ id: r.id, record: first.get(r.id)!, ...(r.id === byWorker.id ? { embedding: vector } : {}) })),
+      { mode: 'latest' },
+    );
+    expect([...(await readEnrichment(es.client, alias, [byWorker.id, renamed.id, preStore.id])).keys()].sort()).toEqual(
+      [byWorker.id, renamed.id].sort(),
+    );
+
+    // A re-ingest of every record archives the live results the store lacked.
+    await ingest(base);
+    const stored = await readEnrichment(es.client, alias, [byWorker.id, renamed.id, preStore.id, plain.id]);
+    expect([...stored.keys()].sort()).toEqual([byWorker.id, renamed.id, preStore.id].sort());
+    expect(stored.get(preStore.id)).toMatchObject({
+      inputs: enrichmentFingerprint(preStore),
+      values: { description: `About ${preStore.name}`, seasons: ['winter'] },
+    });
+
+    // An ingest drops three of them; the next brings them back, one of them renamed.
+    await ingest(base.filter((r) => ![byWorker.id, renamed.id, preStore.id].includes(r.id)));
+    expect((await live()).has(byWorker.id)).toBe(false);
+    const beforeReturn = new Date().toISOString();
+    await ingest(base.map((r) => (r.id === renamed.id ? { ...r, name: `${r.name} Intense` } : r)));
+    const back = await live();
+    for (const record of [byWorker, preStore]) {
+      const doc = back.get(record.id)!;
+      expect(doc).toMatchObject({ description: `About ${record.name}`, seasons: ['winter'] });
+      expect(doc.provenance.find((p) => p.source === 'ai_enriched')).toEqual({
+        source: 'ai_enriched',
+        fields: ['description', 'seasons'],
+        recorded_at: runAt,
+      });
+      // Back in the catalogue with more than its file says: a mirror syncing by updated_since sees it.
+      expect(doc.updated_at >= beforeReturn).toBe(true);
+    }
+    expect(back.get(byWorker.id)?.embedding).toEqual(vector);
+    expect(back.get(preStore.id)?.embedding).toBeUndefined();
+    // Its inputs changed while it was away: the stored results are not its own any more.
+    expect(back.get(renamed.id)).toMatchObject({ description: null, seasons: [] });
+    expect(back.get(renamed.id)?.provenance_tags).not.toContain('ai_enriched');
+    // Records that never left are as they were.
+    expect(back.get(plain.id)).toEqual(first.get(plain.id));
+  });
+
+  it('carryForward keeps accords an enricher filled (the file still has none) and an AU check that found nothing', () => {
+    const source = base[5]!;
+    // A row the file gives no accords: no source claims them.
+    const record: FragranceDetail = {
+      ...source,
+      accords: [],
+      main_accords: [],
+      provenance: source.provenance.map((p) => ({ ...p, fields: p.fields.filter((f) => f !== 'accords' && f !== 'main_accords') })),
+    };
+    const asOf = '2029-01-01T00:00:00.000Z';
+    const live: FragranceDetail = {
+      ...record,
+      accords: ['woody', 'amber'],
+      main_accords: ['woody', 'amber'],
+      // Checked, no retailer lists it: a result, though no provenance entry claims it.
+      au_availability: { available: false, price_min_aud: null, price_max_aud: null, checked_at: asOf },
+      au_offers: [],
+      available_in_au: false,
+      provenance: [...record.provenance, { source: 'ai_enriched', fields: ['accords', 'main_accords'], recorded_at: asOf }],
+      provenance_tags: [...new Set([...record.provenance_tags, 'ai_enriched' as const])],
+      updated_at: asOf,
+    };
+    const merged = carryForward(record, live, '2030-01-01T00:00:00.000Z');
+    expect(merged).toEqual(live);
+    // With the live version gone, the store's copy does the same.
+    expect(carryForward(record, undefined, '2030-01-01T00:00:00.000Z', enrichmentOf(live))).toEqual({
+      ...live,
+      updated_at: '2030-01-01T00:00:00.000Z',
+    });
+    // The file now names accords of its own: the enriched ones are not the record's any more.
+    const named = { ...record, accords: ['citrus'], main_accords: ['citrus'] };
+    expect(carryForward(named, live, '2030-01-01T00:00:00.000Z')).toMatchObject({
+      accords: ['citrus'],
+      au_availability: record.au_availability,
+    });
   });
 
   it('carryForward leaves a new record alone and keeps the live time of an unchanged one', () => {

@@ -1,27 +1,15 @@
 import type { Client } from '@elastic/elasticsearch';
-import { PROVENANCE_SOURCES, type FragranceDetail, type ProvenanceEntry, type ProvenanceSource } from '@fragrance/contracts';
+import { PROVENANCE_SOURCES, type FragranceDetail, type ProvenanceEntry } from '@fragrance/contracts';
+import {
+  canonical,
+  ENRICHMENT_SOURCES,
+  enrichmentFingerprint,
+  enrichmentInputs,
+  enrichmentOf,
+  type StoredEnrichment,
+} from './enrichment-store.ts';
 import { SEARCH_OBJECT } from './mapping.ts';
 import { embeddingIsCurrent, type StoredEmbedding } from './vectors.ts';
-
-/** Sources whose results a re-ingest must not throw away (paid model calls, retailer checks). */
-const ENRICHMENT_SOURCES: ReadonlySet<ProvenanceSource> = new Set(['ai_enriched', 'au_retailer_scrape']);
-
-/** What the enrichers read: when none of it changed, their results still hold. */
-const ENRICHMENT_INPUTS = ['name', 'brand', 'concentration', 'year_released', 'notes', 'accords', 'perfumers'] as const;
-
-/** JSON with sorted keys, so a stored document and a parsed line compare equal when their values do. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
-
-/** Fingerprint of a record's enrichment inputs. */
-export function enrichmentInputs(record: FragranceDetail): string {
-  return canonical(ENRICHMENT_INPUTS.map((field) => record[field]));
-}
 
 /** A record's content apart from bookkeeping times (updated_at, when each source supplied its fields). */
 function content(record: FragranceDetail): string {
@@ -33,33 +21,51 @@ function content(record: FragranceDetail): string {
   return canonical({ ...rest, provenance: entries });
 }
 
+/** The incoming record with these enrichment results (their fields and provenance entries) in place of its own. */
+function withEnrichment(incoming: FragranceDetail, results: Pick<StoredEnrichment, 'provenance' | 'values'>): FragranceDetail {
+  const kept = results.provenance;
+  const fields = new Set(kept.flatMap((p) => p.fields));
+  const target: Record<string, unknown> = { ...incoming, ...results.values };
+  const provenance: ProvenanceEntry[] = [
+    ...incoming.provenance
+      .filter((p) => !ENRICHMENT_SOURCES.has(p.source))
+      .map((p) => (p.source === 'operator_curated' ? p : { ...p, fields: p.fields.filter((f) => !fields.has(f)) }))
+      .filter((p) => p.fields.length > 0),
+    ...kept,
+  ].sort((a, b) => Date.parse(a.recorded_at) - Date.parse(b.recorded_at));
+  const present = new Set(provenance.map((p) => p.source));
+  return { ...(target as FragranceDetail), provenance, provenance_tags: PROVENANCE_SOURCES.filter((s) => present.has(s)) };
+}
+
+const stamped = (record: FragranceDetail, now: string): FragranceDetail => ({
+  ...record,
+  updated_at: Date.parse(record.updated_at) > Date.parse(now) ? record.updated_at : now,
+});
+
 /**
  * Merges a live record into the one about to replace it. When the enrichers' inputs are
  * unchanged, their results (the fields each enrichment source's provenance claims, and those
  * provenance entries) carry over: a re-ingest neither drops them nor makes the next run pay for
- * them again. Then, when nothing at all changed, the live `updated_at` stays (a mirror syncing
- * with updated_since sees no change); otherwise the record is stamped `now` (or its own later time).
+ * them again. Results come from the live record, or from the durable store (`stored`) when the
+ * live version has none for these inputs (the record was absent from it, changed in it, or never
+ * enriched there). Then, when nothing at all changed, the live `updated_at` stays (a mirror
+ * syncing with updated_since sees no change); otherwise the record is stamped `now` (or its own
+ * later time). A record new to the live version takes its own time unless stored results
+ * changed it.
  */
-export function carryForward(incoming: FragranceDetail, live: FragranceDetail | undefined, now: string): FragranceDetail {
-  if (!live) return incoming;
-  let next = incoming;
-  if (enrichmentInputs(incoming) === enrichmentInputs(live)) {
-    const kept = live.provenance.filter((p) => ENRICHMENT_SOURCES.has(p.source));
-    const fields = new Set(kept.flatMap((p) => p.fields));
-    const target: Record<string, unknown> = { ...incoming };
-    for (const field of fields) if (field in live) target[field] = (live as unknown as Record<string, unknown>)[field];
-    const provenance: ProvenanceEntry[] = [
-      ...incoming.provenance
-        .filter((p) => !ENRICHMENT_SOURCES.has(p.source))
-        .map((p) => (p.source === 'operator_curated' ? p : { ...p, fields: p.fields.filter((f) => !fields.has(f)) }))
-        .filter((p) => p.fields.length > 0),
-      ...kept,
-    ].sort((a, b) => Date.parse(a.recorded_at) - Date.parse(b.recorded_at));
-    const present = new Set(provenance.map((p) => p.source));
-    next = { ...(target as FragranceDetail), provenance, provenance_tags: PROVENANCE_SOURCES.filter((s) => present.has(s)) };
-  }
+export function carryForward(
+  incoming: FragranceDetail,
+  live: FragranceDetail | undefined,
+  now: string,
+  stored?: StoredEnrichment,
+): FragranceDetail {
+  const fromLive = live && enrichmentInputs(incoming) === enrichmentInputs(live) ? enrichmentOf(live) : undefined;
+  const fromStore = stored?.inputs === enrichmentFingerprint(incoming) ? stored : undefined;
+  const results = fromLive && Object.keys(fromLive.values).length > 0 ? fromLive : (fromStore ?? fromLive);
+  const next = results ? withEnrichment(incoming, results) : incoming;
+  if (!live) return results && content(next) !== content(incoming) ? stamped(next, now) : incoming;
   if (content(next) === content(live)) return { ...next, updated_at: live.updated_at };
-  return { ...next, updated_at: Date.parse(next.updated_at) > Date.parse(now) ? next.updated_at : now };
+  return stamped(next, now);
 }
 
 /** A live record with the vector the worker made for it, if any. */
@@ -81,12 +87,17 @@ export async function liveRecords(client: Client, index: string, ids: string[]):
 }
 
 /**
- * The live vector, when it still fits the record going in: same model, made from the same text
- * (so a record whose accords, notes, seasons, occasions or description changed gets a new one
- * from the next enrichment run, and only such records do).
+ * The live vector, or else the stored one, when it still fits the record going in: same model,
+ * made from the same text (so a record whose accords, notes, seasons, occasions or description
+ * changed gets a new one from the next enrichment run, and only such records do).
  */
-export function carriedEmbedding(next: FragranceDetail, live: LiveRecord | undefined): StoredEmbedding | undefined {
-  const embedding = live?.embedding;
-  if (!embedding) return undefined;
-  return embeddingIsCurrent(embedding, next, embedding.model) ? embedding : undefined;
+export function carriedEmbedding(
+  next: FragranceDetail,
+  live: LiveRecord | undefined,
+  stored?: StoredEnrichment,
+): StoredEmbedding | undefined {
+  for (const embedding of [live?.embedding, stored?.embedding]) {
+    if (embedding && embeddingIsCurrent(embedding, next, embedding.model)) return embedding;
+  }
+  return undefined;
 }

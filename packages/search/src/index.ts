@@ -1,5 +1,15 @@
 export { createCatalogueRepository, SEARCH_FILTER_PATH, type CatalogueRepository, type FragranceWithVersion } from './catalogue.ts';
-export { carriedEmbedding, carryForward, enrichmentInputs, type LiveRecord } from './carry.ts';
+export { carriedEmbedding, carryForward, type LiveRecord } from './carry.ts';
+export {
+  enrichmentFingerprint,
+  enrichmentInputs,
+  enrichmentOf,
+  enrichmentStoreOf,
+  readEnrichment,
+  saveEnrichment,
+  type EnrichmentUpdate,
+  type StoredEnrichment,
+} from './enrichment-store.ts';
 export {
   createCursorCodec,
   InvalidCursorError,

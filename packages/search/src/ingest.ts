@@ -2,7 +2,8 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Client } from '@elastic/elasticsearch';
 import { FragranceDetail } from '@fragrance/contracts';
-import { carriedEmbedding, carryForward, liveRecords } from './carry.ts';
+import { carriedEmbedding, carryForward, liveRecords, type LiveRecord } from './carry.ts';
+import { readEnrichment, saveEnrichment } from './enrichment-store.ts';
 import type { StoredEmbedding } from './vectors.ts';
 import { createVersionedIndex, currentIndex, pruneVersions, swapAlias } from './indices.ts';
 import { toIndexDocument } from './mapping.ts';
@@ -40,7 +41,9 @@ export interface IngestOptions {
   guard?: SwapGuard;
   /**
    * Merge each record with the live one it replaces (carry.ts): enrichment results whose inputs
-   * did not change carry over, and `updated_at` moves only for records that changed.
+   * did not change carry over (from the live record, or from the durable enrichment store when
+   * the live version lacks them), and `updated_at` moves only for records that changed. Live
+   * results the store does not hold yet are archived into it (enrichment-store.ts).
    */
   carryForward?: boolean;
   /** Bulk requests in flight at once. */
@@ -165,16 +168,24 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
   async function sendBatch(pending: Pending[]): Promise<void> {
     let attempt = 0;
     let batch: (Pending & { json: string; embedding?: StoredEmbedding })[] = pending.map((p) => ({ ...p, json: '' }));
-    if (liveIndex !== undefined) {
-      const live = await liveRecords(
+    if (options.carryForward) {
+      const ids = batch.map((p) => p.id);
+      const [live, stored] = await Promise.all([
+        liveIndex !== undefined ? liveRecords(client, liveIndex, ids) : new Map<string, LiveRecord>(),
+        readEnrichment(client, alias, ids),
+      ]);
+      // Live results the store lacks (made before it existed, or a lost write) go in before that version can go.
+      await saveEnrichment(
         client,
-        liveIndex,
-        batch.map((p) => p.id),
+        alias,
+        [...live].map(([id, { record, embedding }]) => ({ id, record, ...(embedding ? { embedding } : {}) })),
+        { mode: 'archive', known: stored },
       );
       batch = batch.map((p) => {
         const previous = live.get(p.id);
-        const record = carryForward(p.record, previous?.record, startedAt);
-        const embedding = carriedEmbedding(record, previous);
+        const kept = stored.get(p.id);
+        const record = carryForward(p.record, previous?.record, startedAt, kept);
+        const embedding = carriedEmbedding(record, previous, kept);
         return { ...p, record, ...(embedding ? { embedding } : {}) };
       });
     }

@@ -2,7 +2,14 @@ import type { Client } from '@elastic/elasticsearch';
 import type { FragranceDetail, ProvenanceSource } from '@fragrance/contracts';
 import type { BatchResult, EnrichBatchJobData } from '@fragrance/jobs';
 import type { Logger } from '@fragrance/http';
-import { bumpCatalogueGeneration, currentIndex, type GenerationStore } from '@fragrance/search';
+import {
+  bumpCatalogueGeneration,
+  currentIndex,
+  saveEnrichment,
+  type EnrichmentUpdate,
+  type GenerationStore,
+  type StoredEmbedding,
+} from '@fragrance/search';
 import { readRows, writeRows, type DocumentBuilder, type RowWrite, type StoredRow } from '../catalogue.ts';
 import type { Enricher, EnrichContext } from '../enrichers/types.ts';
 import { applySupplied, sameValue } from './apply.ts';
@@ -122,6 +129,15 @@ export async function processBatch(deps: BatchDeps, data: EnrichBatchJobData, si
     }
   };
 
+  // What the durable enrichment store should hold for each row once its write settled.
+  const settled = new Map<string, EnrichmentUpdate>();
+  const settle = (row: StoredRow, record: FragranceDetail, embedding: StoredEmbedding | undefined) =>
+    settled.set(row.id, {
+      id: row.id,
+      record,
+      ...(embedding ? { embedding } : row.embedding ? { embeddingOf: row.embedding } : {}),
+    });
+
   let pending: readonly string[] = data.ids;
   for (let round = 1; pending.length > 0 && round <= MAX_ROUNDS; round++) {
     signal?.throwIfAborted();
@@ -160,6 +176,7 @@ export async function processBatch(deps: BatchDeps, data: EnrichBatchJobData, si
         byId.set(c.row.id, c);
       } else {
         tally(none, 'unchanged');
+        settle(c.row, c.row.record, undefined);
       }
     }
     // Past this point the work is written; an abort before it hands the batch back untouched.
@@ -177,7 +194,11 @@ export async function processBatch(deps: BatchDeps, data: EnrichBatchJobData, si
         }
       }
     }
-    for (const id of written.written) tally(byId.get(id)?.changedBy ?? none, 'changed');
+    for (const id of written.written) {
+      const c = byId.get(id);
+      tally(c?.changedBy ?? none, 'changed');
+      if (c) settle(c.row, c.next, c.doc?.embedding as StoredEmbedding | undefined);
+    }
     for (const failure of written.failed) {
       deps.logger.warn({ run: data.run_id, batch: data.batch_no, id: failure.id, reason: failure.reason }, 'row update rejected');
       tally(none, 'failed');
@@ -189,6 +210,9 @@ export async function processBatch(deps: BatchDeps, data: EnrichBatchJobData, si
     deps.logger.warn({ run: data.run_id, batch: data.batch_no, rows: pending.length }, 'rows kept changing underneath; left as they are');
     tally(none, 'failed', pending.length);
   }
+  // Results outlive the index they were written to (a re-ingest, a rollback carries them from
+  // here). A failed store write fails the batch: its retry finds the rows unchanged and saves them.
+  await saveEnrichment(deps.elasticsearch, deps.alias, [...settled.values()], { mode: 'latest' });
   if (result.changed > 0) await publishChanges(deps);
   return result;
 }
