@@ -77,11 +77,11 @@ describe('@fragrance/client against the running API', () => {
   it('waits out a burst 429 when asked to (bounded), and never waits for a daily quota', async () => {
     const { apiKey } = await keys.create({ owner: 'client-burst', quota: 1_000, burst: 1, refillPerSecond: 1 });
     const impatient = createFragranceClient({ baseUrl, apiKey });
-    // Sent together, so a slow machine cannot spread them a refill apart: one token, so at least
-    // two are refused, each told to wait the one second the next token takes.
+    // Sent together: one token, so some are refused (all but one unless a slow machine spreads
+    // them a refill apart), each told to wait the one second the next token takes.
     const answers = await Promise.allSettled([1, 2, 3].map(() => impatient.search({ limit: 1 })));
     const refused = answers.flatMap((answer) => (answer.status === 'rejected' ? [answer.reason as unknown] : []));
-    expect(refused.length).toBeGreaterThanOrEqual(2);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
     for (const burst of refused) {
       expect(burst).toBeInstanceOf(FragranceApiError);
       const { status, code, retryAfterSeconds } = burst as FragranceApiError;
