@@ -11,10 +11,12 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Client } from '@elastic/elasticsearch';
-import { request } from 'undici';
+import { Pool } from 'undici';
+import { createFragranceClient } from '@fragrance/client';
 import { generateCatalogue } from '@fragrance/dataset';
 import { ingestCatalogue, listVersions } from '@fragrance/search';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
+import { dispatcherFetch } from './load.ts';
 import { DEFAULT_ES, ensureElasticsearch, ROOT, say } from './support.ts';
 
 const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
@@ -50,6 +52,10 @@ try {
   const url = `http://127.0.0.1:${port}`;
   await waitForHealthy(url, 60_000);
   const pid = child.pid!;
+  // The catalogue serves /v1 without keys. The client's fetch over an undici pool hands the body
+  // on as it arrives and undecoded, so gzip rounds count the bytes that went over the wire.
+  const pool = new Pool(url);
+  const catalogue = createFragranceClient({ baseUrl: `${url}/v1`, fetch: dispatcherFetch(pool, { stream: true }) });
   const rounds: { encoding: string; seconds: number; mib: number; lines: number; rssBefore: number; rssPeak: number }[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     for (const encoding of ['identity', 'gzip']) {
@@ -58,11 +64,10 @@ try {
       const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMiB(pid))), 50);
       const started = performance.now();
       // Read the raw bytes as they arrive (no decoding, nothing kept): what a mirroring client does.
-      // undici's request does not decode gzip (fetch would): the bytes are what went over the wire.
-      const { body } = await request(`${url}/v1/fragrances/export`, { headers: { 'accept-encoding': encoding } });
+      const body = await catalogue.exportStream({}, { gzip: encoding === 'gzip' });
       let bytes = 0;
       let lines = 0;
-      for await (const chunk of body as AsyncIterable<Buffer>) {
+      for await (const chunk of body) {
         bytes += chunk.length;
         if (encoding === 'identity') for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
       }
@@ -91,6 +96,7 @@ try {
       ];
     }),
   );
+  await pool.close();
   console.log(JSON.stringify({ bench: 'export', records: COUNT, rounds: ROUNDS, ...summary }));
 } finally {
   child.kill('SIGTERM');

@@ -35,7 +35,8 @@ import { loadavg } from 'node:os';
 import { Client } from '@elastic/elasticsearch';
 import { SearchQuery } from '@fragrance/contracts';
 import { buildSearchQuery, createCursorCodec, SEARCH_FILTER_PATH, SEARCH_OBJECT } from '@fragrance/search';
-import { newLatencyHistogram, runLoad, type LoadRequest } from './load.ts';
+import { createFragranceClient } from '@fragrance/client';
+import { newLatencyHistogram, runLoad, type ClientCall, type LoadRequest } from './load.ts';
 import { pick, seededRandom, typo } from './random.ts';
 import { parseWorkload, zipfSequence } from './workload.ts';
 import {
@@ -87,11 +88,17 @@ interface Sampled {
   notes: string[];
 }
 
-/** One request of the mix, as the service sees it and as Elasticsearch sees it. */
+/** One request of the mix: through the typed client to the service, and as Elasticsearch sees it. */
 interface Pair {
   kind: string;
-  service: LoadRequest;
+  service: ClientCall;
   elasticsearch: LoadRequest;
+}
+
+/** A search through the client, with the parameters the contract parsed (the ES body is built from the same). */
+function searchCall(params: Record<string, string>): ClientCall {
+  const query = SearchQuery.parse(params); // once, at build time: not on the load generator's clock
+  return (client) => client.search(query);
 }
 
 async function count(client: Client): Promise<number> {
@@ -140,12 +147,12 @@ function esSearch(params: Record<string, string>): LoadRequest {
 }
 
 async function cursorsFor(catalogueUrl: string, params: Record<string, string>, pages: number): Promise<string[]> {
+  // The catalogue serves the /v1 contract without keys.
+  const catalogue = createFragranceClient({ baseUrl: `${catalogueUrl}/v1` });
   const cursors: string[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < pages; page += 1) {
-    const res = await fetch(`${catalogueUrl}${servicePath({ ...params, limit: '100', ...(cursor ? { cursor } : {}) })}`);
-    if (res.status !== 200) throw new Error(`cursor walk answered ${res.status}: ${await res.text()}`);
-    const body = (await res.json()) as { next_cursor: string | null };
+    const body = await catalogue.search(SearchQuery.parse({ ...params, limit: '100', ...(cursor ? { cursor } : {}) }));
     if (!body.next_cursor) break;
     cursor = body.next_cursor;
     if (page % 10 === 9) cursors.push(cursor);
@@ -175,7 +182,7 @@ function descriptionMix(records: Sampled[]): Pair[] {
     const limit = pick(random, ['10', '20']);
     pairs.push({
       kind: 'description',
-      service: { path: servicePath({ query, limit, search_mode: 'hybrid' }) },
+      service: searchCall({ query, limit, search_mode: 'hybrid' }),
       elasticsearch: esSearch({ query, limit, search_mode: 'lexical' }),
     });
   }
@@ -196,7 +203,7 @@ async function buildMix(records: Sampled[], catalogueUrl: string): Promise<Pair[
     const path = servicePath(params);
     if (WORKLOAD === 'zipf' && distinct.has(path)) return;
     distinct.add(path);
-    pairs.push({ kind, service: { path }, elasticsearch: esSearch(params) });
+    pairs.push({ kind, service: searchCall(params), elasticsearch: esSearch(params) });
   };
   while (pairs.length < MIX_SIZE) {
     const r = pick(random, records);
@@ -206,7 +213,7 @@ async function buildMix(records: Sampled[], catalogueUrl: string): Promise<Pair[
       distinct.add(r.id);
       pairs.push({
         kind: 'detail',
-        service: { path: `/v1/fragrances/${r.id}` },
+        service: (client) => client.fragrance(r.id),
         elasticsearch: { path: `/${ALIAS}/_doc/${r.id}?_source_excludes=${SEARCH_OBJECT}` },
       });
     } else if (roll < 0.55) {
@@ -270,8 +277,9 @@ interface Target {
   name: string;
   label: string;
   url: string;
-  headers?: Record<string, string>;
-  pick: (pair: Pair) => LoadRequest;
+  /** The key the client sends (the gateway's targets). */
+  apiKey?: string;
+  pick: (pair: Pair) => LoadRequest | ClientCall;
   /** The processes whose CPU this target's requests cost, when not the default pair. */
   pids?: { catalogue: number | undefined; gateway: number | undefined };
 }
@@ -326,7 +334,7 @@ async function measure(
         durationMs: (durationS * 1_000) / rounds,
         warmupMs: round === 0 ? warmupS * 1_000 : 0,
         seed: 11,
-        ...(target.headers ? { headers: target.headers } : {}),
+        ...(target.apiKey ? { apiKey: target.apiKey } : {}),
         histogram: total.histogram,
         next: (_r, i) => target.pick(at(i + round * 997)),
       });
@@ -477,7 +485,7 @@ async function main(): Promise<void> {
               name: 'c',
               label: '(c) through the gateway',
               url: gatewayUrl,
-              headers: { authorization: `Bearer ${apiKey}` },
+              apiKey,
               pick: (p: Pair) => p.service,
             },
           ]
@@ -492,7 +500,7 @@ async function main(): Promise<void> {
               name: 'c_off',
               label: '(c) through the gateway, metrics off',
               url: gatewayOffUrl,
-              headers: { authorization: `Bearer ${apiKey}` },
+              apiKey,
               pick: (p: Pair) => p.service,
               pids: offPids,
             },

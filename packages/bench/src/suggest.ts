@@ -16,7 +16,7 @@ import { foldKey, SuggestQuery } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { buildSuggestRequest, ingestCatalogue, suggestAliasOf } from '@fragrance/search';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
-import { newLatencyHistogram, runLoad, type LoadRequest } from './load.ts';
+import { newLatencyHistogram, runLoad, type ClientCall, type LoadRequest } from './load.ts';
 import { pick, seededRandom } from './random.ts';
 import {
   createBenchKey,
@@ -42,7 +42,8 @@ const say = (m: string) => sayAs('suggest', m);
 const ms = (x: number) => Math.round(x * 1000) / 1000;
 
 interface Pair {
-  service: LoadRequest;
+  /** Through the typed client, to the catalogue (no key) or the gateway (with one). */
+  service: ClientCall;
   elasticsearch: LoadRequest;
 }
 
@@ -100,7 +101,7 @@ function pairs(texts: string[]): Pair[] {
   return texts.map((q) => {
     const params = SuggestQuery.parse({ q });
     return {
-      service: { path: `/v1/suggest?${new URLSearchParams({ q }).toString()}` },
+      service: (client) => client.suggest({ q }),
       elasticsearch: {
         method: 'POST',
         path: `/${suggestAliasOf(ALIAS)}/_search?filter_path=hits.hits._source`,
@@ -122,8 +123,8 @@ interface Figures {
 interface Target {
   name: 'elasticsearch' | 'catalogue' | 'gateway';
   url: string;
-  headers?: Record<string, string>;
-  pick: (pair: Pair) => LoadRequest;
+  apiKey?: string;
+  pick: (pair: Pair) => LoadRequest | ClientCall;
 }
 
 async function main(): Promise<void> {
@@ -162,7 +163,7 @@ async function main(): Promise<void> {
     const targets: Target[] = [
       { name: 'elasticsearch', url: ELASTICSEARCH_URL, pick: (p) => p.elasticsearch },
       { name: 'catalogue', url: catalogueUrl, pick: (p) => p.service },
-      { name: 'gateway', url: gatewayUrl, headers: { authorization: `Bearer ${apiKey}` }, pick: (p) => p.service },
+      { name: 'gateway', url: gatewayUrl, apiKey, pick: (p) => p.service },
     ];
     say(`${documents} fragrances; ${mix.length} typed prefixes; concurrency 1, ${DURATION_S} s per target in ${ROUNDS} interleaved rounds`);
     const histograms = new Map(targets.map((t) => [t.name, newLatencyHistogram()]));
@@ -175,7 +176,7 @@ async function main(): Promise<void> {
           concurrency: 1,
           durationMs: (DURATION_S * 1_000) / ROUNDS,
           warmupMs: round === 0 ? 1_000 : 0,
-          ...(target.headers ? { headers: target.headers } : {}),
+          ...(target.apiKey ? { apiKey: target.apiKey } : {}),
           histogram: histograms.get(target.name)!,
           next: (_r, i) => target.pick(mix[(i + round * 997) % mix.length]!),
         });
