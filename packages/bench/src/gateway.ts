@@ -154,6 +154,12 @@ const asRaw = (item: MixItem): LoadRequest =>
 
 type Side = 'direct' | 'gateway' | 'gateway_off';
 
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
 const perRequest = (seconds: number, requests: number) => Math.round((seconds * 1_000_000) / Math.max(1, requests)) / 1000;
 
 /**
@@ -274,10 +280,10 @@ async function main(): Promise<void> {
     const sampler = setInterval(() => gateway.pid && rss.push(rssMb(gateway.pid)), 500);
     const results: Record<Side, LoadResult[]> = { direct: [], gateway: [], gateway_off: [] };
     const sides: Side[] = gatewayOffUrl ? ['direct', 'gateway', 'gateway_off'] : ['direct', 'gateway'];
-    // Rotating (and with two sides ABBA) order: drift in the machine's load hits every side alike.
-    const order = Array.from({ length: SEGMENTS }, (_, i) =>
-      sides.length === 2 ? (i % 2 === 0 ? sides : [...sides].reverse()) : sides.map((_s, k) => sides[(i + k) % sides.length]!),
-    ).flat();
+    // Mirrored rounds (ABC CBA …): a linear drift (the machine's load, the catalogue's response
+    // cache filling up) hits every side alike over an even number of rounds, and gateway and
+    // gateway_off always run back to back, each first half of the time.
+    const order = Array.from({ length: SEGMENTS }, (_, i) => (i % 2 === 0 ? sides : [...sides].reverse())).flat();
     const cpu = { gateway: 0, gatewayOff: 0, catalogueDirect: 0, catalogueViaGateway: 0 };
     const load: number[] = [];
     for (const side of order) {
@@ -319,6 +325,10 @@ async function main(): Promise<void> {
           gateway_off: viaGatewayOff,
           // Throughput on / off; and the gateway's own CPU per request off / on (≥ 0.97 alike).
           ratio: round3(viaGateway.rps / viaGatewayOff.rps),
+          // Each round's on / off (the two ran back to back), and their median: one burst of the
+          // machine's other load moves one round, not the figure.
+          round_ratios: results.gateway.map((r, i) => round3(r.rps / (results.gateway_off[i]?.rps ?? Number.NaN))),
+          median_round_ratio: round3(median(results.gateway.map((r, i) => r.rps / (results.gateway_off[i]?.rps ?? Number.NaN)))),
           cpu_ms_per_request_on_off: [gatewayCpu, perRequest(cpu.gatewayOff, viaGatewayOff.requests)],
           cpu_ratio: round3(perRequest(cpu.gatewayOff, viaGatewayOff.requests) / gatewayCpu),
           target: TARGETS.metrics_on_off,

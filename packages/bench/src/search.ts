@@ -434,7 +434,17 @@ async function main(): Promise<void> {
     catalogueOffUrl = `http://127.0.0.1:${port}`;
     offPids.catalogue = startService(
       'catalogue',
-      { PORT: String(port), ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS, CURSOR_SECRET, METRICS_ENABLED: 'false' },
+      // The same settings as (b) but metrics: its response cache needs the Redis too.
+      {
+        PORT: String(port),
+        ELASTICSEARCH_URL,
+        LOG_LEVEL,
+        CATALOGUE_ALIAS: ALIAS,
+        CURSOR_SECRET,
+        REDIS_URL: redisUrl,
+        JOBS_PREFIX: 'bench',
+        METRICS_ENABLED: 'false',
+      },
       'search',
     ).pid;
     await waitForHealthy(catalogueOffUrl, 60_000);
