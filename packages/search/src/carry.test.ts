@@ -210,6 +210,24 @@ describe('re-ingest carries enrichment forward and moves updated_at only for cha
       ...live,
       updated_at: '2030-01-01T00:00:00.000Z',
     });
+    // After a rollback the live version holds older results for the same inputs: the store's win.
+    const newer: FragranceDetail = {
+      ...live,
+      au_availability: { ...live.au_availability, checked_at: '2029-06-01T00:00:00.000Z' },
+      provenance: live.provenance.map((p) => (p.source === 'ai_enriched' ? { ...p, recorded_at: '2029-06-01T00:00:00.000Z' } : p)),
+    };
+    expect(carryForward(record, live, '2030-01-01T00:00:00.000Z', enrichmentOf(newer))).toEqual({
+      ...newer,
+      updated_at: '2030-01-01T00:00:00.000Z',
+    });
+    // An operator has curated the accords since (the file says so): the operator's stay.
+    const curated: FragranceDetail = {
+      ...record,
+      provenance: [...record.provenance, { source: 'operator_curated', fields: ['accords'], recorded_at: '2029-09-01T00:00:00.000Z' }],
+    };
+    const kept = carryForward(curated, undefined, '2030-01-01T00:00:00.000Z', enrichmentOf(live));
+    expect(kept).toMatchObject({ accords: [], main_accords: ['woody', 'amber'], au_availability: live.au_availability });
+    expect(kept.provenance.find((p) => p.source === 'ai_enriched')?.fields).toEqual(['main_accords']);
     // The file now names accords of its own: the enriched ones are not the record's any more.
     const named = { ...record, accords: ['citrus'], main_accords: ['citrus'] };
     expect(carryForward(named, live, '2030-01-01T00:00:00.000Z')).toMatchObject({

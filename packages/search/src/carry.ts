@@ -21,11 +21,18 @@ function content(record: FragranceDetail): string {
   return canonical({ ...rest, provenance: entries });
 }
 
-/** The incoming record with these enrichment results (their fields and provenance entries) in place of its own. */
+/**
+ * The incoming record with these enrichment results (their fields and provenance entries) in
+ * place of its own; fields the incoming record's operator curated stay the operator's.
+ */
 function withEnrichment(incoming: FragranceDetail, results: Pick<StoredEnrichment, 'provenance' | 'values'>): FragranceDetail {
-  const kept = results.provenance;
+  const curated = new Set(incoming.provenance.filter((p) => p.source === 'operator_curated').flatMap((p) => p.fields));
+  const kept = results.provenance
+    .map((p) => ({ ...p, fields: p.fields.filter((f) => !curated.has(f)) }))
+    .filter((p) => p.fields.length > 0);
   const fields = new Set(kept.flatMap((p) => p.fields));
-  const target: Record<string, unknown> = { ...incoming, ...results.values };
+  const target: Record<string, unknown> = { ...incoming };
+  for (const [field, value] of Object.entries(results.values)) if (!curated.has(field)) target[field] = value;
   const provenance: ProvenanceEntry[] = [
     ...incoming.provenance
       .filter((p) => !ENRICHMENT_SOURCES.has(p.source))
@@ -46,9 +53,8 @@ const stamped = (record: FragranceDetail, now: string): FragranceDetail => ({
  * Merges a live record into the one about to replace it. When the enrichers' inputs are
  * unchanged, their results (the fields each enrichment source's provenance claims, and those
  * provenance entries) carry over: a re-ingest neither drops them nor makes the next run pay for
- * them again. Results come from the live record, or from the durable store (`stored`) when the
- * live version has none for these inputs (the record was absent from it, changed in it, or never
- * enriched there). Then, when nothing at all changed, the live `updated_at` stays (a mirror
+ * them again. Results come from the durable store (`stored`) when it holds them for these inputs,
+ * else from the live record when its inputs are the same (results made before the store existed). Then, when nothing at all changed, the live `updated_at` stays (a mirror
  * syncing with updated_since sees no change); otherwise the record is stamped `now` (or its own
  * later time). A record new to the live version takes its own time unless stored results
  * changed it.
@@ -61,7 +67,9 @@ export function carryForward(
 ): FragranceDetail {
   const fromLive = live && enrichmentInputs(incoming) === enrichmentInputs(live) ? enrichmentOf(live) : undefined;
   const fromStore = stored?.inputs === enrichmentFingerprint(incoming) ? stored : undefined;
-  const results = fromLive && Object.keys(fromLive.values).length > 0 ? fromLive : (fromStore ?? fromLive);
+  // The store's first: the worker writes it with every result, so for the same inputs it is never
+  // older than the live version (which, after a rollback, may be an old one).
+  const results = fromStore ?? fromLive;
   const next = results ? withEnrichment(incoming, results) : incoming;
   if (!live) return results && content(next) !== content(incoming) ? stamped(next, now) : incoming;
   if (content(next) === content(live)) return { ...next, updated_at: live.updated_at };

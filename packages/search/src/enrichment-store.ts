@@ -8,7 +8,8 @@ import type { StoredEmbedding } from './vectors.ts';
  * index of its own beside the catalogue's versions, holding what the enrichers produced and a
  * fingerprint of the inputs they produced it from. The worker writes it with every batch; ingest
  * reads it to carry results into each new version, also for records the live version lacks
- * (dropped by an earlier ingest, or a rollback), and archives live results it does not hold yet.
+ * (dropped by an earlier ingest) or holds older results of (a rollback), and archives live
+ * results of records it holds nothing for yet.
  */
 export const enrichmentStoreOf = (alias: string) => `${alias}-enrichment`;
 
@@ -134,7 +135,8 @@ export interface SaveOptions {
   /**
    * `latest` (the worker, which just made these results): they replace whatever is stored.
    * `archive` (ingest, copying live results into the store): only where the store holds nothing
-   * for the record or results for the same inputs; a stored entry for other inputs is newer work.
+   * for the record; whatever it holds is the worker's, never older (the live version may be an
+   * old one after a rollback).
    */
   mode: 'latest' | 'archive';
   /** What the caller read from the store already (readEnrichment), to save reading it again. */
@@ -170,7 +172,7 @@ export async function saveEnrichment(
     }
     const sameInputs = stored?.inputs === entry.inputs;
     if (isEmpty(entry) && !sameInputs) continue;
-    if (options.mode === 'archive' && stored && !sameInputs) continue;
+    if (options.mode === 'archive' && stored) continue;
     if (stored && canonical(stored) === canonical(entry)) continue;
     writes.push({ id: update.id, entry });
   }
