@@ -1,5 +1,5 @@
 import type { estypes } from '@elastic/elasticsearch';
-import { DEFAULT_LIMIT, foldKey, type Facet, type SearchQuery } from '@fragrance/contracts';
+import { DEFAULT_LIMIT, foldKey, type Facet, type Occasion, type SearchQuery, type Season } from '@fragrance/contracts';
 import { queryFingerprint, type CursorCodec, type CursorState } from './cursor.ts';
 import { SUMMARY_FIELDS } from './mapping.ts';
 import { queryKey } from './normalise.ts';
@@ -91,6 +91,90 @@ function textQuery(key: string): estypes.QueryDslQueryContainer {
         { match: { 'search.accords.text': { query: key, boost: 0.8 } } },
         { match: { 'search.notes.text': { query: key, boost: 0.6 } } },
       ],
+    },
+  };
+}
+
+/**
+ * How shoppers name a season or an occasion (folded words). Seasons and occasions are keywords of
+ * the record, not searchable text: the attribute leg of hybrid search matches them from these.
+ */
+const SEASON_WORDS: Readonly<Record<Season, readonly string[]>> = {
+  spring: ['spring', 'springtime', 'spring time', 'springy'],
+  summer: ['summer', 'summertime', 'summery', 'hot weather', 'hot days', 'hot summer days', 'heatwave'],
+  autumn: ['autumn', 'fall', 'autumnal'],
+  winter: ['winter', 'wintertime', 'wintry', 'cold weather', 'cold days', 'cold winter days'],
+};
+const OCCASION_WORDS: Readonly<Record<Occasion, readonly string[]>> = {
+  daily: ['daily', 'every day', 'everyday', 'daily wear', 'day to day', 'all day'],
+  office: ['office', 'work', 'the office', 'workplace', 'business', 'meetings'],
+  leisure: ['leisure', 'weekend', 'weekends', 'casual', 'relaxed', 'relaxing'],
+  sport: ['sport', 'sports', 'sporty', 'gym', 'the gym', 'workout', 'exercise'],
+  evening: ['evening', 'evenings', 'night', 'nights', 'night out', 'nights out', 'nighttime', 'party', 'parties', 'clubbing'],
+  'date night': ['date night', 'date', 'dates', 'romantic date', 'romantic', 'romance', 'seductive'],
+  formal: ['formal', 'formal events', 'black tie', 'gala', 'wedding', 'weddings', 'ceremony'],
+};
+type Attribute = { kind: 'season'; value: Season } | { kind: 'occasion'; value: Occasion };
+const ATTRIBUTE_PHRASES = new Map<string, Attribute>([
+  ...Object.entries(SEASON_WORDS).flatMap(([value, words]) => words.map((w) => [w, { kind: 'season', value: value as Season }] as const)),
+  ...Object.entries(OCCASION_WORDS).flatMap(([value, words]) =>
+    words.map((w) => [w, { kind: 'occasion', value: value as Occasion }] as const),
+  ),
+]);
+const LONGEST_PHRASE = Math.max(...[...ATTRIBUTE_PHRASES.keys()].map((p) => p.split(' ').length));
+
+/** The seasons and occasions a folded query names, and its other words (longest phrase first: "date night" is not "night"). */
+export function describedAttributes(key: string): { seasons: Season[]; occasions: Occasion[]; rest: string[] } {
+  const words = key.split(' ').filter(Boolean);
+  const seasons = new Set<Season>();
+  const occasions = new Set<Occasion>();
+  const rest: string[] = [];
+  for (let i = 0; i < words.length;) {
+    let matched = 0;
+    for (let n = Math.min(LONGEST_PHRASE, words.length - i); n > 0 && matched === 0; n--) {
+      const attribute = ATTRIBUTE_PHRASES.get(words.slice(i, i + n).join(' '));
+      if (!attribute) continue;
+      if (attribute.kind === 'season') seasons.add(attribute.value);
+      else occasions.add(attribute.value);
+      matched = n;
+    }
+    if (matched === 0) rest.push(words[i]!);
+    i += Math.max(matched, 1);
+  }
+  return { seasons: [...seasons], occasions: [...occasions], rest };
+}
+
+/** Popularity in the attribute leg: only orders records that match equally many attributes (at most +0.25 at 100k votes). */
+const ATTRIBUTE_POPULARITY_WEIGHT = 0.05;
+
+/**
+ * The attribute leg of hybrid search, for a query naming a season or an occasion ("a smoky
+ * fragrance for winter evenings", which the lexical query cannot match: every word must): records
+ * score one point per named season, occasion and word found among their accords (a quarter among
+ * their notes), popularity breaking ties; at least one must match. Undefined for a query naming
+ * no season or occasion, which the lexical and kNN legs serve alone (names, brands, notes).
+ */
+export function attributeQuery(key: string, params: SearchQuery): estypes.QueryDslQueryContainer | undefined {
+  const { seasons, occasions, rest } = describedAttributes(key);
+  if (seasons.length === 0 && occasions.length === 0) return undefined;
+  const point = (filter: estypes.QueryDslQueryContainer, boost = 1): estypes.QueryDslQueryContainer => ({
+    constant_score: { filter, boost },
+  });
+  const should = [
+    ...seasons.map((season) => point({ term: { seasons: season } })),
+    ...occasions.map((occasion) => point({ term: { occasions: occasion } })),
+    ...rest.flatMap((word) => [
+      point({ match: { 'search.accords.text': { query: word, fuzziness: FUZZINESS, prefix_length: 1 } } }),
+      point({ match: { 'search.notes.text': { query: word, fuzziness: FUZZINESS, prefix_length: 1 } } }, 0.25),
+    ]),
+  ];
+  const { filter, mustNot } = searchFilters(params);
+  return {
+    function_score: {
+      query: { bool: { should, minimum_should_match: 1, filter, must_not: mustNot } },
+      functions: [{ field_value_factor: { field: 'rating.count', modifier: 'log1p', missing: 0 }, weight: ATTRIBUTE_POPULARITY_WEIGHT }],
+      score_mode: 'sum',
+      boost_mode: 'sum',
     },
   };
 }

@@ -13,6 +13,7 @@ import { defaultModelDirectory, loadEmbedder, type Embedder } from '@fragrance/e
 import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
 import { createCatalogueRepository, type CatalogueRepository } from './catalogue.ts';
 import { ingestCatalogue } from './ingest.ts';
+import { describedAttributes } from './query.ts';
 import { fuseByRank } from './semantic.ts';
 import { makeRecord } from './testing.ts';
 import { embeddingInput, embeddingText, storedVector } from './vectors.ts';
@@ -114,6 +115,23 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
     }
   });
 
+  it('hybrid answers a description lexical cannot match from its attribute and kNN legs, total counting them', async () => {
+    const query = 'a smoky fragrance for winter evenings';
+    const hybrid = await search(repository, { query, search_mode: 'hybrid', limit: '10' });
+    expect(hybrid.search_mode).toBe('hybrid');
+    // The attribute leg matches every record for winter or evenings (and smoky ones): all counted.
+    const described = records.filter((r) => r.seasons.includes('winter') || r.occasions.includes('evening'));
+    expect(described.length).toBeGreaterThan(SEMANTIC_WINDOW);
+    expect(hybrid.total).toBeGreaterThanOrEqual(described.length);
+    const fitting = (id: string) => {
+      const r = byId.get(id)!;
+      return [r.accords.includes('smoky'), r.seasons.includes('winter'), r.occasions.includes('evening')].filter(Boolean).length;
+    };
+    // Fused from both legs: the first hits fit at least two of the three things asked for.
+    for (const hit of hybrid.data.slice(0, 5)) expect(fitting(hit.id)).toBeGreaterThanOrEqual(2);
+    expect(hybrid.data.map((d) => d.id)).toContain(smoky.id);
+  });
+
   it('hybrid keeps an exact name first, and known items as lexical ranks them', async () => {
     const page = await search(repository, { query: 'smoky winter evening', search_mode: 'hybrid' });
     expect(page.search_mode).toBe('hybrid');
@@ -179,5 +197,26 @@ describe('reciprocal rank fusion', () => {
       ]),
     ).toEqual(['a', 'c', 'b', 'd']);
     expect(fuseByRank([['x'], []])).toEqual(['x']);
+  });
+});
+
+describe('seasons and occasions named in a query (the attribute leg of hybrid)', () => {
+  it('reads them as shoppers say them, the longest phrase first, and keeps the other words', () => {
+    expect(describedAttributes('a smoky fragrance for winter for evenings')).toEqual({
+      seasons: ['winter'],
+      occasions: ['evening'],
+      rest: ['a', 'smoky', 'fragrance', 'for', 'for'],
+    });
+    expect(describedAttributes('something fruity for hot summer days for a romantic date')).toEqual({
+      seasons: ['summer'],
+      occasions: ['date night'],
+      rest: ['something', 'fruity', 'for', 'for', 'a'],
+    });
+    expect(describedAttributes('citrus for date night at the office in fall')).toEqual({
+      seasons: ['autumn'],
+      occasions: ['date night', 'office'],
+      rest: ['citrus', 'for', 'at', 'in'],
+    });
+    expect(describedAttributes('terre d hermes')).toEqual({ seasons: [], occasions: [], rest: ['terre', 'd', 'hermes'] });
   });
 });

@@ -14,7 +14,7 @@ import { facetsOf, type FacetAggregations } from './facets.ts';
 import { InvalidCursorError, queryFingerprint, type CursorCodec } from './cursor.ts';
 import { HIGHLIGHT_SOURCE_FIELDS, highlightRecord, queryWords } from './highlight.ts';
 import { SUMMARY_FIELDS } from './mapping.ts';
-import { BRAND_SIGNAL, buildSearchQuery, FACET_AGGREGATIONS, NAME_SIGNAL, searchFilters } from './query.ts';
+import { attributeQuery, BRAND_SIGNAL, buildSearchQuery, FACET_AGGREGATIONS, NAME_SIGNAL, searchFilters } from './query.ts';
 import { EMBEDDING_OBJECT, EMBEDDING_VECTOR_FIELD } from './vectors.ts';
 
 /** What semantic search needs of the embedding model: the query's vector, and which model made it. */
@@ -142,12 +142,15 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
       return page(params, key, ordered, total, aggregations, { limit, offset, sliced: true, mode });
     }
 
-    // Hybrid: lexical top window, kNN top window, and (for total and facets) their union, in one round trip.
+    // Hybrid: lexical top window, the attribute leg's top window (a query naming seasons or
+    // occasions), kNN top window, and (for total and facets) their union, in one round trip.
     const lexical = buildSearchQuery(
       { ...params, limit: SEMANTIC_WINDOW, offset: undefined, cursor: undefined, facets: undefined, sort: undefined },
       cursors,
     ).body;
+    const attributes = attributeQuery(key, params);
     const knn = knnSection(params, queryVector, SEMANTIC_WINDOW);
+    const matched = attributes ? { bool: { should: [lexical.query!, attributes], minimum_should_match: 1 } } : lexical.query;
     const response = await client.msearch<Source, FacetAggregations>(
       {
         index: alias,
@@ -157,24 +160,29 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
           {},
           { knn, size: SEMANTIC_WINDOW, track_total_hits: false, _source: { includes } },
           {},
-          { query: lexical.query, knn, size: 0, track_total_hits: true, ...(aggs ? { aggs } : {}) },
+          { query: matched, knn, size: 0, track_total_hits: true, ...(aggs ? { aggs } : {}) },
+          ...(attributes ? [{}, { query: attributes, size: SEMANTIC_WINDOW, track_total_hits: false, _source: { includes } }] : []),
         ],
       },
       {
         querystring: {
+          // `status` keeps every response in the array: filter_path drops a response left empty
+          // (a leg without hits and without total), which shifted the legs after it.
           filter_path:
-            'responses.hits.total.value,responses.hits.hits._id,responses.hits.hits._source,responses.hits.hits.matched_queries,responses.aggregations,responses.error',
+            'responses.status,responses.hits.total.value,responses.hits.hits._id,responses.hits.hits._source,responses.hits.hits.matched_queries,responses.aggregations,responses.error',
         },
       },
     );
-    const [lex, near, union] = response.responses.map((r) => {
+    // filter_path leaves out `hits` of a response that found nothing.
+    const [lex, near, union, described] = response.responses.map((r) => {
       if ('error' in r) throw new Error(`hybrid search part failed: ${r.error.type}: ${r.error.reason ?? ''}`);
-      return r;
+      return r as Omit<typeof r, 'hits'> & Partial<Pick<typeof r, 'hits'>>;
     });
-    const lexHits = lex?.hits.hits ?? [];
-    const nearHits = near?.hits.hits ?? [];
+    const lexHits = lex?.hits?.hits ?? [];
+    const describedHits = described?.hits?.hits ?? [];
+    const nearHits = near?.hits?.hits ?? [];
     const sources = new Map<string, Source>();
-    for (const hit of [...lexHits, ...nearHits]) if (hit._source) sources.set(hit._id!, hit._source);
+    for (const hit of [...lexHits, ...describedHits, ...nearHits]) if (hit._source) sources.set(hit._id!, hit._source);
     // Known items first: lexical hits that matched the name or brand keep their lexical order.
     const signalled = (hit: (typeof lexHits)[number]) => {
       const matched = hit.matched_queries;
@@ -185,9 +193,9 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     // that only the fuzzy recall clause caught is still the known item).
     const pinned = lexHits.filter((hit, i) => i === 0 || signalled(hit)).map((h) => h._id!);
     const pinnedSet = new Set(pinned);
-    const fused = fuseByRank([lexHits.map((h) => h._id!), nearHits.map((h) => h._id!)]).filter((id) => !pinnedSet.has(id));
+    const fused = fuseByRank([lexHits, describedHits, nearHits].map((hits) => hits.map((h) => h._id!))).filter((id) => !pinnedSet.has(id));
     ordered = [...pinned, ...fused].map((id) => sources.get(id)!);
-    total = Math.max((union?.hits.total as estypes.SearchTotalHits | undefined)?.value ?? 0, ordered.length);
+    total = Math.max((union?.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0, ordered.length);
     aggregations = union?.aggregations as FacetAggregations | undefined;
     return page(params, key, ordered, total, aggregations, { limit, offset, sliced: false, mode });
   }

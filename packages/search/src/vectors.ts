@@ -33,33 +33,30 @@ export const EMBEDDING_MAPPING: estypes.MappingProperty = {
   },
 };
 
-/** Words of the description kept in the text: its opening says most; every token costs model time. */
-const DESCRIPTION_WORDS = 24;
-
-const joined = (label: string, values: readonly string[]) => (values.length > 0 ? `${label}${values.join(', ')}.` : '');
+const listed = (label: string, values: readonly string[]) => (values.length > 0 ? ` ${label}: ${values.join(', ')}.` : '');
 
 /**
- * What a shopper would say about a record, as the text its vector is made from: accords,
- * seasons and occasions first (what descriptions ask for), then concentration, the note pyramid
- * by stage and the start of the description. Name and brand are left out: known-item lookups are
- * the lexical side's job, and a name's words would pull vectors toward unrelated names.
+ * What a shopper would say about a record, as the text its vector is made from, phrased the way
+ * descriptions ask ("a smoky, leather fragrance for winter; for evening, formal."): accords (the
+ * strongest six), seasons, occasions, concentration, then the note pyramid by stage.
+ *
+ * Left out: name and brand (known items are the lexical side's job, and a name's words pull
+ * vectors toward unrelated names), and the description. Ours are written from these same
+ * attributes plus the name, brand and perfumers (the dataset's and the local enricher's), so
+ * they add no meaning, only tokens: with them a record averaged ~100 tokens instead of ~60, and
+ * the model's time grows with tokens (bench:enrich), while description precision@10 fell
+ * (bench:relevance, docs/search.md).
  */
-export function embeddingText(
-  record: Pick<FragranceDetail, 'accords' | 'seasons' | 'occasions' | 'concentration' | 'notes' | 'description'>,
-): string {
-  const description = (record.description ?? '').split(/\s+/).filter(Boolean).slice(0, DESCRIPTION_WORDS).join(' ');
-  return [
-    joined('', record.accords.slice(0, 6)),
-    joined('For ', record.seasons),
-    joined('Occasions: ', record.occasions),
-    `${record.concentration}.`,
-    joined('Top notes: ', record.notes.top),
-    joined('Heart: ', record.notes.heart),
-    joined('Base: ', record.notes.base),
-    description,
-  ]
-    .filter(Boolean)
-    .join(' ');
+export function embeddingText(record: Pick<FragranceDetail, 'accords' | 'seasons' | 'occasions' | 'concentration' | 'notes'>): string {
+  const character = record.accords.length > 0 ? `A ${record.accords.slice(0, 6).join(', ')} fragrance` : 'A fragrance';
+  const seasons = record.seasons.length > 0 ? ` for ${record.seasons.join(', ')}` : '';
+  const occasions = record.occasions.length > 0 ? `${seasons ? ';' : ''} for ${record.occasions.join(', ')}` : '';
+  return (
+    `${character}${seasons}${occasions}. ${record.concentration}.` +
+    listed('Top', record.notes.top) +
+    listed('Heart', record.notes.heart) +
+    listed('Base', record.notes.base)
+  );
 }
 
 /** Fingerprint of an embedding's input text. */
