@@ -399,7 +399,10 @@ async function start(args: string[]): Promise<void> {
   }
 }
 
-const sentinelConfigFile = (port: number) => `${LOCAL_DIR}/redis-sentinel/${port}/sentinel.conf`;
+// A function declaration, not a const: start() runs (top-level await) before this line is reached.
+function sentinelConfigFile(port: number): string {
+  return `${LOCAL_DIR}/redis-sentinel/${port}/sentinel.conf`;
+}
 
 /** The Redis port the Sentinels' own files (rewritten on every failover) name as primary, if any. */
 function lastSentinelPrimary(): number | undefined {

@@ -19,7 +19,8 @@ export const INTERNAL_PORTS = { catalogue: 18001, auth: 18002, mcp: 18003, elast
 const INSTANCE_BASE: Record<ServiceName, number> = { gateway: 18100, catalogue: 18200, auth: 18300, mcp: 18400, worker: 18500 };
 
 export const ES_NODES = 3;
-export const ES_HTTP_PORT = 9200; // nodes on 9200..9202, transport 9300..9302
+// Not 9200: the dev Elasticsearch the benches and `npm run infra:start` run there may be up.
+export const ES_HTTP_PORT = 9210; // nodes on 9210..9212, transport 9310..9312
 export const REDIS_PRIMARY_PORT = 6379;
 export const REDIS_REPLICA_PORT = 6380;
 export const SENTINEL_PORTS = [26379, 26380, 26381];
