@@ -1,9 +1,15 @@
 // Latency and throughput of MCP tool calls through the edge, as an assistant meets them:
 // `tools/call search_fragrances` with a real access token → gateway (child process; auth beside it) → this MCP
-// server (token verification against a JWKS, revocation lookup, rate-limit script, a fresh
-// stateless SDK server per request) → catalogue service (child process) → Elasticsearch.
+// server (its own process, as in production: token verification against a JWKS, revocation lookup,
+// rate-limit script, a fresh stateless SDK server per request) → catalogue service (child process)
+// → Elasticsearch. This process only generates the load (and serves the JWKS of its signing key).
 //
-//   node scripts/bench.ts [--records 2000] [--requests 400] [--throughput-requests 3000] [--rounds 3]
+//   node scripts/bench.ts [--records 2000] [--requests 400] [--throughput-requests 3000] [--rounds 3] [--cpu-prof dir] [--service mcp]
+//
+// --cpu-prof writes a V8 CPU profile of the MCP server process into `dir` when it stops.
+// --service runs services/<service>/src/main.ts as the MCP server instead of services/mcp (e.g. an
+// older revision extracted beside it, `git archive <rev> services/mcp/src | tar -x` into
+// services/mcp/.baseline, run as `--service mcp/.baseline`), for before/after figures.
 //
 // Each round runs, interleaved: concurrency 1 (requests one after another: p50/p99) for both
 // protocol revisions (2025-11-25 stateless leg, 2026-07-28 per-request leg), then concurrency 16
@@ -15,22 +21,16 @@
 // redis://127.0.0.1:6390) name the shared servers; the bench uses its own index and key prefix and
 // removes both at the end.
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
 import { parseArgs } from 'node:util';
 import { Client as Elasticsearch } from '@elastic/elasticsearch';
 // eslint-disable-next-line no-restricted-imports -- a bench script, never shipped: it generates its catalogue as the tests do
 import { generateCatalogue } from '@fragrance/dataset';
 import { createLogger } from '@fragrance/http';
-import { RevocationStore } from '@fragrance/identity';
 import { createRedisClient, waitForRedis } from '@fragrance/redis';
 import { ingestCatalogue } from '@fragrance/search';
 import { freePort, startService, type RunningService } from '@fragrance/testkit';
-import { buildApp } from '../src/app.ts';
-import { tokenVerifierFor } from '../src/auth/verify-token.ts';
-import { createCatalogueClient } from '../src/catalogue/client.ts';
 import { McpConfig, resourceOf } from '../src/config.ts';
-import { createRateLimiter } from '../src/rate-limit.ts';
-import { close, jwksServer, listen, MCP_HEADERS, mintToken, signingKey } from '../src/test-helpers.ts';
+import { close, jwksServer, MCP_HEADERS, mintToken, signingKey } from '../src/test-helpers.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((arg, i) => !(i === 0 && arg === '--')),
@@ -39,6 +39,8 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '400' },
     'throughput-requests': { type: 'string', default: '3000' },
     rounds: { type: 'string', default: '3' },
+    'cpu-prof': { type: 'string' },
+    service: { type: 'string', default: 'mcp' },
   },
 });
 const RECORDS = Number(values.records);
@@ -67,21 +69,19 @@ try {
   await ingestCatalogue({ client: es, alias, records: generateCatalogue({ count: RECORDS, seed: 15 }), replicas: 0 });
   cleanups.push(() => es.indices.delete({ index: `${alias}*`, ignore_unavailable: true, allow_no_indices: true }));
 
-  const [gatewayPort, cataloguePort, authPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const [gatewayPort, cataloguePort, authPort, mcpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const edge = `http://127.0.0.1:${gatewayPort}`;
   const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
   const key = await signingKey('bench');
   const jwks = await jwksServer([key]);
   cleanups.push(() => close(jwks.server));
 
-  // This MCP server in process (as the conformance run has it), behind the real gateway.
+  // The MCP server's settings; the process gets them as its environment, the bench mints tokens for them.
   const config = McpConfig.parse({
     MCP_URL: edge,
     OAUTH_ISSUER: 'http://issuer.bench.test',
     JWKS_URL: jwks.url,
     CATALOGUE_SERVICE_URL: catalogueUrl,
-    // Roomy on a shared, loaded machine: a slow Redis reply must not end the run with a 503.
-    REDIS_COMMAND_TIMEOUT_MS: '5000',
   });
   const redis = createRedisClient({ ...config, REDIS_URL }, logger, 'request-path');
   await waitForRedis(redis);
@@ -90,21 +90,6 @@ try {
     if (keys.length) await redis.unlink(...keys);
     redis.disconnect();
   });
-  const catalogue = createCatalogueClient({ baseUrl: catalogueUrl, timeoutMs: 5_000 });
-  cleanups.push(() => catalogue.close());
-  const mcp = createServer(
-    buildApp({
-      config,
-      logger,
-      redis,
-      verify: tokenVerifierFor(config, new RevocationStore(redis, { prefix })),
-      // Raised per-user limit: the throughput runs measure the server, not the throttle.
-      rateLimiter: createRateLimiter({ redis, prefix, perMinute: 1_000_000, burst: 100_000 }),
-      catalogue,
-    }),
-  );
-  const mcpUrl = await listen(mcp);
-  cleanups.push(() => close(mcp));
 
   services.push(
     await startService('catalogue', cataloguePort, {
@@ -115,6 +100,23 @@ try {
       CURSOR_SECRET: randomBytes(32).toString('base64url'),
     }),
   );
+  services.push(
+    await startService(values.service, mcpPort, {
+      REDIS_URL,
+      REDIS_PREFIX: prefix,
+      MCP_URL: edge,
+      OAUTH_ISSUER: config.OAUTH_ISSUER,
+      JWKS_URL: jwks.url,
+      CATALOGUE_SERVICE_URL: catalogueUrl,
+      // Raised per-user limit: the throughput runs measure the server, not the throttle.
+      MCP_RATE_LIMIT_PER_MINUTE: '1000000',
+      MCP_RATE_LIMIT_BURST: '100000',
+      // Roomy on a shared, loaded machine: a slow Redis reply must not end the run with a 503.
+      REDIS_COMMAND_TIMEOUT_MS: '5000',
+      ...(values['cpu-prof'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${values['cpu-prof']}` } : {}),
+    }),
+  );
+  const mcpUrl = `http://127.0.0.1:${mcpPort}`;
   // The gateway is ready only with its auth service up (it routes /oauth/*); the bench's tokens come from its own key.
   services.push(await startService('auth', authPort, { REDIS_URL, REDIS_PREFIX: prefix, MCP_URL: edge }));
   services.push(
@@ -220,7 +222,7 @@ try {
     );
   }
   process.stdout.write(
-    `${JSON.stringify({ bench: 'mcp-tools-call-through-edge', records: RECORDS, rounds: ROUNDS, latency_requests: LATENCY_REQUESTS, throughput_requests: THROUGHPUT_REQUESTS, ...summary })}\n`,
+    `${JSON.stringify({ bench: 'mcp-tools-call-through-edge', service: values.service, records: RECORDS, rounds: ROUNDS, latency_requests: LATENCY_REQUESTS, throughput_requests: THROUGHPUT_REQUESTS, ...summary })}\n`,
   );
 } finally {
   await Promise.all(services.map((s) => s.stop()));

@@ -1,5 +1,5 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { RevocableClaims } from '@fragrance/identity';
 import { REQUIRED_SCOPE, resourceOf, type McpConfig } from '../config.ts';
 
@@ -34,7 +34,19 @@ export interface TokenVerifierOptions {
   revocations: RevocationCheck;
   /** Seconds of clock skew tolerated on exp/iat/nbf. */
   clockToleranceSeconds?: number;
+  /** The clock (tests); default Date.now. */
+  now?: () => number;
 }
+
+/**
+ * A token whose signature and claims were checked is trusted again for at most this long without
+ * a new signature check (an RSA verify is the costliest step of a request); never past its
+ * expiry. The revocation record is still read on every request. Bounded so a withdrawn signing
+ * key stops its tokens within a minute too.
+ */
+export const VERIFIED_TOKEN_TTL_MS = 60_000;
+/** Most verified tokens remembered per process (oldest forgotten first). */
+export const VERIFIED_TOKEN_ENTRIES = 10_000;
 
 /** What the rest of the server learns about the caller from a verified token. */
 export interface Caller {
@@ -60,7 +72,16 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       ? createRemoteJWKSet(new URL(options.keys), { timeoutDuration: 3_000, cooldownDuration: 30_000, cacheMaxAge: 600_000 })
       : options.keys;
 
-  return async (token) => {
+  const now = options.now ?? Date.now;
+  const toleranceSeconds = options.clockToleranceSeconds ?? 5;
+  // Keyed by the exact token text: only the very bytes that were verified are trusted again.
+  const verified = new Map<string, { payload: JWTPayload; until: number }>();
+
+  const checkedPayload = async (token: string): Promise<JWTPayload> => {
+    const at = now();
+    const known = verified.get(token);
+    if (known && at < known.until) return known.payload;
+    if (known) verified.delete(token);
     let payload;
     try {
       ({ payload } = await jwtVerify(token, keys, {
@@ -69,7 +90,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
         algorithms: [options.algorithm],
         typ: 'at+jwt',
         requiredClaims: ['exp', 'iat', 'sub', 'client_id'],
-        clockTolerance: options.clockToleranceSeconds ?? 5,
+        clockTolerance: toleranceSeconds,
+        currentDate: new Date(at),
       }));
     } catch (error) {
       if (error instanceof joseErrors.JOSEError && !UNAVAILABLE_CODES.has(error.code)) {
@@ -77,6 +99,15 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       }
       throw new VerificationUnavailableError('The signing keys could not be fetched.', { cause: error });
     }
+    // Until jose itself would refuse it as expired (exp is required, so a number here).
+    const until = Math.min(at + VERIFIED_TOKEN_TTL_MS, ((payload.exp ?? 0) + toleranceSeconds) * 1000);
+    if (verified.size >= VERIFIED_TOKEN_ENTRIES) verified.delete(verified.keys().next().value!);
+    verified.set(token, { payload, until });
+    return payload;
+  };
+
+  return async (token) => {
+    const payload = await checkedPayload(token);
 
     const sub = payload.sub;
     const clientId = payload.client_id;
