@@ -2,14 +2,17 @@
 // (a) Elasticsearch directly with the very request body the service builds, (b) the catalogue
 // service, (c) the gateway with an API key, in interleaved rounds. The mix replays typing: for
 // sampled fragrances, brands, perfumers and notes, every prefix from 2 letters, some with a typo,
-// some without accents or in capitals. Prints p50/p99 of each; the last line is one JSON object.
-// Target: (c) p50 ≤ 5 ms.
+// some without accents or in capitals. Prints p50/p99 of each, and the CPU time each process
+// (Elasticsearch, catalogue, gateway, this client) spent per request of each target: unlike
+// latency on a shared machine, that does not grow with the load average. The last line is one
+// JSON object. Target: (c) p50 ≤ 5 ms.
 //
 // Options (env): ELASTICSEARCH_URL (dev cluster, started if default), BENCH_ALIAS (fragrances;
 // generated and ingested when it has fewer than 1,000 records or no suggestion index),
 // BENCH_RECORDS (75000, for that ingest), BENCH_DURATION_S (10 per target), BENCH_ROUNDS (4),
 // BENCH_LOG_LEVEL (warn).
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Client } from '@elastic/elasticsearch';
 import { foldKey, SuggestQuery } from '@fragrance/contracts';
@@ -40,6 +43,20 @@ const MIX_SIZE = 4_000;
 const TARGET_P50_MS = 5;
 const say = (m: string) => sayAs('suggest', m);
 const ms = (x: number) => Math.round(x * 1000) / 1000;
+
+/** CPU seconds (user + system) a process has used so far, from /proc (in clock ticks of 10 ms). */
+function processCpu(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds the local Elasticsearch node has used so far (its own process statistics). */
+async function elasticsearchCpu(): Promise<number> {
+  const res = await fetch(`${ELASTICSEARCH_URL}/_nodes/_local/stats/process?filter_path=nodes.*.process.cpu.total_in_millis`);
+  const body = (await res.json()) as { nodes: Record<string, { process: { cpu: { total_in_millis: number } } }> };
+  return Object.values(body.nodes).reduce((sum, n) => sum + n.process.cpu.total_in_millis, 0) / 1000;
+}
 
 interface Pair {
   /** Through the typed client, to the catalogue (no key) or the gateway (with one). */
@@ -118,6 +135,8 @@ interface Figures {
   p99_ms: number;
   requests: number;
   errors: number;
+  /** CPU each process spent per measured request of this target (10 ms clock ticks summed over the run). */
+  cpu_ms_per_request?: Record<string, number>;
 }
 
 interface Target {
@@ -140,7 +159,7 @@ async function main(): Promise<void> {
   await client.close();
 
   const catalogueUrl = `http://127.0.0.1:${await freePort()}`;
-  startService(
+  const catalogue = startService(
     'catalogue',
     { PORT: new URL(catalogueUrl).port, ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS, CURSOR_SECRET: cursorSecret() },
     'suggest',
@@ -152,7 +171,7 @@ async function main(): Promise<void> {
     run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', redis.name, '--port', String(redisPort)]);
     const redisUrl = `redis://127.0.0.1:${redisPort}`;
     const gatewayUrl = `http://127.0.0.1:${await freePort()}`;
-    startService(
+    const gateway = startService(
       'gateway',
       { PORT: new URL(gatewayUrl).port, REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL },
       'suggest',
@@ -168,18 +187,40 @@ async function main(): Promise<void> {
     say(`${documents} fragrances; ${mix.length} typed prefixes; concurrency 1, ${DURATION_S} s per target in ${ROUNDS} interleaved rounds`);
     const histograms = new Map(targets.map((t) => [t.name, newLatencyHistogram()]));
     const counts = new Map(targets.map((t) => [t.name, { requests: 0, errors: 0 }]));
+    const processes = { catalogue: catalogue.pid!, gateway: gateway.pid! };
+    type Cpu = Record<'elasticsearch' | 'catalogue' | 'gateway' | 'client', number>;
+    const cpuNow = async (): Promise<Cpu> => ({
+      elasticsearch: await elasticsearchCpu(),
+      catalogue: processCpu(processes.catalogue),
+      gateway: processCpu(processes.gateway),
+      client: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+    });
+    const cpu = new Map(targets.map((t) => [t.name, { elasticsearch: 0, catalogue: 0, gateway: 0, client: 0 }]));
+    // Warm-up outside the measured rounds, so the CPU counted belongs to measured requests only.
+    for (const target of targets) {
+      await runLoad({
+        url: target.url,
+        concurrency: 1,
+        durationMs: 1_000,
+        ...(target.apiKey ? { apiKey: target.apiKey } : {}),
+        next: (_r, i) => target.pick(mix[(i * 7) % mix.length]!),
+      });
+    }
     for (let round = 0; round < ROUNDS; round += 1) {
       for (let k = 0; k < targets.length; k += 1) {
         const target = targets[(round + k) % targets.length]!;
+        const before = await cpuNow();
         const res = await runLoad({
           url: target.url,
           concurrency: 1,
           durationMs: (DURATION_S * 1_000) / ROUNDS,
-          warmupMs: round === 0 ? 1_000 : 0,
           ...(target.apiKey ? { apiKey: target.apiKey } : {}),
           histogram: histograms.get(target.name)!,
           next: (_r, i) => target.pick(mix[(i + round * 997) % mix.length]!),
         });
+        const after = await cpuNow();
+        const used = cpu.get(target.name)!;
+        for (const key of Object.keys(used) as (keyof Cpu)[]) used[key] += after[key] - before[key];
         const c = counts.get(target.name)!;
         c.requests += res.requests;
         c.errors += res.errors;
@@ -194,8 +235,20 @@ async function main(): Promise<void> {
         p99_ms: ms(h.getValueAtPercentile(99) / 1000),
         ...counts.get(t.name)!,
       };
+      const used = cpu.get(t.name)!;
+      const perRequest = (seconds: number) => ms((seconds * 1000) / Math.max(1, figures.requests));
+      figures.cpu_ms_per_request = {
+        elasticsearch: perRequest(used.elasticsearch),
+        ...(t.name === 'elasticsearch' ? {} : { catalogue: perRequest(used.catalogue) }),
+        ...(t.name === 'gateway' ? { gateway: perRequest(used.gateway) } : {}),
+        client: perRequest(used.client),
+      };
       say(
-        `  ${t.name}: p50 ${figures.p50_ms} ms, p90 ${figures.p90_ms} ms, p99 ${figures.p99_ms} ms, ${figures.requests} requests, ${figures.errors} errors`,
+        `  ${t.name}: p50 ${figures.p50_ms} ms, p90 ${figures.p90_ms} ms, p99 ${figures.p99_ms} ms, ${figures.requests} requests, ${figures.errors} errors; CPU ms per request ${Object.entries(
+          figures.cpu_ms_per_request,
+        )
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
       );
       summary[t.name] = figures;
     }
