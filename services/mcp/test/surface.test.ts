@@ -194,6 +194,17 @@ describe.each(REVISIONS)('on $revision', ({ revision, options }) => {
       expect(badSort.isError).toBe(true);
     });
 
+    it('filters by gender, with counts equal to the gender facet', async () => {
+      const facets = await call('list_facets', {});
+      const genders = (facets.structuredContent as { genders: { value: string; count: number }[] }).genders;
+      expect(genders.length).toBeGreaterThan(0);
+      for (const { value, count } of genders) {
+        const found = await call('search_fragrances', { gender: [value], limit: 1 });
+        expect((found.structuredContent as SearchResponse).total, value).toBe(count);
+      }
+      expect((await call('search_fragrances', { gender: ['other'] })).isError).toBe(true);
+    });
+
     it('lists the new facets', async () => {
       const facets = await call('list_facets', { brand: 'Maison Testière' });
       expect(facets.structuredContent).toMatchObject({ total: 2, notes: expect.arrayContaining([{ value: 'grapefruit', count: 2 }]) });

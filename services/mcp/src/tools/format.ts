@@ -31,7 +31,14 @@ export function detailText(f: FragranceDetail): string {
   ].join('\n');
 }
 
-export function facetsText(f: { total: number; brands: Bucket[]; concentrations: Bucket[]; accords: Bucket[]; decades: Bucket[] }): string {
+export function facetsText(f: {
+  total: number;
+  brands: Bucket[];
+  concentrations: Bucket[];
+  accords: Bucket[];
+  decades: Bucket[];
+  genders: Bucket[];
+}): string {
   const list = (buckets: Bucket[]) => buckets.map((b) => `${b.value} (${b.count})`).join(', ') || 'none';
   return [
     `${f.total} fragrances match.`,
@@ -39,6 +46,7 @@ export function facetsText(f: { total: number; brands: Bucket[]; concentrations:
     `Concentrations: ${list(f.concentrations)}.`,
     `Accords: ${list(f.accords)}.`,
     `Decades: ${list(f.decades)}.`,
+    `Genders: ${list(f.genders)}.`,
   ].join('\n');
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   FacetBucket,
   FragranceDetail,
+  GENDERS,
   MAX_LIMIT,
   MAX_LIST_ITEMS,
   MAX_RESULT_WINDOW,
@@ -51,6 +52,7 @@ export const SearchInput = {
     .min(1)
     .optional()
     .describe(`Occasions the fragrance must all suit: ${OCCASIONS.join(', ')}.`),
+  gender: described(z.array(z.enum(GENDERS)).min(1).max(GENDERS.length).optional(), 'gender'),
   rating_min: described(z.number().min(0).max(5).optional(), 'rating_min'),
   votes_min: described(z.number().int().min(0).optional(), 'votes_min'),
   sort: described(z.enum(SORTS).optional(), 'sort'),
@@ -96,6 +98,7 @@ export const FacetsInput = {
   occasion: SearchInput.occasion,
   rating_min: SearchInput.rating_min,
   votes_min: SearchInput.votes_min,
+  gender: SearchInput.gender,
 };
 export const FacetsOutput = {
   total: z.number().int().min(0).describe('Fragrances matching the filters.'),
@@ -106,4 +109,5 @@ export const FacetsOutput = {
   notes: z.array(FacetBucket).describe('Top notes (folded spelling, usable as the note filter).'),
   seasons: z.array(FacetBucket).describe('Seasons the matching fragrances suit.'),
   occasions: z.array(FacetBucket).describe('Occasions the matching fragrances suit.'),
+  genders: z.array(FacetBucket).describe('Genders the matching fragrances are marketed to (fragrances without one are not counted).'),
 };

@@ -36,7 +36,7 @@ export type { ToolContext } from './run.ts';
 const INSTRUCTIONS =
   'Read-only access to a catalogue of about 75,000 fragrances. Use suggest to turn a partial name into ' +
   'exact names and ids, search_fragrances to find fragrances (filters: brand, perfumer, notes, accords, ' +
-  'concentration, country, years, season, occasion, rating; sort orders), get_fragrance for notes, accords, ' +
+  'concentration, country, years, season, occasion, gender, rating, AU availability; sort orders), get_fragrance for notes, accords, ' +
   'perfumers and Australian offers, similar_fragrances for look-alikes, compare_fragrances for 2-5 side by ' +
   'side, list_brands/get_brand/list_notes/list_accords/list_perfumers to browse, and list_facets for counts. ' +
   'Use discover_fragrances when the user describes a scent ("fresh citrus for summer at the office"). ' +
@@ -113,8 +113,11 @@ function buildServer(ctx: ToolContext): McpServer {
     {
       title: 'Search fragrances',
       description:
-        'Full-text search of the fragrance catalogue with optional filters (brand, concentration, ' +
-        "brand's country, release years) and paging. Returns summaries with ids, ratings and main accords.",
+        'Searches the fragrance catalogue: a text query (search_mode lexical, semantic or hybrid) and/or filters on ' +
+        "brand, perfumer, concentration, brand's country, release years, notes and accords (wanted or excluded), " +
+        'seasons, occasions, gender, minimum rating and votes, and Australian availability; sorted by relevance, ' +
+        'rating, votes, newest, oldest, name or updated; paged with limit and offset or cursor. Returns summaries ' +
+        'with ids, ratings and main accords. For a described scent prefer discover_fragrances.',
       inputSchema: toolSchema(SearchInput),
       outputSchema: toolSchema(SearchOutput),
       annotations: { title: 'Search fragrances', ...READ_ONLY },
@@ -171,7 +174,7 @@ function buildServer(ctx: ToolContext): McpServer {
     {
       title: 'List facets',
       description:
-        'The brands, concentrations and accords present in the catalogue (or among fragrances matching ' +
+        'The brands, concentrations, accords, decades, notes, seasons, occasions and genders present in the catalogue (or among fragrances matching ' +
         'the optional filters), each with the number of fragrances. Useful to pick valid filter values.',
       inputSchema: toolSchema(FacetsInput),
       outputSchema: toolSchema(FacetsOutput),
@@ -182,11 +185,11 @@ function buildServer(ctx: ToolContext): McpServer {
         const query = checkedQuery({ ...args, limit: 1 });
         const body = (await ctx.catalogue.get(
           '/v1/fragrances',
-          { ...query, facets: 'brand,concentration,accord,decade,note,season,occasion' },
+          { ...query, facets: 'brand,concentration,accord,decade,note,season,occasion,gender' },
           ctx.requestId,
         )) as {
           total?: unknown;
-          facets?: Partial<Record<'brand' | 'concentration' | 'accord' | 'decade' | 'note' | 'season' | 'occasion', unknown>>;
+          facets?: Partial<Record<'brand' | 'concentration' | 'accord' | 'decade' | 'note' | 'season' | 'occasion' | 'gender', unknown>>;
         };
         return {
           structured: {
@@ -198,6 +201,7 @@ function buildServer(ctx: ToolContext): McpServer {
             notes: body.facets?.note,
             seasons: body.facets?.season,
             occasions: body.facets?.occasion,
+            genders: body.facets?.gender,
           },
           text: facetsText,
         };
