@@ -30,6 +30,7 @@ import {
   createDemoKey,
   cursorSecret,
   ensureDemoUser,
+  fillRecordVectors,
   LOCAL_DIR,
   prepareCatalogue,
   printWelcome,
@@ -264,6 +265,8 @@ async function start(args: string[]): Promise<void> {
     for (const instance of instances) supervisor.add(instanceSpec(instance, env, secret));
     await waitForInstances(instances, 240_000);
     await waitForOk(`${EDGE_URL}${READY_PATH}`, 30_000);
+    // Record vectors for semantic search, in the background through the workers (as npm start).
+    await fillRecordVectors(say, env, env.ELASTICSEARCH_URL ?? '');
 
     const demoKey = await createDemoKey(env);
     const demoUser = await ensureDemoUser(env);

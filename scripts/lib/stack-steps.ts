@@ -68,9 +68,16 @@ export function prepareCatalogue(say: (m: string) => void, env: Env, ingestArgs:
 /**
  * On a first start (or after a model change) most records have no vector of the shipped model:
  * queues an enrichment run in the background (`enrich run --detach`), which embeds only those
- * rows. The stack is up meanwhile; searches are lexical until the vectors exist.
+ * rows. The stack is up meanwhile; searches are lexical until the vectors exist. Shared by
+ * `npm start` and `npm run cluster`. Never fails the start: when the vectors cannot be counted or
+ * the run cannot be queued it warns (searches stay lexical; `npm run ops -- enrich run` fills them).
  */
-export async function fillRecordVectors(say: (m: string) => void, env: Env, elasticsearchUrl: string): Promise<void> {
+export async function fillRecordVectors(
+  say: (m: string) => void,
+  env: Env,
+  elasticsearchUrl: string,
+  queueRun: () => Promise<{ status: number | null; stderr: string }> = () => opsCli(env, ['enrich', 'run', '--detach']),
+): Promise<void> {
   const alias = env.CATALOGUE_ALIAS ?? 'fragrances';
   const count = async (query?: object): Promise<number> => {
     const res = await fetch(`${elasticsearchUrl}/${alias}/_count`, {
@@ -78,16 +85,30 @@ export async function fillRecordVectors(say: (m: string) => void, env: Env, elas
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(query ? { query } : {}),
     });
-    if (!res.ok) throw new Error(`counting record vectors failed: HTTP ${res.status}`);
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
     return ((await res.json()) as { count: number }).count;
   };
-  const [all, embedded] = await Promise.all([count(), count({ term: { 'embedding.model': EMBEDDING_MODEL_KEY } })]);
+  const warn = (what: string) =>
+    say(`warning: ${what}; searches stay lexical until the records have vectors (fill them with: npm run ops -- enrich run)`);
+  let all: number;
+  let embedded: number;
+  try {
+    [all, embedded] = await Promise.all([count(), count({ term: { 'embedding.model': EMBEDDING_MODEL_KEY } })]);
+  } catch (error) {
+    warn(
+      `could not count the record vectors (${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)})`,
+    );
+    return;
+  }
   if (embedded >= all) {
     say(`record vectors: all ${all} records have one`);
     return;
   }
-  const result = await opsCli(env, ['enrich', 'run', '--detach']);
-  if (result.status !== 0) throw new Error(`queueing the enrichment run failed: ${result.stderr}`);
+  const result = await queueRun().catch((error: unknown) => ({ status: null, stderr: String(error) }));
+  if (result.status !== 0) {
+    warn(`could not queue the enrichment run that fills record vectors (${result.stderr.trim() || `exit ${result.status}`})`);
+    return;
+  }
   say(
     `record vectors: ${embedded} of ${all} records have one; an enrichment run fills the rest in the background (semantic search is lexical until then; npm run ops -- enrich status)`,
   );

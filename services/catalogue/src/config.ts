@@ -51,11 +51,11 @@ export const CatalogueConfig = z.object({
   JOBS_PREFIX: redisPrefix('fcs:jobs'),
   /** Longest wait for one Redis reply; past it the request is answered without the cache. */
   REDIS_COMMAND_TIMEOUT_MS: millis(500),
-  /** Bytes of answers the in-process response cache may hold (bodies, keys, overhead); 0 turns it off. */
   /** Semantic and hybrid search (loads the embedding model at start); false: every search is lexical. */
   EMBEDDINGS_ENABLED: booleanFlag(true),
   /** Directory with model.onnx and tokenizer.json (infra/embedding-model.sh); default: the checkout's .local copy. */
   EMBEDDING_MODEL_DIR: z.string().min(1).optional(),
+  /** Bytes of answers the in-process response cache may hold (bodies, keys, overhead); 0 turns it off. */
   RESPONSE_CACHE_MAX_BYTES: z.coerce
     .number()
     .int()
