@@ -275,6 +275,29 @@ function inspector(args: string[], env: Record<string, string>, onStderr?: (text
   });
 }
 
+/** Runs the Inspector's session CLI (mcpdo) once; resolves to its JSON output (it exits non-zero on failure). */
+function mcpdo(args: string[], env: Record<string, string>): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [binOf('@modelcontextprotocol/inspector', 'clients/mcpdo/build/mcp-bin.js'), '--format', 'json', ...args],
+      {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`mcpdo ${args.join(' ')} exited ${String(code)}: ${stderr}${stdout}`));
+      else resolve(stdout.trim() ? JSON.parse(stdout) : undefined);
+    });
+  });
+}
+
 /** The JWTs (our access tokens; refresh tokens are opaque) in a text, however the store nests or encodes its JSON. */
 const JWT = /eyJ[\w-]+\.eyJ[\w-]+\.[\w-]+/g;
 const accessTokensIn = (text: string): string[] => [...new Set(text.match(JWT) ?? [])];
@@ -284,7 +307,8 @@ async function tokenFileUnder(dir: string): Promise<string> {
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const file = join(entry.parentPath, entry.name);
-    if (accessTokensIn(await readFile(file, 'utf8')).length > 0) return file;
+    // A file may vanish while we look (mcpdo's daemon removes its lock and socket as it stops).
+    if (accessTokensIn(await readFile(file, 'utf8').catch(() => '')).length > 0) return file;
   }
   throw new Error(`no stored access token under ${dir}`);
 }
@@ -303,10 +327,7 @@ async function spoilAccessTokens(file: string): Promise<string[]> {
 }
 
 describe('MCP Inspector CLI', () => {
-  // No completion step: the one-shot --cli takes only ONE_SHOT_METHODS (initialize, tools/*, resources/*,
-  // prompts/list|get, logging/setLevel, skills/*), not completion/complete; the package's session CLI
-  // (mcpdo, a background daemon) has prompts/complete. Completion is exercised by the other two clients.
-  it('signs in through the browser, then lists, calls every tool, reads, and refreshes', async () => {
+  it('signs in through the browser, then lists, calls every tool, reads, completes, and refreshes', async () => {
     const home = join(scratch, 'inspector');
     const callback = `http://127.0.0.1:${await freePort()}/oauth/callback`;
     // MCP_AUTO_OPEN_ENABLED: interactive sign-in without a terminal; BROWSER=true: its opener opens nothing;
@@ -356,6 +377,31 @@ describe('MCP Inspector CLI', () => {
       '{"q":"zygomatic"}',
     )) as CallToolResult;
     expectSucceeded('suggest on 2026-07-28', modern);
+
+    // Completion: not a method of the one-shot --cli (its ONE_SHOT_METHODS), but of the package's session
+    // CLI, mcpdo (a daemon under HOME), which shares the stored sign-in.
+    try {
+      await mcpdo(['--stored-auth-only', '--connection', 'catalogue', 'connect', `${edge}/mcp`, '--transport', 'http'], env);
+      const completion = (await mcpdo(
+        [
+          '--connection',
+          'catalogue',
+          'prompts/complete',
+          '--complete-ref-type',
+          'ref/prompt',
+          '--complete-ref',
+          'scent_for_occasion',
+          '--complete-arg-name',
+          'liked_notes',
+          '--complete-arg-value',
+          'grapefruit, vetiv',
+        ],
+        env,
+      )) as unknown;
+      expect(JSON.stringify(completion)).toContain('grapefruit, vetiver');
+    } finally {
+      await mcpdo(['daemon', 'stop'], env).catch(() => undefined);
+    }
 
     // The Inspector refreshes when the server refuses its access token (it has no early-refresh margin, and
     // waiting out a lifetime mcp-remote can live with takes too long): the stored one is made invalid, as a
