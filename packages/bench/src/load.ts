@@ -65,6 +65,8 @@ export interface LoadOptions {
   url: string;
   concurrency: number;
   durationMs: number;
+  /** Stop after this many requests (warm-up included) even before the duration ends. */
+  maxRequests?: number;
   /**
    * Builds the next request; `random` is seeded, so the mix is reproducible. A ClientCall goes
    * through @fragrance/client (base URL `<url>/v1`, `apiKey`); a LoadRequest is sent as it is.
@@ -108,6 +110,7 @@ const defaultOk = (status: number) => (status >= 200 && status < 300) || status 
  */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const { url, concurrency, durationMs, next, seed = 42, warmupMs = 0, headers = {}, ok = defaultOk } = options;
+  const maxRequests = options.maxRequests ?? Number.POSITIVE_INFINITY;
   const owned = options.histogram === undefined;
   const pool = new Pool(url, { connections: concurrency, pipelining: 1, keepAliveTimeout: 30_000 });
   const histogram = options.histogram ?? newLatencyHistogram();
@@ -129,7 +132,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
       fetch: dispatcherFetch(pool, { onStatus: (status) => (answered.status = status) }),
     });
-    while (performance.now() < end) {
+    while (performance.now() < end && sequence < maxRequests) {
       const request = next(random, sequence++);
       const t0 = performance.now();
       let status = 'error';
