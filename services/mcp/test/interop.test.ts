@@ -382,7 +382,7 @@ describe('MCP Inspector CLI', () => {
     // CLI, mcpdo (a daemon under HOME), which shares the stored sign-in.
     try {
       await mcpdo(['--stored-auth-only', '--connection', 'catalogue', 'connect', `${edge}/mcp`, '--transport', 'http'], env);
-      const completion = (await mcpdo(
+      const completion = await mcpdo(
         [
           '--connection',
           'catalogue',
@@ -397,7 +397,7 @@ describe('MCP Inspector CLI', () => {
           'grapefruit, vetiv',
         ],
         env,
-      )) as unknown;
+      );
       expect(JSON.stringify(completion)).toContain('grapefruit, vetiver');
     } finally {
       await mcpdo(['daemon', 'stop'], env).catch(() => undefined);
