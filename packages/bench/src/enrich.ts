@@ -2,7 +2,9 @@
 // catalogue with two worker processes, as in production: real Elasticsearch, real Redis, the
 // worker's own main.ts. Prints wall time, rows/s and each worker's peak RSS; the last line is
 // one JSON object. Target: under 120 s with 2 workers on the project's 2-core machine; with record
-// vectors (the default since issue 17: every row gets one on its first run) under 300 s.
+// vectors (the default since issue 17: every row gets one on its first run) under 300 s. The
+// embedding step's own rate is measured apart, before the run: BENCH_EMBED_SAMPLE (2000) rows'
+// texts embedded in this process alone (one ONNX Runtime thread, as in a worker).
 //
 // It works under its own alias (bench-enrich-<hex>) and BullMQ prefix, removed afterwards, so
 // the dev catalogue and queues are untouched. Options (env): BENCH_ROWS (75000), BENCH_SEED (42),
@@ -17,10 +19,12 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@elastic/elasticsearch';
-import { writeDataset } from '@fragrance/dataset';
+import type { FragranceDetail } from '@fragrance/contracts';
+import { generateCatalogue, writeDataset } from '@fragrance/dataset';
+import { defaultModelDirectory, loadEmbedder } from '@fragrance/embeddings';
 import { createRunStore, enrichmentQueue, requestEnrichmentRun, type RunSummary } from '@fragrance/jobs';
 import { createRedisClient, quietRedisLogger, waitForRedis } from '@fragrance/redis';
-import { ingestCatalogue } from '@fragrance/search';
+import { embeddingText, ingestCatalogue } from '@fragrance/search';
 import { DEFAULT_ES, ROOT, startService, stopChildren } from './support.ts';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 75_000);
@@ -33,6 +37,7 @@ const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
 const REDIS_URL = process.env.REDIS_URL ?? DEFAULT_REDIS;
 const EMBEDDINGS = (process.env.BENCH_EMBEDDINGS ?? 'true') !== 'false';
 const TARGET_S = EMBEDDINGS ? 300 : 120;
+const EMBED_SAMPLE = Number(process.env.BENCH_EMBED_SAMPLE ?? 2000);
 
 const tag = randomBytes(3).toString('hex');
 const ALIAS = `bench-enrich-${tag}`;
@@ -89,6 +94,30 @@ function startWorker(feedFile: string): ChildProcess {
   );
 }
 
+/**
+ * The embedding step alone: `count` of the bench's rows embedded in this process (texts as the
+ * worker makes them, in its batches of 250), one model thread, nothing else running from this bench.
+ */
+async function embeddingRate(count: number): Promise<{ rows: number; seconds: number; rows_per_s: number; ms_per_row: number }> {
+  const records: FragranceDetail[] = [...generateCatalogue({ count, seed: SEED })];
+  const texts = records.map(embeddingText);
+  const embedder = await loadEmbedder({ directory: defaultModelDirectory() });
+  try {
+    await embedder.embed(texts.slice(0, 20)); // warm-up: the first run initialises the session
+    const started = performance.now();
+    for (let i = 0; i < texts.length; i += Number(BATCH_SIZE)) await embedder.embed(texts.slice(i, i + Number(BATCH_SIZE)));
+    const seconds = (performance.now() - started) / 1000;
+    return {
+      rows: texts.length,
+      seconds: Number(seconds.toFixed(1)),
+      rows_per_s: Math.round(texts.length / seconds),
+      ms_per_row: Number(((seconds * 1000) / texts.length).toFixed(2)),
+    };
+  } finally {
+    await embedder.close();
+  }
+}
+
 /** Workers get time to finish their in-flight batches, as on a real SIGTERM. */
 const stopWorkers = () => stopChildren(15_000);
 
@@ -117,6 +146,8 @@ async function main(): Promise<void> {
       `ingested ${ingested.indexed} rows in ${ingested.seconds} s; starting ${WORKERS} workers (concurrency ${CONCURRENCY}, batches of ${BATCH_SIZE})`,
     );
 
+    const embedding = EMBEDDINGS && EMBED_SAMPLE > 0 ? await embeddingRate(EMBED_SAMPLE) : undefined;
+    if (embedding) say(`embedding alone: ${embedding.rows} rows in ${embedding.seconds} s in one process (${embedding.rows_per_s} rows/s)`);
     const workers = Array.from({ length: WORKERS }, () => startWorker(written.feed.path));
     const deadline = Date.now() + 60_000;
     while ((await queue.getWorkers()).length < WORKERS) {
@@ -172,6 +203,11 @@ async function main(): Promise<void> {
       rows_checked_as_of_run: checked.count,
       embeddings: EMBEDDINGS,
       rows_with_vectors: embedded.count,
+      embedding_alone_one_process: embedding ?? null,
+      // What the workers spent embedding, at the rate measured alone: a floor (they share the cores with Elasticsearch).
+      embedding_share_of_worker_time: embedding
+        ? Number(((embedded.count * embedding.ms_per_row) / 1000 / (wallS * WORKERS)).toFixed(2))
+        : null,
       load_average: loadavg().map((l) => Number(l.toFixed(1))),
       worker_rss_mib_idle: idleRss.map((r) => Math.round(r)),
       worker_rss_mib_peak: peakRss.map((r) => Math.round(r)),
@@ -183,6 +219,9 @@ async function main(): Promise<void> {
         `full enrichment run over ${summary.rows_seen} rows with ${WORKERS} workers: ${result.wall_s} s (${result.rows_per_s} rows/s), target < ${TARGET_S} s: ${result.within_target ? 'met' : 'MISSED'}`,
         `changed ${summary.changed}, unchanged ${summary.unchanged}, failed ${summary.failed}, conflicts ${summary.conflicts}; ${summary.batches_total} batches of ${BATCH_SIZE}`,
         `rows with a record vector: ${embedded.count}${EMBEDDINGS ? '' : ' (embeddings off)'}; load average ${result.load_average.join(' ')}`,
+        embedding
+          ? `embedding alone: ${embedding.rows_per_s} rows/s per process (${embedding.ms_per_row} ms/row, ${embedding.rows} rows); at that rate embedding took ${Math.round((result.embedding_share_of_worker_time ?? 0) * 100)} % of the workers' wall time`
+          : 'embedding alone: not measured',
         `worker RSS (MiB): idle ${result.worker_rss_mib_idle.join(', ')}; peak ${result.worker_rss_mib_peak.join(', ')}`,
         JSON.stringify(result),
       ].join('\n') + '\n',
