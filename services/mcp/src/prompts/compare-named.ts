@@ -2,8 +2,17 @@ import { completable, type McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { completeFragrances, completeLastItem, resolveFragrance } from '../completions.ts';
 import { MAX_COMPARED, MIN_COMPARED } from '../tools/compare.ts';
+import { currentRequest } from '../request-context.ts';
 import type { ToolContext } from '../tools/run.ts';
 import { listOf, userMessage } from './text.ts';
+
+/** Built once per process (see request-context.ts); completers act for the request being served. */
+const CompareNamedArgs = z.object({
+  fragrances: completable(
+    z.string().describe(`${MIN_COMPARED} to ${MAX_COMPARED} fragrance names, comma-separated; each completes as it is typed.`),
+    (typed) => completeLastItem(typed, (item) => completeFragrances(currentRequest(), item)),
+  ),
+});
 
 /** compare_named_fragrances: names (each completable) resolved to ids, then compare_fragrances. */
 export function registerCompareNamedPrompt(server: McpServer, ctx: ToolContext): void {
@@ -12,12 +21,7 @@ export function registerCompareNamedPrompt(server: McpServer, ctx: ToolContext):
     {
       title: 'Compare fragrances by name',
       description: `Compares ${MIN_COMPARED} to ${MAX_COMPARED} fragrances named by the user: notes by stage, shared and distinct accords, ratings and Australian availability.`,
-      argsSchema: z.object({
-        fragrances: completable(
-          z.string().describe(`${MIN_COMPARED} to ${MAX_COMPARED} fragrance names, comma-separated; each completes as it is typed.`),
-          (typed) => completeLastItem(typed, (item) => completeFragrances(ctx, item)),
-        ),
-      }),
+      argsSchema: CompareNamedArgs,
     },
     async (args) => {
       const names = listOf(args.fragrances).slice(0, MAX_COMPARED);

@@ -1,8 +1,22 @@
 import { completable, type McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { completeFragrances, completeNames, resolveFragrance } from '../completions.ts';
+import { currentRequest } from '../request-context.ts';
 import type { ToolContext } from '../tools/run.ts';
 import { userMessage } from './text.ts';
+
+/** Built once per process (see request-context.ts); completers act for the request being served. */
+const FindAlternativesArgs = z.object({
+  fragrance: completable(z.string().describe('The fragrance to find alternatives to, e.g. "Terre d\'Hermès (Hermès)".'), (typed) =>
+    completeFragrances(currentRequest(), typed),
+  ),
+  avoid_brand: completable(z.string().describe('Leave out this brand (e.g. the original’s).'), (typed) =>
+    completeNames(currentRequest(), 'brand', typed),
+  ).optional(),
+  available_in_au: completable(z.string().describe('"yes" to keep only fragrances sold in Australia.'), (typed) =>
+    ['yes', 'no'].filter((v) => v.startsWith(typed.trim().toLowerCase())),
+  ).optional(),
+});
 
 /** find_alternatives: look-alikes of a named fragrance (resolved to its id here), optionally from other brands or available in AU. */
 export function registerFindAlternativesPrompt(server: McpServer, ctx: ToolContext): void {
@@ -12,17 +26,7 @@ export function registerFindAlternativesPrompt(server: McpServer, ctx: ToolConte
       title: 'Find alternatives to a fragrance',
       description:
         'Finds fragrances that smell like a named one (for example cheaper, from another brand, or sold in Australia) and compares them.',
-      argsSchema: z.object({
-        fragrance: completable(z.string().describe('The fragrance to find alternatives to, e.g. "Terre d\'Hermès (Hermès)".'), (typed) =>
-          completeFragrances(ctx, typed),
-        ),
-        avoid_brand: completable(z.string().describe('Leave out this brand (e.g. the original’s).'), (typed) =>
-          completeNames(ctx, 'brand', typed),
-        ).optional(),
-        available_in_au: completable(z.string().describe('"yes" to keep only fragrances sold in Australia.'), (typed) =>
-          ['yes', 'no'].filter((v) => v.startsWith(typed.trim().toLowerCase())),
-        ).optional(),
-      }),
+      argsSchema: FindAlternativesArgs,
     },
     async (args) => {
       const found = await resolveFragrance(ctx, args.fragrance);

@@ -1,34 +1,37 @@
 import { completable, type McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { completeConcentration, completeLastItem, completeNames, completeOccasion, completeSeason } from '../completions.ts';
-import type { ToolContext } from '../tools/run.ts';
+import { currentRequest } from '../request-context.ts';
 import { listOf, userMessage } from './text.ts';
 
+/** Built once per process (see request-context.ts); completers act for the request being served. */
+const ScentForOccasionArgs = z.object({
+  occasion: completable(z.string().describe('daily, office, leisure, sport, evening, date night or formal'), completeOccasion),
+  season: completable(z.string().describe('spring, summer, autumn or winter'), completeSeason).optional(),
+  liked_notes: completable(z.string().describe('Notes the user likes, comma-separated, e.g. "bergamot, vetiver".'), (typed) =>
+    completeLastItem(typed, (item) => completeNames(currentRequest(), 'note', item)),
+  ).optional(),
+  disliked_notes: completable(z.string().describe('Notes to avoid, comma-separated.'), (typed) =>
+    completeLastItem(typed, (item) => completeNames(currentRequest(), 'note', item)),
+  ).optional(),
+  accords: completable(z.string().describe('Accords wanted, comma-separated, e.g. "woody, citrus".'), (typed) =>
+    completeLastItem(typed, (item) => completeNames(currentRequest(), 'accord', item)),
+  ).optional(),
+  concentration: completable(z.string().describe('Eau de Parfum, Eau de Toilette, …'), completeConcentration).optional(),
+  brand: completable(z.string().describe('Only this brand.'), (typed) => completeNames(currentRequest(), 'brand', typed)).optional(),
+  perfumer: completable(z.string().describe('Only fragrances composed by this perfumer.'), (typed) =>
+    completeNames(currentRequest(), 'perfumer', typed),
+  ).optional(),
+});
+
 /** scent_for_occasion: a search plan for an occasion and season, with liked and disliked notes. */
-export function registerScentForOccasionPrompt(server: McpServer, ctx: ToolContext): void {
+export function registerScentForOccasionPrompt(server: McpServer): void {
   server.registerPrompt(
     'scent_for_occasion',
     {
       title: 'Find a scent for an occasion',
       description: 'Recommends fragrances for an occasion (and season), favouring notes the user likes and avoiding those they dislike.',
-      argsSchema: z.object({
-        occasion: completable(z.string().describe('daily, office, leisure, sport, evening, date night or formal'), completeOccasion),
-        season: completable(z.string().describe('spring, summer, autumn or winter'), completeSeason).optional(),
-        liked_notes: completable(z.string().describe('Notes the user likes, comma-separated, e.g. "bergamot, vetiver".'), (typed) =>
-          completeLastItem(typed, (item) => completeNames(ctx, 'note', item)),
-        ).optional(),
-        disliked_notes: completable(z.string().describe('Notes to avoid, comma-separated.'), (typed) =>
-          completeLastItem(typed, (item) => completeNames(ctx, 'note', item)),
-        ).optional(),
-        accords: completable(z.string().describe('Accords wanted, comma-separated, e.g. "woody, citrus".'), (typed) =>
-          completeLastItem(typed, (item) => completeNames(ctx, 'accord', item)),
-        ).optional(),
-        concentration: completable(z.string().describe('Eau de Parfum, Eau de Toilette, …'), completeConcentration).optional(),
-        brand: completable(z.string().describe('Only this brand.'), (typed) => completeNames(ctx, 'brand', typed)).optional(),
-        perfumer: completable(z.string().describe('Only fragrances composed by this perfumer.'), (typed) =>
-          completeNames(ctx, 'perfumer', typed),
-        ).optional(),
-      }),
+      argsSchema: ScentForOccasionArgs,
     },
     (args) => {
       const search: Record<string, unknown> = {

@@ -12,6 +12,7 @@ import { MethodNotAllowedError, requestIdOf, type Logger } from '@fragrance/http
 import type { AuthLocals } from '../auth/bearer.ts';
 import type { Caller } from '../auth/verify-token.ts';
 import type { CatalogueClient } from '../catalogue/client.ts';
+import { runAsRequest } from '../request-context.ts';
 import { createCatalogueMcpServer } from '../tools/server.ts';
 
 export interface McpRouteDeps {
@@ -81,7 +82,8 @@ export function mcpRoutes({ catalogue, logger, usage }: McpRouteDeps): Router {
     }
     const auth = (req as Request & { auth: AuthInfo }).auth;
     const withRequestId: RequestAuth = { ...auth, extra: { caller, requestId } };
-    await handle(Object.assign(req, { auth: withRequestId }), res, req.body);
+    // The request's context for what is built once per process (prompt argument completers).
+    await runAsRequest({ catalogue, logger, caller, requestId }, () => handle(Object.assign(req, { auth: withRequestId }), res, req.body));
   });
 
   const notAllowed = () => {

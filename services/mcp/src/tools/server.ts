@@ -218,7 +218,7 @@ function buildServer(ctx: ToolContext): McpServer {
   registerFixedResources(server, ctx);
   registerResourceList(server, ctx);
 
-  registerScentForOccasionPrompt(server, ctx);
+  registerScentForOccasionPrompt(server);
   registerFindAlternativesPrompt(server, ctx);
   registerCompareNamedPrompt(server, ctx);
 
