@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyStore, generateApiKey, type KeyStore } from '@fragrance/api-keys';
+import { createFragranceClient } from '@fragrance/client';
 import { MeResponse, Problem } from '@fragrance/contracts';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
 import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
@@ -27,6 +28,8 @@ describe('API keys and quotas at the edge (real Redis)', () => {
   });
 
   const get = (path: string, headers: Record<string, string> = {}, base = gateway.url) => fetch(`${base}${path}`, { headers });
+  /** GET /v1/me through the project's own client, as a customer reads it. */
+  const meOf = (apiKey: string, base = gateway.url) => createFragranceClient({ baseUrl: `${base}/v1`, apiKey }).me();
 
   async function expectUnauthorized(res: Response): Promise<void> {
     expect(res.status).toBe(401);
@@ -62,8 +65,9 @@ describe('API keys and quotas at the edge (real Redis)', () => {
     const { apiKey, record } = await store.create({ owner: 'Acme Perfumery', quota: 500 });
     for (let i = 0; i < 3; i += 1) expect((await get('/v1/fragrances', { authorization: `bearer ${apiKey}` })).status).toBe(200);
     for (let i = 0; i < 5; i += 1) expect((await get('/v1/me', bearer(apiKey))).status).toBe(200);
-    const res = await get('/v1/me', bearer(apiKey));
-    const me = MeResponse.parse(await res.json());
+    // The typed call with its response, for the headers.
+    const { data, response: res } = await createFragranceClient({ baseUrl: `${gateway.url}/v1`, apiKey }).api.GET('/me');
+    const me = MeResponse.parse(data);
     expect(me).toMatchObject({ owner: 'Acme Perfumery', rate_limit_per_day: 500, used_today: 3 });
     expect(Date.parse(me.quota_resets_at)).toBeGreaterThan(Date.now());
     expect(new Date(me.quota_resets_at).toISOString().endsWith('T00:00:00.000Z')).toBe(true);
@@ -104,7 +108,7 @@ describe('API keys and quotas at the edge (real Redis)', () => {
     const counts = statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
     expect(counts).toEqual({ 200: 250, 429: 750 });
     expect(upstreamHits - before).toBe(250);
-    const me = MeResponse.parse(await (await get('/v1/me', bearer(apiKey))).json());
+    const me = await meOf(apiKey);
     expect(me.used_today).toBe(250);
   });
 
@@ -121,7 +125,7 @@ describe('API keys and quotas at the edge (real Redis)', () => {
       expect(over.status).toBe(429);
       expect(over.headers.get('retry-after')).toBe('1');
       expect(Problem.parse(await over.json())).toMatchObject({ code: 'daily_quota_exceeded', retry_after_seconds: 1 });
-      expect(MeResponse.parse(await (await get('/v1/me', bearer(apiKey), clocked.url)).json())).toMatchObject({
+      expect(await meOf(apiKey, clocked.url)).toMatchObject({
         used_today: 2,
         quota_resets_at: '2026-08-01T00:00:00.000Z',
       });
@@ -131,7 +135,7 @@ describe('API keys and quotas at the edge (real Redis)', () => {
       expect(fresh.status).toBe(200);
       expect(fresh.headers.get('ratelimit-remaining')).toBe('1');
       expect(fresh.headers.get('ratelimit-reset')).toBe('86400');
-      expect(MeResponse.parse(await (await get('/v1/me', bearer(apiKey), clocked.url)).json())).toMatchObject({
+      expect(await meOf(apiKey, clocked.url)).toMatchObject({
         used_today: 1,
         quota_resets_at: '2026-08-02T00:00:00.000Z',
       });
@@ -175,7 +179,7 @@ describe('API keys and quotas at the edge (real Redis)', () => {
       expect(Problem.parse(await over.json())).toMatchObject({ code: 'burst_limit_exceeded', retry_after_seconds: 4 });
       now += 4_000;
       expect((await get('/v1/fragrances', bearer(apiKey), clocked.url)).status).toBe(200);
-      expect(MeResponse.parse(await (await get('/v1/me', bearer(apiKey), clocked.url)).json()).used_today).toBe(3);
+      expect((await meOf(apiKey, clocked.url)).used_today).toBe(3);
     } finally {
       await clocked.close();
     }
