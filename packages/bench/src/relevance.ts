@@ -11,7 +11,8 @@
 //
 // Options (env): ELASTICSEARCH_URL (dev cluster http://127.0.0.1:9200, started if default),
 // BENCH_RELEVANCE_DOCS (20000), BENCH_RELEVANCE_QUERIES (100 per kind), BENCH_RELEVANCE_SEED (7).
-// The bench's indices are deleted afterwards.
+// The bench's indices are deleted afterwards, unless BENCH_RELEVANCE_KEEP=1 (its alias, with record
+// vectors, is then kept and named: e.g. for `bench:search --workload descriptions` with BENCH_ALIAS).
 import { randomBytes } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import { SearchQuery, type FragranceDetail } from '@fragrance/contracts';
@@ -121,7 +122,8 @@ try {
     `${JSON.stringify({ bench: 'relevance', documents: records.length, seed: SEED, modes: byMode, hybrid_keeps_known_items: hybridKeepsKnownItems, load_average: loadavg() })}\n`,
   );
 } finally {
-  const versions = await listVersions(client, alias).catch(() => []);
+  if (process.env.BENCH_RELEVANCE_KEEP === '1') say(`kept ${alias} (BENCH_RELEVANCE_KEEP=1): delete it when done`);
+  const versions = process.env.BENCH_RELEVANCE_KEEP === '1' ? [] : await listVersions(client, alias).catch(() => []);
   if (versions.length > 0) await client.indices.delete({ index: versions.join(','), ignore_unavailable: true });
   await client.close();
 }

@@ -174,9 +174,10 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
       },
     );
     // filter_path leaves out `hits` of a response that found nothing.
-    const [lex, near, union, described] = response.responses.map((r) => {
+    type Part = estypes.MsearchMultiSearchItem<Source>;
+    const [lex, near, union, described] = response.responses.map((r): Omit<Part, 'hits'> & Partial<Pick<Part, 'hits'>> => {
       if ('error' in r) throw new Error(`hybrid search part failed: ${r.error.type}: ${r.error.reason ?? ''}`);
-      return r as Omit<typeof r, 'hits'> & Partial<Pick<typeof r, 'hits'>>;
+      return r;
     });
     const lexHits = lex?.hits?.hits ?? [];
     const describedHits = described?.hits?.hits ?? [];
