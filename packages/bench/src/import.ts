@@ -9,7 +9,9 @@
 // medians and the ratio of peak RSS (100k / 10k); the last line is one JSON object.
 //
 // Options (env): ELASTICSEARCH_URL (dev cluster http://127.0.0.1:9200, started if default),
-// BENCH_LINES (100000), BENCH_ROUNDS (1: one run of each size; 2 gives ABBA).
+// BENCH_LINES (100000), BENCH_ROUNDS (1: one run of each size; 2 gives ABBA), BENCH_HEAP_MB (unset:
+// V8's default heap limit; a number caps the child's old generation with --max-old-space-size, so
+// an import that finishes under a small cap shows its memory is bounded, not merely lazily collected).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
@@ -25,6 +27,7 @@ import { DEFAULT_ES, ensureElasticsearch, ROOT, say } from './support.ts';
 const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
 const LINES = Number(process.env.BENCH_LINES ?? 100_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+const HEAP_MB = process.env.BENCH_HEAP_MB ? Number(process.env.BENCH_HEAP_MB) : undefined;
 const SIZES = [Math.round(LINES / 10), LINES] as const;
 
 const HEADER =
@@ -85,7 +88,19 @@ async function importOnce(client: Client, file: string): Promise<{ seconds: numb
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    ['packages/ops/src/cli.ts', 'catalogue', 'import', '--format', 'fragrantica-csv', file, '--alias', alias, '--keep', '0'],
+    [
+      ...(HEAP_MB ? [`--max-old-space-size=${HEAP_MB}`] : []),
+      'packages/ops/src/cli.ts',
+      'catalogue',
+      'import',
+      '--format',
+      'fragrantica-csv',
+      file,
+      '--alias',
+      alias,
+      '--keep',
+      '0',
+    ],
     { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ELASTICSEARCH_URL }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let peakMiB = 0;
@@ -149,6 +164,7 @@ try {
       bench: 'import',
       format: 'fragrantica-csv',
       rounds: ROUNDS,
+      heap_limit_mib: HEAP_MB ?? null,
       ...summary,
       peak_rss_ratio: Math.round(ratio * 100) / 100,
     }),
