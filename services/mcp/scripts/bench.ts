@@ -4,23 +4,26 @@
 // rate-limit script, a fresh stateless SDK server per request) → catalogue service (child process)
 // → Elasticsearch. This process only generates the load (and serves the JWKS of its signing key).
 //
-//   node scripts/bench.ts [--records 2000] [--requests 400] [--throughput-requests 3000] [--rounds 3] [--cpu-prof dir] [--service mcp]
+//   node scripts/bench.ts [--records 2000] [--requests 400] [--throughput-requests 3000] [--rounds 3] [--cpu-prof dir] [--mcp-dir dir]
 //
 // --cpu-prof writes a V8 CPU profile of the MCP server process into `dir` when it stops.
-// --service runs services/<service>/src/main.ts as the MCP server instead of services/mcp (e.g. an
-// older revision extracted beside it, `git archive <rev> services/mcp/src | tar -x` into
-// services/mcp/.baseline, run as `--service mcp/.baseline`), for before/after figures.
+// --mcp-dir runs <dir>/src/main.ts as the MCP server instead of services/mcp, for before/after
+// figures: e.g. an older revision's services/mcp (package.json and src, from `git archive`) in a
+// scratch directory with a `node_modules` symlink to services/mcp/node_modules.
 //
 // Each round runs, interleaved: concurrency 1 (requests one after another: p50/p99) for both
 // protocol revisions (2025-11-25 stateless leg, 2026-07-28 per-request leg), then concurrency 16
-// (calls/s) for both; the figures are the medians over rounds. The per-user limit is raised so the
-// throughput runs are not throttled. The last line is one JSON object.
+// (calls/s, and the MCP process's CPU time per call from its metrics) for both; the figures are
+// the medians over rounds. The per-user limit is raised so the throughput runs are not throttled.
+// The last line is one JSON object.
 // Targets (issue 15): ≤ 8 ms p50 at concurrency 1, ≥ 300 tool calls/s at concurrency 16.
 //
 // ELASTICSEARCH_URL (default the local test cluster, http://127.0.0.1:9250) and REDIS_URL (default
 // redis://127.0.0.1:6390) name the shared servers; the bench uses its own index and key prefix and
 // removes both at the end.
 import { randomBytes } from 'node:crypto';
+import { relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Client as Elasticsearch } from '@elastic/elasticsearch';
 // eslint-disable-next-line no-restricted-imports -- a bench script, never shipped: it generates its catalogue as the tests do
@@ -40,13 +43,15 @@ const { values } = parseArgs({
     'throughput-requests': { type: 'string', default: '3000' },
     rounds: { type: 'string', default: '3' },
     'cpu-prof': { type: 'string' },
-    service: { type: 'string', default: 'mcp' },
+    'mcp-dir': { type: 'string' },
   },
 });
 const RECORDS = Number(values.records);
 const LATENCY_REQUESTS = Number(values.requests);
 const THROUGHPUT_REQUESTS = Number(values['throughput-requests']);
 const ROUNDS = Number(values.rounds);
+// startService runs services/<name>/src/main.ts: another directory is named relative to services/.
+const SERVICE = values['mcp-dir'] ? relative(fileURLToPath(new URL('../../', import.meta.url)), resolve(values['mcp-dir'])) : 'mcp';
 // eslint-disable-next-line no-restricted-properties -- a command-line entry point reads its own environment
 const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? 'http://127.0.0.1:9250';
 // eslint-disable-next-line no-restricted-properties -- a command-line entry point reads its own environment
@@ -69,7 +74,13 @@ try {
   await ingestCatalogue({ client: es, alias, records: generateCatalogue({ count: RECORDS, seed: 15 }), replicas: 0 });
   cleanups.push(() => es.indices.delete({ index: `${alias}*`, ignore_unavailable: true, allow_no_indices: true }));
 
-  const [gatewayPort, cataloguePort, authPort, mcpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [gatewayPort, cataloguePort, authPort, mcpPort, mcpMetricsPort] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   const edge = `http://127.0.0.1:${gatewayPort}`;
   const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
   const key = await signingKey('bench');
@@ -101,7 +112,7 @@ try {
     }),
   );
   services.push(
-    await startService(values.service, mcpPort, {
+    await startService(SERVICE, mcpPort, {
       REDIS_URL,
       REDIS_PREFIX: prefix,
       MCP_URL: edge,
@@ -113,6 +124,9 @@ try {
       MCP_RATE_LIMIT_BURST: '100000',
       // Roomy on a shared, loaded machine: a slow Redis reply must not end the run with a 503.
       REDIS_COMMAND_TIMEOUT_MS: '5000',
+      // Its CPU time (process_cpu_seconds_total) gives the server's own cost per call, which the
+      // machine's other load hardly moves, unlike latency.
+      METRICS_PORT: String(mcpMetricsPort),
       ...(values['cpu-prof'] ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${values['cpu-prof']}` } : {}),
     }),
   );
@@ -170,9 +184,18 @@ try {
   };
 
   /** `total` calls with `concurrency` in flight: latencies (ms) and calls per second. */
+  /** CPU seconds the MCP server process has used so far, from its metrics endpoint. */
+  const mcpCpuSeconds = async (): Promise<number> => {
+    const text = await (await fetch(`http://127.0.0.1:${mcpMetricsPort}/metrics`)).text();
+    const value = /^process_cpu_seconds_total(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1];
+    if (value === undefined) throw new Error('the MCP server reports no process_cpu_seconds_total');
+    return Number(value);
+  };
+
   const measure = async (revision: Revision, concurrency: number, total: number) => {
     const latencies: number[] = [];
     let next = 0;
+    const cpuBefore = await mcpCpuSeconds();
     const started = performance.now();
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
@@ -185,19 +208,20 @@ try {
       }),
     );
     const seconds = (performance.now() - started) / 1000;
+    const cpuMsPerCall = (((await mcpCpuSeconds()) - cpuBefore) * 1000) / latencies.length;
     latencies.sort((a, b) => a - b);
     const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))]!;
-    return { p50: pct(0.5), p99: pct(0.99), callsPerSecond: latencies.length / seconds };
+    return { p50: pct(0.5), p99: pct(0.99), callsPerSecond: latencies.length / seconds, cpuMsPerCall };
   };
 
   // Warm-up: JIT, connection pools, JWKS cache, ES caches.
   for (const revision of REVISIONS) await measure(revision, 4, 200);
 
-  const rounds: Record<string, { p50: number; p99: number; callsPerSecond: number }[]> = {};
-  const record = (name: string, figures: { p50: number; p99: number; callsPerSecond: number }) => {
+  const rounds: Record<string, { p50: number; p99: number; callsPerSecond: number; cpuMsPerCall: number }[]> = {};
+  const record = (name: string, figures: { p50: number; p99: number; callsPerSecond: number; cpuMsPerCall: number }) => {
     (rounds[name] ??= []).push(figures);
     say(
-      `${name.padEnd(18)} p50 ${figures.p50.toFixed(2)} ms  p99 ${figures.p99.toFixed(2)} ms  ${figures.callsPerSecond.toFixed(0)} calls/s`,
+      `${name.padEnd(18)} p50 ${figures.p50.toFixed(2)} ms  p99 ${figures.p99.toFixed(2)} ms  ${figures.callsPerSecond.toFixed(0)} calls/s  mcp cpu ${figures.cpuMsPerCall.toFixed(3)} ms/call`,
     );
   };
   for (let round = 1; round <= ROUNDS; round++) {
@@ -216,13 +240,14 @@ try {
     summary[`${tag}_p99_ms_c1`] = Number(median(c1.map((r) => r.p99)).toFixed(2));
     summary[`${tag}_calls_per_s_c16`] = Math.round(median(c16.map((r) => r.callsPerSecond)));
     summary[`${tag}_p50_ms_c16`] = Number(median(c16.map((r) => r.p50)).toFixed(2));
+    summary[`${tag}_mcp_cpu_ms_per_call_c16`] = Number(median(c16.map((r) => r.cpuMsPerCall)).toFixed(3));
     say(
       `${revision}: median p50 ${summary[`${tag}_p50_ms_c1`]} ms at concurrency 1 (target ≤ 8), ` +
         `${summary[`${tag}_calls_per_s_c16`]} calls/s at concurrency 16 (target ≥ 300)`,
     );
   }
   process.stdout.write(
-    `${JSON.stringify({ bench: 'mcp-tools-call-through-edge', service: values.service, records: RECORDS, rounds: ROUNDS, latency_requests: LATENCY_REQUESTS, throughput_requests: THROUGHPUT_REQUESTS, ...summary })}\n`,
+    `${JSON.stringify({ bench: 'mcp-tools-call-through-edge', mcp_dir: values['mcp-dir'] ?? 'services/mcp', records: RECORDS, rounds: ROUNDS, latency_requests: LATENCY_REQUESTS, throughput_requests: THROUGHPUT_REQUESTS, ...summary })}\n`,
   );
 } finally {
   await Promise.all(services.map((s) => s.stop()));
