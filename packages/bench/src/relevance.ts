@@ -18,7 +18,7 @@ import { Client } from '@elastic/elasticsearch';
 import { SearchQuery, type FragranceDetail } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { defaultModelDirectory, loadEmbedder } from '@fragrance/embeddings';
-import { createCatalogueRepository, embeddingInput, embeddingText, ingestCatalogue, listVersions, storedVector } from '@fragrance/search';
+import { createCatalogueRepository, embeddingInput, embeddingText, ingestCatalogue, storedVector } from '@fragrance/search';
 import { loadavg } from 'node:os';
 import { seededRandom } from './random.ts';
 import { meanScores, scoreQuery, type KindScores, type QueryScores } from './relevance/metrics.ts';
@@ -123,7 +123,8 @@ try {
   );
 } finally {
   if (process.env.BENCH_RELEVANCE_KEEP === '1') say(`kept ${alias} (BENCH_RELEVANCE_KEEP=1): delete it when done`);
-  const versions = process.env.BENCH_RELEVANCE_KEEP === '1' ? [] : await listVersions(client, alias).catch(() => []);
-  if (versions.length > 0) await client.indices.delete({ index: versions.join(','), ignore_unavailable: true });
+  // Every index of the bench's alias, its suggest index included (listVersions names only the versions).
+  if (process.env.BENCH_RELEVANCE_KEEP !== '1')
+    await client.indices.delete({ index: `${alias}-*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
   await client.close();
 }

@@ -150,32 +150,38 @@ const ATTRIBUTE_POPULARITY_WEIGHT = 0.05;
 /**
  * The attribute leg of hybrid search, for a query naming a season or an occasion ("a smoky
  * fragrance for winter evenings", which the lexical query cannot match: every word must): records
- * score one point per named season, occasion and word found among their accords (a quarter among
- * their notes), popularity breaking ties; at least one must match. Undefined for a query naming
- * no season or occasion, which the lexical and kNN legs serve alone (names, brands, notes).
+ * score one point per named season and occasion and per other query word (3+ letters) found
+ * among their accords, popularity breaking ties; at least one must match. Undefined for a query
+ * naming no season or occasion, which the lexical and kNN legs serve alone (names, brands, notes).
+ * `matches` is the same set without scoring, for counting (`total`, facets).
  */
-export function attributeQuery(key: string, params: SearchQuery): estypes.QueryDslQueryContainer | undefined {
+export function attributeQuery(
+  key: string,
+  params: SearchQuery,
+): { ranked: estypes.QueryDslQueryContainer; matches: estypes.QueryDslQueryContainer } | undefined {
   const { seasons, occasions, rest } = describedAttributes(key);
   if (seasons.length === 0 && occasions.length === 0) return undefined;
-  const point = (filter: estypes.QueryDslQueryContainer, boost = 1): estypes.QueryDslQueryContainer => ({
-    constant_score: { filter, boost },
-  });
+  const point = (filter: estypes.QueryDslQueryContainer): estypes.QueryDslQueryContainer => ({ constant_score: { filter } });
   const should = [
     ...seasons.map((season) => point({ term: { seasons: season } })),
     ...occasions.map((occasion) => point({ term: { occasions: occasion } })),
-    ...rest.flatMap((word) => [
-      point({ match: { 'search.accords.text': { query: word, fuzziness: FUZZINESS, prefix_length: 1 } } }),
-      point({ match: { 'search.notes.text': { query: word, fuzziness: FUZZINESS, prefix_length: 1 } } }, 0.25),
-    ]),
+    // Short words ("a", "for") name no accord; each fuzzy word costs Elasticsearch time.
+    ...rest
+      .filter((word) => word.length >= 3)
+      .map((word) => point({ match: { 'search.accords.text': { query: word, fuzziness: FUZZINESS, prefix_length: 1 } } })),
   ];
   const { filter, mustNot } = searchFilters(params);
+  const bool = { should, minimum_should_match: 1, filter, must_not: mustNot };
   return {
-    function_score: {
-      query: { bool: { should, minimum_should_match: 1, filter, must_not: mustNot } },
-      functions: [{ field_value_factor: { field: 'rating.count', modifier: 'log1p', missing: 0 }, weight: ATTRIBUTE_POPULARITY_WEIGHT }],
-      score_mode: 'sum',
-      boost_mode: 'sum',
+    ranked: {
+      function_score: {
+        query: { bool },
+        functions: [{ field_value_factor: { field: 'rating.count', modifier: 'log1p', missing: 0 }, weight: ATTRIBUTE_POPULARITY_WEIGHT }],
+        score_mode: 'sum',
+        boost_mode: 'sum',
+      },
     },
+    matches: { bool },
   };
 }
 

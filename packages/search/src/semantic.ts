@@ -150,7 +150,12 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     ).body;
     const attributes = attributeQuery(key, params);
     const knn = knnSection(params, queryVector, SEMANTIC_WINDOW);
-    const matched = attributes ? { bool: { should: [lexical.query!, attributes], minimum_should_match: 1 } } : lexical.query;
+    // Counted in filter context: the count needs no scores (the legs' scoring is the costly part).
+    const matched = {
+      constant_score: {
+        filter: attributes ? { bool: { should: [lexical.query!, attributes.matches], minimum_should_match: 1 } } : lexical.query!,
+      },
+    };
     const response = await client.msearch<Source, FacetAggregations>(
       {
         index: alias,
@@ -161,7 +166,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
           { knn, size: SEMANTIC_WINDOW, track_total_hits: false, _source: { includes } },
           {},
           { query: matched, knn, size: 0, track_total_hits: true, ...(aggs ? { aggs } : {}) },
-          ...(attributes ? [{}, { query: attributes, size: SEMANTIC_WINDOW, track_total_hits: false, _source: { includes } }] : []),
+          ...(attributes ? [{}, { query: attributes.ranked, size: SEMANTIC_WINDOW, track_total_hits: false, _source: { includes } }] : []),
         ],
       },
       {
