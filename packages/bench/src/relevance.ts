@@ -18,7 +18,8 @@ import { Client } from '@elastic/elasticsearch';
 import { SearchQuery, type FragranceDetail } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { defaultModelDirectory, loadEmbedder } from '@fragrance/embeddings';
-import { createCatalogueRepository, embeddingInput, embeddingText, ingestCatalogue, storedVector } from '@fragrance/search';
+import { createCatalogueRepository, ingestCatalogue } from '@fragrance/search';
+import { writeRecordVectors } from '@fragrance/search/testing';
 import { loadavg } from 'node:os';
 import { seededRandom } from './random.ts';
 import { meanScores, scoreQuery, type KindScores, type QueryScores } from './relevance/metrics.ts';
@@ -42,28 +43,7 @@ try {
   await ingestCatalogue({ client, alias, records });
   const embedder = await loadEmbedder({ directory: defaultModelDirectory() });
   const embedStarted = performance.now();
-  for (let start = 0; start < records.length; start += 500) {
-    const chunk = records.slice(start, start + 500);
-    const texts = chunk.map(embeddingText);
-    const vectors = await embedder.embed(texts);
-    const operations = chunk.flatMap((r, i) => [
-      { update: { _index: alias, _id: r.id } },
-      {
-        doc: {
-          embedding: {
-            vector: storedVector(vectors[i]!),
-            source: 'ai_enriched',
-            model: embedder.modelKey,
-            input: embeddingInput(texts[i]!),
-            recorded_at: r.updated_at,
-          },
-        },
-      },
-    ]);
-    const bulk = await client.bulk({ operations }, { querystring: { filter_path: 'errors' } });
-    if (bulk.errors) throw new Error('writing record vectors failed');
-  }
-  await client.indices.refresh({ index: alias });
+  await writeRecordVectors({ client, index: alias, records, embedder });
   say(`record vectors: ${records.length} in ${((performance.now() - embedStarted) / 1000).toFixed(1)} s`);
   const kinds = [...RELEVANCE_KINDS, descriptionKind(records)];
   const queries = drawQueries(records, indexCatalogue(records), seededRandom(SEED), PER_KIND, kinds);

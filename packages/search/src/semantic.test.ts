@@ -15,8 +15,7 @@ import { createCatalogueRepository, type CatalogueRepository } from './catalogue
 import { ingestCatalogue } from './ingest.ts';
 import { describedAttributes } from './query.ts';
 import { fuseByRank } from './semantic.ts';
-import { makeRecord } from './testing.ts';
-import { embeddingInput, embeddingText, storedVector } from './vectors.ts';
+import { makeRecord, writeRecordVectors } from './testing.ts';
 
 const smoky = {
   ...makeRecord({
@@ -48,25 +47,7 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
     bare = es.index('novectors');
     await ingestCatalogue({ client: es.client, alias, records });
     await ingestCatalogue({ client: es.client, alias: bare, records });
-    // What the worker's embedding step writes (services/worker/src/enrich/embed.ts).
-    const texts = records.map(embeddingText);
-    const vectors = await embedder.embed(texts);
-    const operations = records.flatMap((r, i) => [
-      { update: { _index: alias, _id: r.id } },
-      {
-        doc: {
-          embedding: {
-            vector: storedVector(vectors[i]!),
-            source: 'ai_enriched',
-            model: embedder.modelKey,
-            input: embeddingInput(texts[i]!),
-            recorded_at: r.updated_at,
-          },
-        },
-      },
-    ]);
-    const bulk = await es.client.bulk({ operations, refresh: true });
-    expect(bulk.errors).toBe(false);
+    await writeRecordVectors({ client: es.client, index: alias, records, embedder });
     repository = createCatalogueRepository({ client: es.client, alias, cursorKeys, embedder });
   }, 120_000);
   afterAll(async () => {
