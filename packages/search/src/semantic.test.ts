@@ -13,7 +13,9 @@ import { defaultModelDirectory, loadEmbedder, type Embedder } from '@fragrance/e
 import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
 import { createCatalogueRepository, type CatalogueRepository } from './catalogue.ts';
 import { ingestCatalogue } from './ingest.ts';
-import { describedAttributes } from './query.ts';
+import { createCursorCodec } from './cursor.ts';
+import { queryKey } from './normalise.ts';
+import { attributeQuery, buildSearchQuery, describedAttributes } from './query.ts';
 import { fuseByRank } from './semantic.ts';
 import { makeRecord, writeRecordVectors } from './testing.ts';
 
@@ -111,6 +113,38 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
     // Fused from both legs: the first hits fit at least two of the three things asked for.
     for (const hit of hybrid.data.slice(0, 5)) expect(fitting(hit.id)).toBeGreaterThanOrEqual(2);
     expect(hybrid.data.map((d) => d.id)).toContain(smoky.id);
+  });
+
+  it('hybrid total is exactly the union of lexical matches, attribute matches and the nearest records', async () => {
+    const cases: SearchQueryInput[] = [
+      { query: 'a smoky fragrance for winter evenings' },
+      { query: 'smoky winter evening' },
+      { query: 'woody' },
+      { query: 'fresh citrus for summer at the office', concentration: 'Eau de Toilette' },
+    ];
+    for (const input of cases) {
+      const params = SearchQuery.parse({ ...input, search_mode: 'hybrid' });
+      const key = queryKey(params.query!);
+      const hybrid = await search(repository, { ...input, search_mode: 'hybrid', facets: 'season' });
+      expect(hybrid.search_mode).toBe('hybrid');
+      const nearest = await search(repository, { ...input, search_mode: 'semantic', limit: String(SEMANTIC_WINDOW) });
+      // Counted independently: one count of the three sets (what a fourth search used to do).
+      const lexical = buildSearchQuery({ ...params, search_mode: 'lexical' }, createCursorCodec(cursorKeys)).body.query!;
+      const attributes = attributeQuery(key, params);
+      const { count } = await es.client.count({
+        index: alias,
+        query: {
+          bool: {
+            should: [lexical, ...(attributes ? [attributes.matches] : []), { ids: { values: nearest.data.map((d) => d.id) } }],
+            minimum_should_match: 1,
+          },
+        },
+      });
+      expect(hybrid.total).toBe(count);
+      // Facets count the same set: every record has at most 4 seasons, so each bucket ≤ total.
+      for (const bucket of hybrid.facets?.season ?? []) expect(bucket.count).toBeLessThanOrEqual(count);
+      expect(hybrid.facets?.season?.length).toBeGreaterThan(0);
+    }
   });
 
   it('hybrid keeps an exact name first, and known items as lexical ranks them', async () => {

@@ -14,7 +14,7 @@ import { facetsOf, type FacetAggregations } from './facets.ts';
 import { InvalidCursorError, queryFingerprint, type CursorCodec } from './cursor.ts';
 import { HIGHLIGHT_SOURCE_FIELDS, highlightRecord, queryWords } from './highlight.ts';
 import { SUMMARY_FIELDS } from './mapping.ts';
-import { attributeQuery, BRAND_SIGNAL, buildSearchQuery, FACET_AGGREGATIONS, NAME_SIGNAL, searchFilters } from './query.ts';
+import { attributeQuery, BRAND_SIGNAL, buildSearchQuery, FACET_AGGREGATIONS, NAME_SIGNAL, recallQuery, searchFilters } from './query.ts';
 import { EMBEDDING_OBJECT, EMBEDDING_VECTOR_FIELD } from './vectors.ts';
 
 /** What semantic search needs of the embedding model: the query's vector, and which model made it. */
@@ -151,9 +151,13 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     const attributes = attributeQuery(key, params);
     const knn = knnSection(params, queryVector, SEMANTIC_WINDOW);
     // Counted in filter context: the count needs no scores (the legs' scoring is the costly part).
+    // The lexical matches are its recall clause under the filters: the name and brand clauses only
+    // score, and left out they are not expanded (fuzzy, prefix) a second time for the count.
+    const { filter, mustNot } = searchFilters(params);
+    const lexicalMatches: estypes.QueryDslQueryContainer = { bool: { must: [recallQuery(key)], filter, must_not: mustNot } };
     const matched = {
       constant_score: {
-        filter: attributes ? { bool: { should: [lexical.query!, attributes.matches], minimum_should_match: 1 } } : lexical.query!,
+        filter: attributes ? { bool: { should: [lexicalMatches, attributes.matches], minimum_should_match: 1 } } : lexicalMatches,
       },
     };
     const response = await client.msearch<Source, FacetAggregations>(
