@@ -51,9 +51,13 @@ describe('the examples against a running API', () => {
     expect(first.stdout).toContain(`${RECORDS} new or changed; ${RECORDS} in ${file}`);
     const mirror = JSON.parse(readFileSync(file, 'utf8')) as { watermark: string; records: Record<string, unknown> };
     expect(Object.keys(mirror.records)).toHaveLength(RECORDS);
-    expect(Date.parse(mirror.watermark)).not.toBeNaN();
+    // The position of the last record: its updated_at and id.
+    const [instant, id] = mirror.watermark.split(',');
+    expect(Date.parse(instant!)).not.toBeNaN();
+    expect(mirror.records[id!]).toMatchObject({ id, updated_at: instant });
+    // Nothing changed since: nothing is fetched again, even records that share the watermark's instant.
     const again = await example('mirror', file);
-    expect(again.stdout).toContain(`in ${file}; next sync from ${mirror.watermark}`);
+    expect(again.stdout).toContain(`0 new or changed; ${RECORDS} in ${file}; next sync from ${mirror.watermark}`);
     expect(Object.keys((JSON.parse(readFileSync(file, 'utf8')) as typeof mirror).records)).toHaveLength(RECORDS);
   });
 
