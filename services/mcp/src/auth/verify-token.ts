@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { RevocableClaims } from '@fragrance/identity';
@@ -75,7 +76,8 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
   const now = options.now ?? Date.now;
   const toleranceSeconds = options.clockToleranceSeconds ?? 5;
   // Keyed by the exact token text: only the very bytes that were verified are trusted again.
-  const verified = new Map<string, { payload: JWTPayload; until: number }>();
+  // Expiry stays our own `until` (read on the verifier's clock); lru-cache only bounds the count.
+  const verified = new LRUCache<string, { payload: JWTPayload; until: number }>({ max: VERIFIED_TOKEN_ENTRIES });
 
   const checkedPayload = async (token: string): Promise<JWTPayload> => {
     const at = now();
@@ -101,7 +103,6 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     }
     // Until jose itself would refuse it as expired (exp is required, so a number here).
     const until = Math.min(at + VERIFIED_TOKEN_TTL_MS, ((payload.exp ?? 0) + toleranceSeconds) * 1000);
-    if (verified.size >= VERIFIED_TOKEN_ENTRIES) verified.delete(verified.keys().next().value!);
     verified.set(token, { payload, until });
     return payload;
   };
