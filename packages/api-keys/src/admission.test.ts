@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { createAdmitter, createRefunder, type Admission } from './admission.ts';
+import { createAdmitter, createRefunder, type Admission, type Admitter } from './admission.ts';
 import { generateApiKey } from './key-format.ts';
 import { createKeyStore, type KeyStore } from './key-store.ts';
 
@@ -208,6 +208,46 @@ describe('admission script against real Redis', () => {
     await refund(first.quota);
     expect(await store.usedToday(record.id, 'UTC')).toBe(0);
     expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
+  });
+
+  it('admits a request repeated under one admission id once, from any connection, and keeps ids apart per key', async () => {
+    const { apiKey, record } = await store.create({ owner: 'repeated', quota: 2, burst: 1, refillPerSecond: 0.001 });
+    const other = await store.create({ owner: 'repeated-other', quota: 5 });
+    // Two gateway instances: each its own connection (and script registration).
+    const [first, second] = [redis.connect(), redis.connect()].map((connection) =>
+      createAdmitter({ redis: connection, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: roomyBucket }),
+    ) as [Admitter, Admitter];
+    expect(await first(apiKey, 'admit', 1, 'edge-a')).toMatchObject({ outcome: 'admitted', quota: { used: 1 } });
+    // The repeat is the same decision: not counted again, and no second token (the bucket holds one).
+    expect(await second(apiKey, 'admit', 1, 'edge-a')).toMatchObject({ outcome: 'admitted', quota: { used: 1, remaining: 1 } });
+    expect(await first(apiKey, 'admit', 1, 'edge-a')).toMatchObject({ outcome: 'admitted', quota: { used: 1 } });
+    expect(await store.usedToday(record.id, 'UTC')).toBe(1);
+    // A new id is a new request: here refused by the (empty) bucket, and a refusal counts nothing.
+    expect((await second(apiKey, 'admit', 1, 'edge-b')).outcome).toBe('burst_limit_exceeded');
+    expect(await first(other.apiKey, 'admit', 1, 'edge-a')).toMatchObject({ outcome: 'admitted', quota: { used: 1 } });
+    expect(await store.usedToday(record.id, 'UTC')).toBe(1);
+    // Peeks never record an id, so an id first seen by a peek still counts when admitted.
+    expect(await first(other.apiKey, 'peek', 1, 'edge-c')).toMatchObject({ outcome: 'authenticated', quota: { used: 1 } });
+    expect(await first(other.apiKey, 'admit', 1, 'edge-c')).toMatchObject({ outcome: 'admitted', quota: { used: 2 } });
+  });
+
+  it('refunds a request admitted under an id at most once, and counts a retry of it again after the refund', async () => {
+    const { apiKey, record } = await store.create({ owner: 'refunded-id', quota: 10 });
+    const admit = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: roomyBucket });
+    const refund = createRefunder({ redis: redis.redis, prefix: redis.prefix });
+    // Another request of the key's, answered: a second refund would wrongly give it back too.
+    expect((await admit(apiKey, 'admit')).outcome).toBe('admitted');
+    const first = await admit(apiKey, 'admit', 3, 'edge-r');
+    if (first.outcome !== 'admitted') throw new Error(first.outcome);
+    // A repeat on another instance that fails too must not give the request back a second time.
+    const repeat = await admit(apiKey, 'admit', 3, 'edge-r');
+    if (repeat.outcome !== 'admitted') throw new Error(repeat.outcome);
+    await refund(first.quota, 3);
+    await refund(repeat.quota, 3);
+    expect(await store.usedToday(record.id, 'UTC')).toBe(1);
+    // The client's request failed, so the edge may retry it: answered this time, it is charged.
+    expect(await admit(apiKey, 'admit', 3, 'edge-r')).toMatchObject({ outcome: 'admitted', quota: { used: 4 } });
+    expect(await store.usedToday(record.id, 'UTC')).toBe(4);
   });
 
   it('costs the same round trip for unknown, revoked and live keys (no existence oracle)', async () => {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { dayWindow, secondsUntil, systemClock, type Clock } from './day-window.ts';
 import { hashApiKey, isWellFormedApiKey, keyIdOfHash } from './key-format.ts';
-import { redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
+import { ADMISSION_ID, ADMISSION_ID_TTL_SECONDS, redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
 import { luaScript, scriptCommand, type ScriptArg } from './lua.ts';
 
 // The bucket function first: admit.lua calls it, and the whole decision stays one atomic script.
@@ -27,6 +27,8 @@ export interface QuotaState {
   /** When the daily quota resets (ms), and whole seconds until then. */
   resetsAt: number;
   resetInSeconds: number;
+  /** The edge request id this request was admitted under, if any (its refund is gated by it). */
+  admissionId?: string;
 }
 
 export type Admission =
@@ -60,15 +62,18 @@ export interface AdmitterOptions {
 /**
  * `units`: counted requests this request costs (default 1; an export is billed per 1,000
  * records). In 'admit' mode all of them fit in the day's quota or the request is refused whole.
+ * `admissionId`: the load balancer's id of this client request, the same on each retry it makes
+ * of it. An admitted id is remembered per key (ADMISSION_ID_TTL_SECONDS): a repeat gets the same
+ * decision without being counted again. Only for ids a client cannot choose (the caller's job).
  */
-export type Admitter = (apiKey: string, mode: 'admit' | 'peek', units?: number) => Promise<Admission>;
+export type Admitter = (apiKey: string, mode: 'admit' | 'peek', units?: number, admissionId?: string) => Promise<Admission>;
 
 type AdmitReply = [status: string, owner: string, quota: number, used: number, retryMs: number, now: number, day: 1 | 2 | 3];
 type AdmitCommand = (...keysThenArgv: ScriptArg[]) => Promise<AdmitReply>;
 
 /** The admission script, registered on the connection once. */
 function admitCommandOf(redis: Redis): AdmitCommand {
-  return scriptCommand<AdmitReply>(redis, COMMAND, ADMIT_LUA, 5);
+  return scriptCommand<AdmitReply>(redis, COMMAND, ADMIT_LUA, 6);
 }
 
 /**
@@ -79,8 +84,10 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock,
   const keys = redisKeys(prefix);
   const admitCommand = admitCommandOf(redis);
   const usageTtlSeconds = USAGE_RETENTION_DAYS * 86_400;
-  return async (apiKey, mode, units = 1) => {
+  return async (apiKey, mode, units = 1, admissionId) => {
     if (!Number.isSafeInteger(units) || units < 1) throw new RangeError(`units must be a positive integer, got ${units}`);
+    if (admissionId !== undefined && !ADMISSION_ID.test(admissionId))
+      throw new RangeError('admission id must match ' + String(ADMISSION_ID));
     // The shape check does not depend on whether a key exists, so skipping Redis here leaks nothing.
     if (!isWellFormedApiKey(apiKey)) return { outcome: 'invalid_key', reason: 'malformed' };
     const hash = hashApiKey(apiKey);
@@ -93,6 +100,8 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock,
       keys.record(hash),
       ...days.map((d) => keys.usage(id, d.day)),
       keys.bucket(id),
+      // Always six keys (one script shape); without an id this one is never touched.
+      keys.admitted(id, admissionId ?? ''),
       mode,
       fakeNow ?? '',
       usageTtlSeconds,
@@ -101,6 +110,8 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock,
       today.startsAt,
       today.resetsAt,
       units,
+      admissionId === undefined || mode !== 'admit' ? '' : '1',
+      ADMISSION_ID_TTL_SECONDS,
     );
     if (status === 'unknown' || status === 'revoked') return { outcome: 'invalid_key', reason: status };
     const window = days[day - 1] ?? today;
@@ -114,6 +125,7 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock,
       remaining: Math.max(0, limit - used),
       resetsAt: window.resetsAt,
       resetInSeconds,
+      ...(admissionId !== undefined && mode === 'admit' ? { admissionId } : {}),
     };
     switch (status) {
       case 'ok':
@@ -132,12 +144,18 @@ const REFUND_LUA = luaScript('refund.lua');
 
 /**
  * Gives back an admitted request that then failed on our side (upstream 5xx), so customers are
- * neither billed nor throttled for it. The token spent in the bucket is not returned.
+ * neither billed nor throttled for it. The token spent in the bucket is not returned. A request
+ * admitted under an admission id is given back at most once, and its id forgotten, so the
+ * edge's retry of it is counted again.
  */
 export function createRefunder({ redis, prefix }: { redis: Redis; prefix: string }): (quota: QuotaState, units?: number) => Promise<void> {
   const keys = redisKeys(prefix);
-  const refund = scriptCommand<number>(redis, 'fcsRefund', REFUND_LUA, 1);
+  // No fixed key count: the admission-id record is a second key only when there is one.
+  const refund = scriptCommand<number>(redis, 'fcsRefund', REFUND_LUA);
   return async (quota, units = 1) => {
-    await refund(keys.usage(quota.keyId, quota.day), units);
+    const usage = keys.usage(quota.keyId, quota.day);
+    await (quota.admissionId === undefined
+      ? refund(1, usage, units)
+      : refund(2, usage, keys.admitted(quota.keyId, quota.admissionId), units));
   };
 }

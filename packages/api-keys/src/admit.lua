@@ -5,6 +5,7 @@
 --                                  the gateway's estimate (billing + used_today); the script counts
 --                                  on the one Redis's clock falls in
 -- KEYS[5] quota:<id>:bucket        token bucket {tokens, ts}
+-- KEYS[6] admitted:<id>:<admission id>  the usage key this request was counted on (see ARGV[9])
 -- ARGV[1] mode: 'admit' (counts) or 'peek' (authenticates and reads, counts nothing)
 -- ARGV[2] now, ms since the epoch: '' in production, so the time is Redis's own (TIME) and every
 --         gateway instance decides days and refills on one clock; tests pass a fake instant
@@ -13,6 +14,9 @@
 -- ARGV[6], ARGV[7] first instant of the estimated day and of the day after it (ms)
 -- ARGV[8] counted requests this request costs (1; an export costs one per 1,000 records): all
 --         of them must fit in what is left of the quota, or none is counted ('daily')
+-- ARGV[9] '1' when KEYS[6] names this request's admission id (the edge's id of one client request,
+--         the same on every retry the load balancer makes of it), '' otherwise
+-- ARGV[10] how long an admission id is remembered, seconds
 -- Returns {status, owner, quota, used, retry_ms, now, day}; status is ok|unknown|revoked|daily|burst,
 -- day is 1, 2 or 3 (which of KEYS[2..4] counted). An unknown key costs the same single HMGET
 -- round trip as a known one.
@@ -41,6 +45,18 @@ if ARGV[1] == 'peek' then
   return {'ok', owner, quota, used, 0, now, day}
 end
 
+-- An admission id already counted: the edge retried this request on another instance after the
+-- first one died or closed before answering. Same decision, counted (and its token taken) once.
+-- Refusals are not recorded: they counted nothing, so deciding a repeat afresh charges nothing twice.
+local remember = ARGV[9] == '1'
+if remember then
+  local counted_on = redis.call('GET', KEYS[6])
+  if counted_on then
+    for i = 1, 3 do if KEYS[1 + i] == counted_on then day = i end end
+    return {'ok', owner, quota, tonumber(redis.call('GET', counted_on) or '0'), 0, now, day}
+  end
+end
+
 local units = tonumber(ARGV[8]) or 1
 if used + units > quota then return {'daily', owner, quota, used, 0, now, day} end
 
@@ -51,5 +67,6 @@ if not taken then return {'burst', owner, quota, used, retry_ms, now, day} end
 
 used = redis.call('INCRBY', usage_key, units)
 if used == units then redis.call('EXPIRE', usage_key, ARGV[3]) end
+if remember then redis.call('SET', KEYS[6], usage_key, 'EX', ARGV[10]) end
 touch()
 return {'ok', owner, quota, used, 0, now, day}

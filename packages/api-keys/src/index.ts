@@ -21,6 +21,6 @@ export {
   type KeyStore,
   type KeyStoreOptions,
 } from './key-store.ts';
-export { DEFAULT_PREFIX, redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
+export { ADMISSION_ID, ADMISSION_ID_TTL_SECONDS, DEFAULT_PREFIX, redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
 export { addDays, dateRange, daysBetween, monthRange, readDailyUsage, type DailyUsage } from './usage.ts';
 export { createTokenBucket, type TakenCounter, type TokenBucket, type TokenBucketOptions, type TokenDecision } from './token-bucket.ts';

@@ -8,7 +8,19 @@ export const redisKeys = (prefix: string) => ({
   usage: (id: string, day: string) => `${prefix}usage:${id}:${day}`,
   /** Hash: the key's token bucket. */
   bucket: (id: string) => `${prefix}quota:${id}:bucket`,
+  /** String: the usage key a request admitted under this edge id was counted on (short TTL). */
+  admitted: (id: string, admissionId: string) => `${prefix}admitted:${id}:${admissionId}`,
 });
+
+/**
+ * How long an admission id is remembered. HAProxy retries one request for at most
+ * (1 + retries) × timeout server (4 × 30 s in the cluster); refunds come within the gateway's
+ * upstream timeout. Memory: one short key per admitted request for this long.
+ */
+export const ADMISSION_ID_TTL_SECONDS = 180;
+
+/** An edge request id the admitter accepts: short and plain (it becomes part of a Redis key). */
+export const ADMISSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export const DEFAULT_PREFIX = 'fcs:';
 

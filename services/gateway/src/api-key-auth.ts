@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RequestHandler, Response } from 'express';
-import type { Admitter, QuotaState } from '@fragrance/api-keys';
+import { ADMISSION_ID, type Admitter, type QuotaState } from '@fragrance/api-keys';
 import { RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '@fragrance/http';
 import { admissions, timedRedisCall, type AdmissionOutcome } from './metrics.ts';
 import { setRateLimitHeaders } from './rate-limit-headers.ts';
@@ -11,6 +11,15 @@ const REALM = 'Bearer realm="fragrance-catalogue"';
 export function bearerCredential(headers: IncomingHttpHeaders): string | undefined {
   const match = /^Bearer +(\S+) *$/i.exec(headers.authorization ?? '');
   return match?.[1];
+}
+
+/** The edge's id of one client request, the same on each retry the load balancer makes of it. */
+export const EDGE_REQUEST_ID_HEADER = 'x-edge-request-id';
+
+/** The edge request id to admit under: only when trusted, and only a well-formed one (else counted as usual). */
+function edgeRequestId(headers: IncomingHttpHeaders, trusted: boolean): string | undefined {
+  const value = trusted ? headers[EDGE_REQUEST_ID_HEADER] : undefined;
+  return typeof value === 'string' && ADMISSION_ID.test(value) ? value : undefined;
 }
 
 /** What an authenticated request carries on to its handler. */
@@ -24,9 +33,11 @@ export const unitsOf = (res: Response): number => (res.locals.units as number | 
  * and the token bucket, all in one Redis round trip. Missing, malformed, unknown and revoked keys
  * get the same 401; Redis trouble fails closed with 503. The key itself is never logged. A request
  * that costs several counted requests (res.locals.units, set before this runs) is charged whole
- * or refused whole.
+ * or refused whole. With `trustEdgeRequestId` (TRUST_EDGE_REQUEST_ID) a request is admitted under
+ * its X-Edge-Request-Id, so the edge's retry of it on another instance is not counted again.
  */
-export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek'): RequestHandler {
+export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: { trustEdgeRequestId?: boolean } = {}): RequestHandler {
+  const trusted = options.trustEdgeRequestId ?? false;
   return async (req, res, next) => {
     // Refusals are about this moment and this key: never cache them. (Data responses keep the
     // catalogue's own caching headers.)
@@ -43,7 +54,7 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek'): RequestHand
     }
     let admission: Awaited<ReturnType<Admitter>>;
     try {
-      admission = await timedRedisCall(mode, () => admit(apiKey, mode, unitsOf(res)));
+      admission = await timedRedisCall(mode, () => admit(apiKey, mode, unitsOf(res), edgeRequestId(req.headers, trusted)));
     } catch (error) {
       counted('redis_unavailable');
       refuse(new ServiceUnavailableError('Requests cannot be admitted right now; try again shortly.', error));

@@ -122,7 +122,7 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     next(isRead(req.method) ? undefined : new MethodNotAllowedError(['GET', 'HEAD'], 'The data API is read-only: use GET.'));
   };
   const peek = apiKeyAuth(admit, 'peek');
-  const charge = apiKeyAuth(admit, 'admit');
+  const charge = apiKeyAuth(admit, 'admit', { trustEdgeRequestId: config.TRUST_EDGE_REQUEST_ID });
   // Only reads of data are charged; a wrong method is authenticated, then refused for free.
   const chargeReads: RequestHandler = (req, res, next) => (isRead(req.method) ? charge : peek)(req, res, next);
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DeprecationNotice } from '@fragrance/http';
 import {
+  booleanFlag,
   host,
   httpUrl,
   logLevel,
@@ -88,6 +89,14 @@ export const GatewayConfig = z.object({
   BURST_CAPACITY: z.coerce.number().int().min(1).default(60),
   /** …and tokens added back per second (the sustained rate). */
   BURST_REFILL_PER_SECOND: z.coerce.number().positive().default(20),
+  /**
+   * Honour X-Edge-Request-Id, the load balancer's id of each client request (the same on each
+   * retry it makes of one): admission counts an id once per key, so a request retried on another
+   * instance after the first admitted it is not charged twice. Only behind an edge that sets the
+   * header on every request, overwriting any client's value (a client-chosen id would make
+   * repeats free); off by default.
+   */
+  TRUST_EDGE_REQUEST_ID: booleanFlag(false),
   /** Deprecations announced per route (Deprecation, Sunset and Link headers); none by default. */
   API_DEPRECATIONS: deprecations(),
 });
