@@ -102,6 +102,20 @@ describe('MCP resource server', () => {
     expect(body.result.capabilities).toMatchObject({ tools: { listChanged: false }, resources: { listChanged: false } });
   });
 
+  it('sends a JSON answer whole, with its length, not chunked (an instance killed mid-answer leaves nothing half-sent)', async () => {
+    // A chunked answer's head can leave before its end; cut between them, the response is
+    // started and no load balancer may replay it (the chaos bench lost a tool call so).
+    const res = await post(
+      base,
+      { authorization: `Bearer ${await token()}`, 'mcp-protocol-version': '2025-11-25' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    );
+    const body = await res.arrayBuffer();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('transfer-encoding')).toBeNull();
+    expect(res.headers.get('content-length')).toBe(String(body.byteLength));
+  });
+
   it('lists every read-only tool with input and output schemas', async () => {
     const res = await post(
       base,

@@ -30,6 +30,21 @@ function methodsOf(body: unknown): string[] {
   );
 }
 
+/**
+ * A JSON answer sent whole, with its length. The SDK's Node adapter writes the head with the first
+ * body chunk and ends the (chunked) body later: an instance killed in between leaves a response
+ * started and cut, which no load balancer may replay (the chaos bench lost a tool call so). Whole,
+ * it is either not sent at all (HAProxy replays the read-only call elsewhere) or sent complete.
+ * Event streams pass through as they are.
+ */
+async function sentWhole(response: globalThis.Response): Promise<globalThis.Response> {
+  if (!response.body || !response.headers.get('content-type')?.startsWith('application/json')) return response;
+  const body = await response.arrayBuffer();
+  const headers = new Headers(response.headers);
+  headers.set('content-length', String(body.byteLength));
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
+}
+
 /** What the bearer middleware verified, plus this request's id, as the SDK hands it to the server factory. */
 type RequestAuth = AuthInfo & { extra: { caller: Caller; requestId: string } };
 
@@ -66,7 +81,9 @@ export function mcpRoutes({ catalogue, logger, usage }: McpRouteDeps): Router {
   const handle = toNodeHandler(
     {
       fetch: async (request, options) =>
-        (await isLegacyRequest(request, options?.parsedBody)) ? legacy(request, options) : modern.fetch(request, options),
+        sentWhole(
+          await ((await isLegacyRequest(request, options?.parsedBody)) ? legacy(request, options) : modern.fetch(request, options)),
+        ),
     },
     { onerror },
   );
