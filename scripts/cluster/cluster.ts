@@ -69,6 +69,8 @@ const READY_PATH = '/health/ready';
 const EDGE_URL = `http://127.0.0.1:${EDGE_PORT}`;
 const PROMETHEUS_URL = `http://127.0.0.1:${PROMETHEUS_PORT}`;
 const run = promisify(execFile);
+/** Sentinel's failover timeout (--failover-timeout-ms below) plus its down-after: then the watchdog restarts a dead primary itself. */
+const REDIS_FAILOVER_GRACE_MS = 12_000;
 
 const [command, ...rest] = process.argv.slice(2);
 if (command === 'restart' || command === 'status') {
@@ -149,6 +151,8 @@ async function start(args: string[]): Promise<void> {
   let controlServer: Awaited<ReturnType<typeof serveControl>> | undefined;
   let stopping = false;
   const busy = new Set<string>(); // services being rolled: one rolling restart per service at a time
+  /** When the watchdog first saw each Redis node dead (it leaves a dead primary to Sentinel for a while). */
+  const redisDeadSince = new Map<string, number>();
 
   async function stop(code: number): Promise<void> {
     if (stopping) return;
@@ -319,6 +323,9 @@ async function start(args: string[]): Promise<void> {
         PORT: String(instance.port),
         METRICS_PORT: String(instance.metricsPort),
         ...(instance.service === 'catalogue' ? { CURSOR_SECRET: secret } : {}),
+        // The edge sets X-Edge-Request-Id on every request, overwriting the client's: admission
+        // counts a request the edge retries on another gateway once.
+        ...(instance.service === 'gateway' ? { TRUST_EDGE_REQUEST_ID: 'true' } : {}),
       },
       stopTimeoutMs: 25_000,
     };
@@ -380,13 +387,23 @@ async function start(args: string[]): Promise<void> {
       }
     }
     for (const node of nodes) {
-      if (!pidAlive(`${LOCAL_DIR}/redis/${node.name}/redis.pid`) && !stopping) {
+      if (pidAlive(`${LOCAL_DIR}/redis/${node.name}/redis.pid`)) {
+        redisDeadSince.delete(node.name);
+      } else if (!stopping) {
         // It comes back as a replica of whichever node Sentinel now calls primary (after a
         // failover that is the other one), so two primaries never take writes.
         const primary = await sentinelPrimary();
+        // A dead primary is Sentinel's to replace: started again within its down-after, it would
+        // come back as primary from its AOF and no failover would happen (the bench measured the
+        // restart, not the failover). Only if Sentinel has not moved on after its failover
+        // timeout (no replica to promote, no quorum) is it started again in place.
+        const deadSince = redisDeadSince.get(node.name) ?? Date.now();
+        redisDeadSince.set(node.name, deadSince);
+        if (primary === `127.0.0.1:${node.port}` && Date.now() - deadSince < REDIS_FAILOVER_GRACE_MS) continue;
         const role = primary && primary !== `127.0.0.1:${node.port}` ? ['--replica-of', primary] : [];
         say(`Redis ${node.name} (port ${node.port}) is gone; starting it again${role.length ? ` as a replica of ${primary}` : ''}`);
-        await run('bash', ['infra/redis.sh', 'start', '--name', node.name, '--port', String(node.port), ...role], { cwd: ROOT }).catch(
+        await run('bash', ['infra/redis.sh', 'start', '--name', node.name, '--port', String(node.port), ...role], { cwd: ROOT }).then(
+          () => redisDeadSince.delete(node.name),
           (error: unknown) => say(`restarting Redis ${node.name} failed: ${String(error)}`),
         );
       }

@@ -2,7 +2,8 @@
 // service listing every instance's metrics port (workers included), none shared with another port.
 import { describe, expect, it } from 'vitest';
 import { prometheusConfig } from '../../packages/metrics/src/prometheus-config.ts';
-import { instancesOf, parseCounts, portsOf, PROMETHEUS_PORT, scrapeTargetsOf, SERVICES } from './topology.ts';
+import { haproxyConfig } from '../../packages/stack/src/haproxy.ts';
+import { backendsOf, instancesOf, parseCounts, portsOf, PROMETHEUS_PORT, scrapeTargetsOf, SERVICES } from './topology.ts';
 
 interface ScrapeConfig {
   job_name: string;
@@ -46,5 +47,21 @@ describe('the cluster scrape config', () => {
     const taken = ports.map((p) => p.port);
     expect(new Set(taken).size).toBe(taken.length);
     expect(ports).toContainEqual({ port: PROMETHEUS_PORT, what: 'Prometheus' });
+  });
+});
+
+describe('the cluster HAProxy config', () => {
+  const config = haproxyConfig({ adminSocket: '/tmp/admin.sock', backends: backendsOf(instancesOf(parseCounts([]).counts), '/ready') });
+  const section = (name: string) => config.split(/\n(?=frontend|backend)/).find((s) => s.startsWith(name)) ?? '';
+
+  it("gives every edge request its own id, replacing the client's (the gateways trust it for admission)", () => {
+    expect(section('frontend gateway')).toContain('http-request set-header X-Edge-Request-Id %[unique-id]');
+    for (const name of ['catalogue', 'auth', 'mcp', 'elasticsearch']) expect(section(`frontend ${name}`)).not.toContain('unique-id');
+  });
+
+  it('replays a POST the instance may have acted on only for MCP, at the edge and at the mcp frontend', () => {
+    expect(section('backend gateway')).toContain('http-request disable-l7-retry if METH_POST !{ path /mcp }');
+    expect(section('backend mcp')).toContain('http-request disable-l7-retry if !METH_GET !METH_POST !{ method HEAD }');
+    expect(section('backend auth')).toContain('http-request disable-l7-retry if !METH_GET !{ method HEAD }');
   });
 });

@@ -51,11 +51,27 @@ export function instancesOf(counts: Counts): Instance[] {
   );
 }
 
+/**
+ * The header the edge sets on every client request (overwriting the client's) to a fresh id, the
+ * same on each retry of it; the gateways admit under it (TRUST_EDGE_REQUEST_ID), so a request the
+ * edge retries on another gateway after the first one admitted it is counted once.
+ */
+export const EDGE_REQUEST_ID_HEADER = 'X-Edge-Request-Id';
+
 /** HAProxy backends: the edge (gateways), one internal frontend per called service, and Elasticsearch. */
 export function backendsOf(instances: Instance[], readyPath: string): HaproxyBackend[] {
   const servers = (service: ServiceName) => instances.filter((i) => i.service === service).map(({ name, port }) => ({ name, port }));
   return [
-    { name: 'gateway', frontendPort: EDGE_PORT, check: readyPath, servers: servers('gateway'), retryPostAfterSend: false },
+    {
+      name: 'gateway',
+      frontendPort: EDGE_PORT,
+      check: readyPath,
+      servers: servers('gateway'),
+      // MCP tool calls are read-only (and not metered): the one POST safe to repeat at the edge.
+      // Token, sign-in and registration POSTs are never replayed.
+      retryPostPaths: ['/mcp'],
+      requestIdHeader: EDGE_REQUEST_ID_HEADER,
+    },
     { name: 'catalogue', frontendPort: INTERNAL_PORTS.catalogue, check: readyPath, servers: servers('catalogue') },
     { name: 'auth', frontendPort: INTERNAL_PORTS.auth, check: readyPath, servers: servers('auth') },
     // MCP tool calls are read-only searches: a POST the instance died on is safe to repeat.

@@ -18,7 +18,7 @@ import { loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createFragranceClient } from '@fragrance/client';
 import { FormUser } from '@fragrance/testkit';
-import { sendControl } from '@fragrance/stack';
+import { haproxyCommand, sendControl } from '@fragrance/stack';
 import { pick, seededRandom } from './random.ts';
 import { ROOT, say as sayAs } from './support.ts';
 
@@ -27,6 +27,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const TIMEOUT_MS = Number(process.env.BENCH_REQUEST_TIMEOUT_MS ?? 10_000);
 const LOCAL = process.env.FRAGRANCE_LOCAL_DIR ?? `${ROOT}.local`;
 const CONTROL = `${LOCAL}/cluster/control.sock`;
+const HAPROXY_SOCKET = `${LOCAL}/cluster/haproxy.sock`;
 const EDGE = 'http://127.0.0.1:8080';
 const ES = 'http://127.0.0.1:18009';
 const SERVICES = ['gateway', 'catalogue', 'auth', 'mcp', 'worker'] as const;
@@ -242,6 +243,16 @@ interface PhaseFigures {
   /** 1-minute load average of the machine when the phase ended (shared machine: read every figure with it). */
   load_average: number;
   searches_failed_after_window?: number;
+  /**
+   * Requests HAProxy retried in the phase, per backend (`show stat` wretr + wredis of the backend):
+   * at `gateway` these are client requests the edge sent to a second gateway after the first
+   * failed or closed before answering (it may have admitted them already).
+   */
+  haproxy_retries: Record<string, number>;
+  /** Redis fault only: whether Sentinel promoted the replica (the fault is meant to exercise that). */
+  failed_over?: boolean;
+  /** Redis fault only: a fresh key's used_today equals the requests answered for it, after the window. */
+  quota_exact_after_window?: { sent: number; answered: number; used_today: number; exact: boolean };
   /** Whether the issue's target for this fault was met (absent for the baseline). */
   target_met?: boolean;
   step_error?: string;
@@ -261,7 +272,25 @@ function longestWindow(failures: Sample[]): number {
   return longest;
 }
 
-function figures(fault: string, startedAt: number): PhaseFigures {
+/** HAProxy's retry counters per backend (retries + redispatches), from its stats socket. */
+async function haproxyRetries(): Promise<Record<string, number>> {
+  const csv = await haproxyCommand(HAPROXY_SOCKET, 'show stat').catch(() => '');
+  const [header, ...rows] = csv.split('\n');
+  const columns = (header ?? '').replace(/^# /, '').split(',');
+  const at = (name: string) => columns.indexOf(name);
+  const out: Record<string, number> = {};
+  for (const row of rows) {
+    const cells = row.split(',');
+    if (cells[at('svname')] !== 'BACKEND') continue;
+    out[cells[at('pxname')] ?? '?'] = Number(cells[at('wretr')] ?? 0) + Number(cells[at('wredis')] ?? 0);
+  }
+  return out;
+}
+
+const retriesSince = (before: Record<string, number>, after: Record<string, number>) =>
+  Object.fromEntries(Object.entries(after).map(([backend, n]) => [backend, n - (before[backend] ?? 0)]));
+
+function figures(fault: string, startedAt: number, retries: Record<string, number>): PhaseFigures {
   const inPhase = samples.filter((s) => s.phase === fault);
   const failures = inPhase.filter((s) => s.failed);
   const byKind: Partial<Record<Kind, number>> = {};
@@ -277,6 +306,7 @@ function figures(fault: string, startedAt: number): PhaseFigures {
     failed_by_kind: byKind,
     failed_by_status: byStatus,
     longest_error_window_ms: longestWindow(failures),
+    haproxy_retries: retries,
     last_failure_after_ms: failures.length ? Math.max(...failures.map((f) => f.end)) - startedAt : 0,
     load_average: Math.round((loadavg()[0] ?? 0) * 10) / 10,
   };
@@ -345,8 +375,12 @@ try {
     refreshLoop(grant, () => oauthGrant(email, password)),
   ];
   const results: PhaseFigures[] = [];
+  /** Extra figures a fault step reports about itself (merged into its phase's figures). */
+  let stepFigures: Partial<PhaseFigures> = {};
   const phaseRun = async (name: string, action: () => Promise<void>) => {
     phase = name;
+    stepFigures = {};
+    const retriesBefore = await haproxyRetries();
     const startedAt = Date.now();
     say(`fault: ${name}`);
     // A fault step that fails (e.g. an instance too slow to come back) is reported, and the run goes on.
@@ -356,10 +390,14 @@ try {
     );
     if (error) say(`  ${name}: the fault step failed: ${error}`);
     await sleep(SETTLE_S * 1_000);
-    const f = { ...figures(name, startedAt), ...(error ? { step_error: error } : {}) };
+    const f = {
+      ...figures(name, startedAt, retriesSince(retriesBefore, await haproxyRetries())),
+      ...stepFigures,
+      ...(error ? { step_error: error } : {}),
+    };
     results.push(f);
     say(
-      `  ${name}: ${f.sent} sent, ${f.failed} failed ${JSON.stringify(f.failed_by_status)}, longest error window ${f.longest_error_window_ms} ms, last failure ${f.last_failure_after_ms} ms after the fault (load average ${f.load_average})`,
+      `  ${name}: ${f.sent} sent, ${f.failed} failed ${JSON.stringify(f.failed_by_status)}, longest error window ${f.longest_error_window_ms} ms, last failure ${f.last_failure_after_ms} ms after the fault (load average ${f.load_average}); HAProxy retries ${JSON.stringify(f.haproxy_retries)}`,
     );
   };
 
@@ -406,18 +444,53 @@ try {
       const primary = s.redis.primary;
       const node = s.redis.nodes.find((n) => `127.0.0.1:${n.port}` === primary);
       kill(node?.pid, `Redis primary ${primary ?? '?'}`);
-      // Sentinel promotes the replica after down-after-ms; if the cluster's watchdog starts the
-      // killed node again sooner, Sentinel may never see it down and it stays primary: both end here.
+      // Sentinel promotes the replica after down-after-ms; the cluster's watchdog leaves a dead
+      // primary to Sentinel (it restarts it, as a replica of the new primary, once Sentinel moved on).
       await until('a primary, and both Redis nodes running again', 120_000, async () => {
         const now = await status();
         return now.redis.primary !== null && now.redis.nodes.every((n) => n.pid !== null);
       });
       const after = (await status()).redis.primary;
+      stepFigures.failed_over = after !== primary;
       say(
         after === primary
           ? `  the killed node ${primary ?? '?'} came back before Sentinel failed over`
           : `  Sentinel promoted ${after ?? '?'}`,
       );
+      // After the window, counting is exact again: a fresh key, requests one at a time, its
+      // used_today equal to the requests answered.
+      await sleep(SETTLE_S * 1_000);
+      s = await status();
+      const probe = (
+        JSON.parse(
+          ops(opsEnv(s.redis.primary, s), [
+            'keys',
+            'create',
+            '--owner',
+            'chaos-probe',
+            '--quota',
+            '1000000',
+            '--burst',
+            '1000000',
+            '--refill',
+            '1000000',
+            '--json',
+          ]),
+        ) as { api_key: string }
+      ).api_key;
+      let answered = 0;
+      const sent = 200;
+      for (let i = 0; i < sent; i++) {
+        const res = await fetch(`${EDGE}/v1/fragrances?query=${pick(seededRandom(i), WORDS)}&limit=5`, {
+          headers: { authorization: `Bearer ${probe}` },
+          signal: AbortSignal.timeout(TIMEOUT_MS),
+        }).catch(() => null);
+        await res?.arrayBuffer().catch(() => null);
+        if (res && res.status < 300) answered++;
+      }
+      const used = await usedToday(probe);
+      stepFigures.quota_exact_after_window = { sent, answered, used_today: used, exact: used === answered };
+      say(`  after the window: ${answered} of ${sent} answered on a fresh key, used_today ${used}`);
     });
 
   let enrichment: Record<string, unknown> = {};
@@ -453,7 +526,9 @@ try {
     if (f.fault === 'instance kills' || f.fault === 'rolling restarts') f.target_met = f.failed === 0 && !f.step_error;
     if (f.fault === 'elasticsearch master kill')
       f.target_met = (f.searches_failed_after_window ?? 0) === 0 && f.longest_error_window_ms <= 5_000 && !f.step_error;
-    if (f.fault === 'redis primary kill') f.target_met = f.longest_error_window_ms <= 10_000 && !f.step_error;
+    if (f.fault === 'redis primary kill')
+      f.target_met =
+        f.longest_error_window_ms <= 10_000 && f.failed_over === true && f.quota_exact_after_window?.exact === true && !f.step_error;
     if (f.fault === 'worker kill during enrichment') f.target_met = f.failed === 0 && !f.step_error;
   }
 

@@ -90,4 +90,76 @@ describe('haproxyConfig', () => {
     expect((await haproxyServers(adminSocket)).get('svc/svc-1')?.status).toBe('DOWN');
     b.server.close();
   });
+
+  it('sets its own request id on every request (a client value replaced) and retries only read-only POSTs, under that id', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'haproxy-'));
+    // Both instances die (socket cut, nothing answered) on the first attempt of each id and
+    // answer its repeat with the ids they saw: the retry of a request lands on the other one.
+    const seen: string[] = [];
+    const attempted = new Set<string>();
+    const dying = () =>
+      freePort().then(
+        (port) =>
+          new Promise<{ server: Server; port: number }>((resolve) => {
+            const server = createServer((req, res) => {
+              if (req.url === '/health/ready') return void res.end('ok');
+              const id = String(req.headers['x-edge-request-id']);
+              seen.push(id);
+              req.resume();
+              req.on('end', () => {
+                if (!attempted.has(id)) {
+                  attempted.add(id);
+                  req.socket.destroy();
+                } else res.end(id);
+              });
+            });
+            server.listen(port, '127.0.0.1', () => resolve({ server, port }));
+          }),
+      );
+    const [a, b] = await Promise.all([dying(), dying()]);
+    const frontendPort = await freePort();
+    const file = join(dir, 'haproxy.cfg');
+    writeFileSync(
+      file,
+      haproxyConfig({
+        adminSocket: join(dir, 'admin.sock'),
+        checkIntervalMs: 200,
+        backends: [
+          {
+            name: 'edge',
+            frontendPort,
+            check: '/health/ready',
+            retryPostPaths: ['/mcp'],
+            requestIdHeader: 'X-Edge-Request-Id',
+            servers: [
+              { name: 'edge-1', port: a.port },
+              { name: 'edge-2', port: b.port },
+            ],
+          },
+        ],
+      }),
+    );
+    const check = spawnSync(haproxyBin, ['-c', '-f', file], { encoding: 'utf8' });
+    expect(check.status, check.stdout + check.stderr).toBe(0);
+    const proxy = spawn(haproxyBin, ['-db', '-f', file], { stdio: 'ignore' });
+    children.push(proxy);
+    await sleep(1_000); // both instances seen up (rise 2 at 200 ms)
+    const post = (path: string) =>
+      fetch(`http://127.0.0.1:${frontendPort}${path}`, {
+        method: 'POST',
+        headers: { 'x-edge-request-id': 'chosen-by-client', 'content-type': 'application/json' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/call"}',
+      }).then(async (r) => ({ status: r.status, body: await r.text() }));
+
+    const mcp = await post('/mcp');
+    expect(mcp.status).toBe(200);
+    expect(mcp.body).toMatch(/^[0-9a-f-]{36}$/); // HAProxy's id, not the client's
+    expect(seen).toEqual([mcp.body, mcp.body]); // the retry carried the first attempt's id
+    // A token POST the instance may have acted on is never replayed.
+    expect((await post('/oauth/token')).status).toBe(502);
+    expect(seen).toHaveLength(3);
+    expect(seen).not.toContain('chosen-by-client');
+    a.server.close();
+    b.server.close();
+  });
 });

@@ -18,6 +18,13 @@ export interface HaproxyBackend {
   check: string;
   /** Whether POST requests may be retried after the server accepted them (read-only POST APIs). */
   retryPostAfterSend?: boolean;
+  /** POSTs to exactly these paths may be retried after send too (read-only POST APIs behind a mixed frontend). */
+  retryPostPaths?: string[];
+  /**
+   * Request header set on every request to a fresh id (UUID), replacing any value the client sent.
+   * A retry of one request carries the same id, so a server can recognise a repeat.
+   */
+  requestIdHeader?: string;
 }
 
 export interface HaproxyConfigOptions {
@@ -42,6 +49,10 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
     '  mode http',
     '  log stdout format raw local0 warning',
     '  option dontlognull',
+    // Only failed requests reach the log (its level filter is warning): which instance, how it
+    // ended (termination flags), how many retries. Retries that succeeded are in `show stat`.
+    '  option httplog',
+    '  option log-separate-errors',
     '  timeout connect 1s',
     '  timeout client 60s',
     '  timeout server 30s',
@@ -61,6 +72,9 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
     lines.push(
       `frontend ${backend.name}`,
       `  bind 127.0.0.1:${backend.frontendPort}`,
+      ...(backend.requestIdHeader
+        ? ['  unique-id-format %[uuid()]', `  http-request set-header ${backend.requestIdHeader} %[unique-id]`]
+        : []),
       `  default_backend ${backend.name}`,
       '',
       `backend ${backend.name}`,
@@ -72,12 +86,18 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
       lines.push(`  option httpchk GET ${backend.check}`, '  http-check expect status 200');
     }
     // A request the server may have acted on is retried only when repeating it is harmless:
-    // GET/HEAD always, POST only for read-only APIs (MCP tool calls); token and sign-in POSTs never.
-    lines.push(
-      backend.retryPostAfterSend
-        ? '  http-request disable-l7-retry if !METH_GET !METH_POST !{ method HEAD }'
-        : '  http-request disable-l7-retry if !METH_GET !{ method HEAD }',
-    );
+    // GET/HEAD always, POST only for read-only APIs (MCP tool calls, by backend or by path);
+    // token and sign-in POSTs never.
+    if (backend.retryPostAfterSend) {
+      lines.push('  http-request disable-l7-retry if !METH_GET !METH_POST !{ method HEAD }');
+    } else if (backend.retryPostPaths?.length) {
+      lines.push(
+        '  http-request disable-l7-retry if !METH_GET !METH_POST !{ method HEAD }',
+        `  http-request disable-l7-retry if METH_POST !{ path ${backend.retryPostPaths.join(' ')} }`,
+      );
+    } else {
+      lines.push('  http-request disable-l7-retry if !METH_GET !{ method HEAD }');
+    }
     for (const server of backend.servers) lines.push(`  server ${server.name} 127.0.0.1:${server.port} check`);
     lines.push('');
   }
