@@ -219,7 +219,11 @@ describe('admission script against real Redis', () => {
     ) as [Admitter, Admitter];
     expect(await first(apiKey, 'admit', 1, 'edge-a')).toMatchObject({ outcome: 'admitted', quota: { used: 1 } });
     // The repeat is the same decision: not counted again, and no second token (the bucket holds one).
-    expect(await second(apiKey, 'admit', 1, 'edge-a')).toMatchObject({ outcome: 'admitted', quota: { used: 1, remaining: 1 } });
+    expect(await second(apiKey, 'admit', 1, 'edge-a')).toMatchObject({
+      outcome: 'admitted',
+      repeat: true,
+      quota: { used: 1, remaining: 1 },
+    });
     expect(await first(apiKey, 'admit', 1, 'edge-a')).toMatchObject({ outcome: 'admitted', quota: { used: 1 } });
     expect(await store.usedToday(record.id, 'UTC')).toBe(1);
     // A new id is a new request: here refused by the (empty) bucket, and a refusal counts nothing.

@@ -32,7 +32,8 @@ export interface QuotaState {
 }
 
 export type Admission =
-  | { outcome: 'admitted'; quota: QuotaState }
+  /** `repeat`: admitted before under the same admission id (an edge retry), not counted again. */
+  | { outcome: 'admitted'; quota: QuotaState; repeat?: true }
   /** Authenticated without counting (GET /v1/me and other free routes). */
   | { outcome: 'authenticated'; quota: QuotaState }
   | { outcome: 'daily_quota_exceeded'; quota: QuotaState; retryAfterSeconds: number }
@@ -130,6 +131,8 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock,
     switch (status) {
       case 'ok':
         return { outcome: mode === 'admit' ? 'admitted' : 'authenticated', quota };
+      case 'again':
+        return { outcome: 'admitted', quota, repeat: true };
       case 'daily':
         return { outcome: 'daily_quota_exceeded', quota, retryAfterSeconds: resetInSeconds };
       case 'burst':

@@ -17,7 +17,8 @@
 -- ARGV[9] '1' when KEYS[6] names this request's admission id (the edge's id of one client request,
 --         the same on every retry the load balancer makes of it), '' otherwise
 -- ARGV[10] how long an admission id is remembered, seconds
--- Returns {status, owner, quota, used, retry_ms, now, day}; status is ok|unknown|revoked|daily|burst,
+-- Returns {status, owner, quota, used, retry_ms, now, day}; status is ok|again|unknown|revoked|daily|burst
+-- (again: admitted before under this admission id, not counted now),
 -- day is 1, 2 or 3 (which of KEYS[2..4] counted). An unknown key costs the same single HMGET
 -- round trip as a known one.
 local rec = redis.call('HMGET', KEYS[1], 'owner', 'quota', 'revoked_at', 'burst', 'refill', 'last_used_at')
@@ -53,7 +54,7 @@ if remember then
   local counted_on = redis.call('GET', KEYS[6])
   if counted_on then
     for i = 1, 3 do if KEYS[1 + i] == counted_on then day = i end end
-    return {'ok', owner, quota, tonumber(redis.call('GET', counted_on) or '0'), 0, now, day}
+    return {'again', owner, quota, tonumber(redis.call('GET', counted_on) or '0'), 0, now, day}
   end
 end
 

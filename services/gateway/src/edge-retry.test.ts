@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+import { bearer, captureLogs, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
 
 const EDGE_ID = 'x-edge-request-id';
 
@@ -16,6 +16,7 @@ describe('an edge retry through a second gateway instance', () => {
   let upstream: Server;
   let trusting: GatewayUnderTest[] = [];
   let untrusting: GatewayUnderTest[] = [];
+  const logs = captureLogs();
 
   beforeAll(async () => {
     redis = await testRedis('edge-retry');
@@ -23,7 +24,8 @@ describe('an edge retry through a second gateway instance', () => {
     upstream = fakeUpstream();
     const upstreamUrl = await listen(upstream);
     // Two instances per setting on one Redis, as behind the edge (each its own connection).
-    const start = (env: Record<string, string>) => startGateway({ redis: redis.connect(), prefix: redis.prefix, upstreamUrl, env });
+    const start = (env: Record<string, string>) =>
+      startGateway({ redis: redis.connect(), prefix: redis.prefix, upstreamUrl, env, logger: logs.logger });
     trusting = await Promise.all([start({ TRUST_EDGE_REQUEST_ID: 'true' }), start({ TRUST_EDGE_REQUEST_ID: 'true' })]);
     untrusting = await Promise.all([start({}), start({})]);
   });
@@ -46,6 +48,10 @@ describe('an edge retry through a second gateway instance', () => {
     expect(await get(b, '/v1/fragrances?query=rose', apiKey, 'edge-1')).toBe(200);
     expect(await get(a, '/v1/fragrances?query=rose', apiKey, 'edge-1')).toBe(200);
     expect(await store.usedToday(record.id, 'UTC')).toBe(1);
+    // Each repeat is logged (rare: an instance died or closed before answering), naming the key id.
+    const repeats = logs.lines.filter((line) => line.includes('edge retry of an admitted request'));
+    expect(repeats).toHaveLength(2);
+    expect(repeats[0]).toContain(record.id);
     // Another edge request is another request.
     expect(await get(b, '/v1/fragrances?query=rose', apiKey, 'edge-2')).toBe(200);
     expect(await store.usedToday(record.id, 'UTC')).toBe(2);
