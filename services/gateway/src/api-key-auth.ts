@@ -92,7 +92,8 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: { t
         counted('admitted');
         // Rare and worth seeing: the edge retried a request another instance had admitted
         // (it died or closed before answering); counted once.
-        if (admission.repeat) req.log?.warn({ key_id: admission.quota.keyId }, 'edge retry of an admitted request: not counted again');
+        if (admission.outcome === 'admitted' && admission.repeat)
+          req.log?.warn({ key_id: admission.quota.keyId }, 'edge retry of an admitted request: not counted again');
         next();
     }
   };
