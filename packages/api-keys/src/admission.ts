@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { dayWindow, secondsUntil, systemClock, type Clock } from './day-window.ts';
 import { hashApiKey, isWellFormedApiKey, keyIdOfHash } from './key-format.ts';
@@ -27,8 +28,8 @@ export interface QuotaState {
   /** When the daily quota resets (ms), and whole seconds until then. */
   resetsAt: number;
   resetInSeconds: number;
-  /** The edge request id this request was admitted under, if any (its refund is gated by it). */
-  admissionId?: string;
+  /** The edge request id this request was admitted under, if any, and this attempt's token (its refund is gated by both). */
+  admission?: { id: string; attempt: string };
 }
 
 export type Admission =
@@ -97,6 +98,9 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock,
     const fakeNow = clock?.();
     const today = dayWindow(fakeNow ?? hostClock(), timeZone);
     const days = [dayWindow(today.startsAt - 1, timeZone), today, dayWindow(today.resetsAt, timeZone)] as const;
+    const remember = admissionId !== undefined && mode === 'admit';
+    // Which attempt answers for the charge (a repeat takes it over): its refund alone gives it back.
+    const attempt = remember ? randomBytes(9).toString('base64url') : '';
     const [status, owner, limit, used, retryMs, now, day] = await admitCommand(
       keys.record(hash),
       ...days.map((d) => keys.usage(id, d.day)),
@@ -111,8 +115,9 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock,
       today.startsAt,
       today.resetsAt,
       units,
-      admissionId === undefined || mode !== 'admit' ? '' : '1',
+      remember ? '1' : '',
       ADMISSION_ID_TTL_SECONDS,
+      attempt,
     );
     if (status === 'unknown' || status === 'revoked') return { outcome: 'invalid_key', reason: status };
     const window = days[day - 1] ?? today;
@@ -126,7 +131,7 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock,
       remaining: Math.max(0, limit - used),
       resetsAt: window.resetsAt,
       resetInSeconds,
-      ...(admissionId !== undefined && mode === 'admit' ? { admissionId } : {}),
+      ...(remember ? { admission: { id: admissionId, attempt } } : {}),
     };
     switch (status) {
       case 'ok':
@@ -148,8 +153,8 @@ const REFUND_LUA = luaScript('refund.lua');
 /**
  * Gives back an admitted request that then failed on our side (upstream 5xx), so customers are
  * neither billed nor throttled for it. The token spent in the bucket is not returned. A request
- * admitted under an admission id is given back at most once, and its id forgotten, so the
- * edge's retry of it is counted again.
+ * admitted under an admission id is given back at most once, only by the attempt now answering
+ * for it (a repeat takes over), and its id forgotten, so a later retry of it is counted again.
  */
 export function createRefunder({ redis, prefix }: { redis: Redis; prefix: string }): (quota: QuotaState, units?: number) => Promise<void> {
   const keys = redisKeys(prefix);
@@ -157,8 +162,8 @@ export function createRefunder({ redis, prefix }: { redis: Redis; prefix: string
   const refund = scriptCommand<number>(redis, 'fcsRefund', REFUND_LUA);
   return async (quota, units = 1) => {
     const usage = keys.usage(quota.keyId, quota.day);
-    await (quota.admissionId === undefined
+    await (quota.admission === undefined
       ? refund(1, usage, units)
-      : refund(2, usage, keys.admitted(quota.keyId, quota.admissionId), units));
+      : refund(2, usage, keys.admitted(quota.keyId, quota.admission.id), units, quota.admission.attempt));
   };
 }

@@ -5,7 +5,8 @@
 --                                  the gateway's estimate (billing + used_today); the script counts
 --                                  on the one Redis's clock falls in
 -- KEYS[5] quota:<id>:bucket        token bucket {tokens, ts}
--- KEYS[6] admitted:<id>:<admission id>  the usage key this request was counted on (see ARGV[9])
+-- KEYS[6] admitted:<id>:<admission id>  '<attempt> <usage key>': which attempt answers for the
+--                                  charge (its refund alone gives it back) and where it counted
 -- ARGV[1] mode: 'admit' (counts) or 'peek' (authenticates and reads, counts nothing)
 -- ARGV[2] now, ms since the epoch: '' in production, so the time is Redis's own (TIME) and every
 --         gateway instance decides days and refills on one clock; tests pass a fake instant
@@ -17,6 +18,7 @@
 -- ARGV[9] '1' when KEYS[6] names this request's admission id (the edge's id of one client request,
 --         the same on every retry the load balancer makes of it), '' otherwise
 -- ARGV[10] how long an admission id is remembered, seconds
+-- ARGV[11] this attempt's token (unique per admission call)
 -- Returns {status, owner, quota, used, retry_ms, now, day}; status is ok|again|unknown|revoked|daily|burst
 -- (again: admitted before under this admission id, not counted now),
 -- day is 1, 2 or 3 (which of KEYS[2..4] counted). An unknown key costs the same single HMGET
@@ -51,9 +53,13 @@ end
 -- Refusals are not recorded: they counted nothing, so deciding a repeat afresh charges nothing twice.
 local remember = ARGV[9] == '1'
 if remember then
-  local counted_on = redis.call('GET', KEYS[6])
-  if counted_on then
+  local record = redis.call('GET', KEYS[6])
+  if record then
+    local counted_on = string.sub(record, (string.find(record, ' ', 1, true) or 0) + 1)
     for i = 1, 3 do if KEYS[1 + i] == counted_on then day = i end end
+    -- This attempt now answers for the charge: a late refund of an earlier one (it failed, the
+    -- edge retried at once, its refund came after) must not give back a request being served.
+    redis.call('SET', KEYS[6], ARGV[11] .. ' ' .. counted_on, 'KEEPTTL')
     return {'again', owner, quota, tonumber(redis.call('GET', counted_on) or '0'), 0, now, day}
   end
 end
@@ -68,6 +74,6 @@ if not taken then return {'burst', owner, quota, used, retry_ms, now, day} end
 
 used = redis.call('INCRBY', usage_key, units)
 if used == units then redis.call('EXPIRE', usage_key, ARGV[3]) end
-if remember then redis.call('SET', KEYS[6], usage_key, 'EX', ARGV[10]) end
+if remember then redis.call('SET', KEYS[6], ARGV[11] .. ' ' .. usage_key, 'EX', ARGV[10]) end
 touch()
 return {'ok', owner, quota, used, 0, now, day}
