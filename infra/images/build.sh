@@ -181,6 +181,10 @@ if ((SMOKE)); then
     fi
     START_MS[$name]=$((($(date +%s%N) - t0) / 1000000))
     log "$name ready in ${START_MS[$name]} ms"
+    # The reference's renderer is the one file the image keeps of Scalar (Containerfile).
+    if [[ $name == gateway ]]; then
+      for path in /docs /docs/assets/scalar.js; do answers "http://127.0.0.1:$port$path" || die "gateway: $path did not answer"; done
+    fi
   done
   # Draining intact: SIGTERM (what `podman stop`/Kubernetes send) must end each service promptly
   # with status 0, not after the kill timeout.
