@@ -139,38 +139,48 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
       ordered = (response.hits?.hits ?? []).map((h) => h._source!);
       total = (response.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0;
       aggregations = response.aggregations;
-      return page(params, key, ordered, total, aggregations, { limit, offset, sliced: true, mode });
+      return page(params, key, ordered, total, aggregations, { limit, offset, reachable: total, mode });
     }
 
-    // Hybrid: lexical top window, the attribute leg's top window (a query naming seasons or
-    // occasions), kNN top window, and (for total and facets) their union, in one round trip.
+    // Hybrid: the lexical top window, the attribute leg's (a query naming seasons or occasions),
+    // and the kNN top window, in one round trip; then the sources of the one page shown.
     const lexical = buildSearchQuery(
       { ...params, limit: SEMANTIC_WINDOW, offset: undefined, cursor: undefined, facets: undefined, sort: undefined },
       cursors,
     ).body;
     const attributes = attributeQuery(key, params);
-    const knn = knnSection(params, queryVector, SEMANTIC_WINDOW);
-    // Counted in filter context: the count needs no scores (the legs' scoring is the costly part).
-    // The lexical matches are its recall clause under the filters: the name and brand clauses only
-    // score, and left out they are not expanded (fuzzy, prefix) a second time for the count.
+    // The kNN leg also counts `total` and the facets: its query is every lexical or attribute
+    // match, scored 0, so the hits are the kNN window in its own order (score > 0) followed by
+    // the rest, and the total is the union. One kNN search instead of two (the vector search is
+    // a large part of hybrid's cost, docs/search.md). Counted in filter context: the count needs
+    // no scores; the lexical matches are its recall clause under the filters (the name and brand
+    // clauses only score, and left out they are not expanded a second time).
     const { filter, mustNot } = searchFilters(params);
     const lexicalMatches: estypes.QueryDslQueryContainer = { bool: { must: [recallQuery(key)], filter, must_not: mustNot } };
-    const matched = {
+    const matched: estypes.QueryDslQueryContainer = {
       constant_score: {
         filter: attributes ? { bool: { should: [lexicalMatches, attributes.matches], minimum_should_match: 1 } } : lexicalMatches,
+        boost: 0,
       },
     };
-    const response = await client.msearch<Source, FacetAggregations>(
+    // Legs return ids only: the fused list needs no sources, and reading 100 per leg cost
+    // Elasticsearch more than the page's own read below.
+    const response = await client.msearch<never, FacetAggregations>(
       {
         index: alias,
         searches: [
           {},
-          { query: lexical.query, sort: lexical.sort, size: SEMANTIC_WINDOW, track_total_hits: false, _source: { includes } },
+          { query: lexical.query, sort: lexical.sort, size: SEMANTIC_WINDOW, track_total_hits: false, _source: false },
           {},
-          { knn, size: SEMANTIC_WINDOW, track_total_hits: false, _source: { includes } },
-          {},
-          { query: matched, knn, size: 0, track_total_hits: true, ...(aggs ? { aggs } : {}) },
-          ...(attributes ? [{}, { query: attributes.ranked, size: SEMANTIC_WINDOW, track_total_hits: false, _source: { includes } }] : []),
+          {
+            knn: knnSection(params, queryVector, SEMANTIC_WINDOW),
+            query: matched,
+            size: SEMANTIC_WINDOW,
+            track_total_hits: true,
+            _source: false,
+            ...(aggs ? { aggs } : {}),
+          },
+          ...(attributes ? [{}, { query: attributes.ranked, size: SEMANTIC_WINDOW, track_total_hits: false, _source: false }] : []),
         ],
       },
       {
@@ -178,21 +188,19 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
           // `status` keeps every response in the array: filter_path drops a response left empty
           // (a leg without hits and without total), which shifted the legs after it.
           filter_path:
-            'responses.status,responses.hits.total.value,responses.hits.hits._id,responses.hits.hits._source,responses.hits.hits.matched_queries,responses.aggregations,responses.error',
+            'responses.status,responses.hits.total.value,responses.hits.hits._id,responses.hits.hits._index,responses.hits.hits._score,responses.hits.hits.matched_queries,responses.aggregations,responses.error',
         },
       },
     );
     // filter_path leaves out `hits` of a response that found nothing.
-    type Part = estypes.MsearchMultiSearchItem<Source>;
-    const [lex, near, union, described] = response.responses.map((r): Omit<Part, 'hits'> & Partial<Pick<Part, 'hits'>> => {
+    type Part = estypes.MsearchMultiSearchItem<never>;
+    const [lex, nearAndUnion, described] = response.responses.map((r): Omit<Part, 'hits'> & Partial<Pick<Part, 'hits'>> => {
       if ('error' in r) throw new Error(`hybrid search part failed: ${r.error.type}: ${r.error.reason ?? ''}`);
       return r;
     });
     const lexHits = lex?.hits?.hits ?? [];
     const describedHits = described?.hits?.hits ?? [];
-    const nearHits = near?.hits?.hits ?? [];
-    const sources = new Map<string, Source>();
-    for (const hit of [...lexHits, ...describedHits, ...nearHits]) if (hit._source) sources.set(hit._id!, hit._source);
+    const nearHits = (nearAndUnion?.hits?.hits ?? []).filter((hit) => (hit._score ?? 0) > 0);
     // Known items first: lexical hits that matched the name or brand keep their lexical order.
     const signalled = (hit: (typeof lexHits)[number]) => {
       const matched = hit.matched_queries;
@@ -204,24 +212,39 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     const pinned = lexHits.filter((hit, i) => i === 0 || signalled(hit)).map((h) => h._id!);
     const pinnedSet = new Set(pinned);
     const fused = fuseByRank([lexHits, describedHits, nearHits].map((hits) => hits.map((h) => h._id!))).filter((id) => !pinnedSet.has(id));
-    ordered = [...pinned, ...fused].map((id) => sources.get(id)!);
-    total = Math.max((union?.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0, ordered.length);
-    aggregations = union?.aggregations as FacetAggregations | undefined;
-    return page(params, key, ordered, total, aggregations, { limit, offset, sliced: false, mode });
+    const rankedIds = [...pinned, ...fused];
+    // The index the legs searched: the page is read from it even if the alias moved meanwhile
+    // (an id gone from it is left out, see sourcesOf).
+    const index = [...lexHits, ...nearHits, ...describedHits][0]?._index ?? alias;
+    const shown = await sourcesOf(index, rankedIds.slice(offset, offset + limit), includes);
+    total = Math.max((nearAndUnion?.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0, rankedIds.length);
+    aggregations = nearAndUnion?.aggregations as FacetAggregations | undefined;
+    return page(params, key, shown, total, aggregations, { limit, offset, reachable: rankedIds.length, mode });
+  }
+
+  /** The sources of these ids, in this order (an id gone since the legs ran is left out). */
+  async function sourcesOf(index: string, ids: readonly string[], includes: readonly string[]): Promise<Source[]> {
+    if (ids.length === 0) return [];
+    const response = await client.search<Source>(
+      { index, query: { ids: { values: [...ids] } }, size: ids.length, track_total_hits: false, _source: { includes: [...includes] } },
+      { querystring: { filter_path: 'hits.hits._id,hits.hits._source' } },
+    );
+    const byId = new Map((response.hits?.hits ?? []).map((hit) => [hit._id!, hit._source!]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   function page(
     params: SearchQuery,
     key: string,
-    ordered: Source[],
+    shown: readonly Source[],
     total: number,
     aggregations: FacetAggregations | undefined,
-    at: { limit: number; offset: number; sliced: boolean; mode: SearchMode },
+    at: { limit: number; offset: number; reachable: number; mode: SearchMode },
   ): SearchResponse {
-    const reachable = Math.min(at.sliced ? total : ordered.length, SEMANTIC_WINDOW * (at.sliced ? 1 : 2));
-    const hits = at.sliced ? ordered : ordered.slice(at.offset, at.offset + at.limit);
+    // How far a cursor may page: semantic's kNN window, hybrid's fused lists up to two windows.
+    const reachable = Math.min(at.reachable, SEMANTIC_WINDOW * (at.mode === 'hybrid' ? 2 : 1));
     const words = params.highlight ? queryWords(key) : undefined;
-    const data: SearchHit[] = hits.map((source) => {
+    const data: SearchHit[] = shown.map((source) => {
       const summary = Object.fromEntries(SUMMARY_FIELDS.map((field) => [field, source[field]])) as FragranceSummary;
       return words ? { ...summary, highlight: highlightRecord(source, words) } : summary;
     });
