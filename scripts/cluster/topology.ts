@@ -21,8 +21,9 @@ const INSTANCE_BASE: Record<ServiceName, number> = { gateway: 18100, catalogue: 
 export const ES_NODES = 3;
 // Not 9200: the dev Elasticsearch the benches and `npm run infra:start` run there may be up.
 export const ES_HTTP_PORT = 9210; // nodes on 9210..9212, transport 9310..9312
-export const REDIS_PRIMARY_PORT = 6379;
-export const REDIS_REPLICA_PORT = 6380;
+// Not 6379/6380: the dev Redis (`npm run infra:start`, the benches) may be up there.
+export const REDIS_PRIMARY_PORT = 6381;
+export const REDIS_REPLICA_PORT = 6382;
 export const SENTINEL_PORTS = [26379, 26380, 26381];
 export const SENTINEL_NAME = 'fcs-redis';
 export const ES_CLUSTER_NAME = 'cluster';

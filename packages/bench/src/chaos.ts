@@ -82,7 +82,7 @@ async function ensureCluster(): Promise<void> {
 function opsEnv(primary: string | null, s: ClusterStatus): NodeJS.ProcessEnv {
   return {
     ...process.env,
-    REDIS_URL: `redis://${primary ?? '127.0.0.1:6379'}`,
+    REDIS_URL: `redis://${primary ?? '127.0.0.1:6381'}`,
     REDIS_SENTINELS: s.redis.sentinels.map((p) => `127.0.0.1:${p}`).join(','),
     REDIS_SENTINEL_NAME: s.redis.sentinelName,
     ELASTICSEARCH_URL: ES,
