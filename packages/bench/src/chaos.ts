@@ -446,10 +446,19 @@ try {
       kill(node?.pid, `Redis primary ${primary ?? '?'}`);
       // Sentinel promotes the replica after down-after-ms; the cluster's watchdog leaves a dead
       // primary to Sentinel (it restarts it, as a replica of the new primary, once Sentinel moved on).
-      await until('a primary, and both Redis nodes running again', 120_000, async () => {
+      // (A pid file outlives its process: liveness is asked of the process itself.)
+      const alive = (pid: number | null) => {
+        try {
+          return pid !== null && process.kill(pid, 0);
+        } catch {
+          return false;
+        }
+      };
+      await until('Sentinel to promote the replica', 60_000, async () => {
         const now = await status();
-        return now.redis.primary !== null && now.redis.nodes.every((n) => n.pid !== null);
-      });
+        return now.redis.primary !== null && now.redis.primary !== primary;
+      }).catch((error: unknown) => say(`  ${String(error)}`));
+      await until('both Redis nodes running again', 120_000, async () => (await status()).redis.nodes.every((n) => alive(n.pid)));
       const after = (await status()).redis.primary;
       stepFigures.failed_over = after !== primary;
       say(
