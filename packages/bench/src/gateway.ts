@@ -10,12 +10,21 @@
 // segments; prints the throughput and CPU ratio metrics on / off, target ≥ 0.97),
 // BENCH_CPU_PROFILE_DIR (the gateway runs with --cpu-prof and writes its profile there on exit),
 // BENCH_DRIVER (client: the mix through @fragrance/client over the load's undici pool; raw: the
-// same requests as bare pool requests, to measure the client's cost to the load generator).
+// same requests as bare pool requests, to measure the client's cost to the load generator),
+// BENCH_SEARCH (lexical: the catalogue runs with EMBEDDINGS_ENABLED=false; hybrid: as deployed),
+// BENCH_CATALOGUE_CACHE=1 (keep the catalogue's response cache; off by default, see below),
+// BENCH_BASELINE_SRC (a directory holding another gateway's main.ts, e.g. an earlier commit's
+// services/gateway/src with services/gateway/node_modules linked beside it: it joins the same
+// rotating segments as `baseline`, so before and after are measured in one run),
+// BENCH_GATEWAY_NODE_OPTIONS / BENCH_BASELINE_NODE_OPTIONS (node flags of either gateway),
+// BENCH_BASELINE_ENV (JSON: variables of the baseline gateway only; with BENCH_BASELINE_SRC set to
+// services/gateway/src it measures one setting against another in one run).
 // The machine's load average is printed with the figures: on a shared machine the CPU per request
 // and the interleaved ratios are the robust figures, not absolute throughput.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import type { Histogram } from 'hdr-histogram-js';
 import { newLatencyHistogram, runLoad, type ClientCall, type LoadRequest, type LoadResult } from './load.ts';
 import { pick } from './random.ts';
 import {
@@ -49,10 +58,37 @@ const PROFILE_DIR = process.env.BENCH_CPU_PROFILE_DIR;
  */
 const DRIVER = process.env.BENCH_DRIVER ?? 'client';
 if (DRIVER !== 'client' && DRIVER !== 'raw') throw new Error(`BENCH_DRIVER must be client or raw, got ${DRIVER}`);
+/**
+ * BENCH_SEARCH: `lexical` (default) or `hybrid`. Hybrid searches cost Elasticsearch several times
+ * what lexical ones do, which hides the edge's own cost behind the upstream's; the issue 13
+ * figures (ratio 0.84, 0.66 ms) were measured with lexical searches, so that is the default.
+ */
+const SEARCH = process.env.BENCH_SEARCH ?? 'lexical';
+if (SEARCH !== 'lexical' && SEARCH !== 'hybrid') throw new Error(`BENCH_SEARCH must be lexical or hybrid, got ${SEARCH}`);
+/**
+ * The catalogue's in-process response cache is off unless BENCH_CATALOGUE_CACHE=1: every segment
+ * replays the same seeded sequence, so with the cache on, whichever side ran a request first paid
+ * for it and the other got a cache hit, and the ratio measured the cache's hit rates, not the edge.
+ */
+const CATALOGUE_CACHE = process.env.BENCH_CATALOGUE_CACHE === '1';
+const BASELINE_SRC = process.env.BENCH_BASELINE_SRC;
+const GATEWAY_NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '';
+const BASELINE_NODE_OPTIONS = process.env.BENCH_BASELINE_NODE_OPTIONS ?? '';
+/** BENCH_BASELINE_ENV: a JSON object of variables for the baseline gateway only (e.g. {"LOG_LEVEL":"warn"}). */
+const BASELINE_ENV = JSON.parse(process.env.BENCH_BASELINE_ENV ?? '{}') as Record<string, string>;
 /** Targets of issue 13 (gateway cost) and issue 12 (metrics cost). */
 const TARGETS = { ratio: 0.9, gateway_cpu_ms_per_request: 0.4, gateway_rss_mb: 200, metrics_on_off: 0.97 };
 
 const say = (message: string) => sayAs('gateway', message);
+/** The BENCH_BASELINE_SRC gateway (not one of support.ts's children, so stopped here). */
+let baseline: ChildProcess | undefined;
+const stopBaseline = async () => {
+  const child = baseline;
+  if (child?.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+};
 
 async function catalogueCount(): Promise<number> {
   try {
@@ -69,11 +105,50 @@ function rssMb(pid: number): number {
   return Math.round(kb / 102.4) / 10;
 }
 
-/** CPU seconds (user + system) a process has used so far. */
+/** CPU seconds (user + system) a process has used so far… */
 function cpuSeconds(pid: number): number {
+  const { user, system } = cpuSplit(pid);
+  return user + system;
+}
+
+/** …and the two apart: system time is mostly the kernel's side of the process's sockets. */
+function cpuSplit(pid: number): { user: number; system: number } {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second).
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+}
+
+/** Resident memory by kind (MB): anonymous (heaps, malloc) and file-backed (the node binary's code). */
+function rssSplit(pid: number): { anonymous: number; file: number } {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB$`, 'm').exec(rollup)?.[1] ?? 0);
+  return { anonymous: Math.round(kb('Anonymous') / 102.4) / 10, file: Math.round((kb('Rss') - kb('Anonymous')) / 102.4) / 10 };
+}
+
+/**
+ * The gateway's memory from its own runtime metrics (prom-client's defaults), in MB: RSS, the V8
+ * heap and each of its spaces, and memory outside the heap (buffers).
+ */
+async function memoryBreakdown(metricsPort: number): Promise<Record<string, number> | null> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { signal: AbortSignal.timeout(5_000) });
+    const text = await res.text();
+    const mb = (pattern: RegExp) => {
+      const value = pattern.exec(text)?.[1];
+      return value === undefined ? Number.NaN : Math.round(Number(value) / 104857.6) / 10;
+    };
+    const figures: Record<string, number> = {
+      rss: mb(/^process_resident_memory_bytes\{[^}]*\} (\S+)$/m),
+      heap_total: mb(/^nodejs_heap_size_total_bytes\{[^}]*\} (\S+)$/m),
+      heap_used: mb(/^nodejs_heap_size_used_bytes\{[^}]*\} (\S+)$/m),
+      external: mb(/^nodejs_external_memory_bytes\{[^}]*\} (\S+)$/m),
+    };
+    for (const match of text.matchAll(/^nodejs_heap_space_size_total_bytes\{[^}]*space="(\w+)"[^}]*\} (\S+)$/gm))
+      figures[`space_${match[1]}`] = Math.round(Number(match[2]) / 104857.6) / 10;
+    return figures;
+  } catch {
+    return null;
+  }
 }
 
 interface Sample {
@@ -152,7 +227,7 @@ const asRaw = (item: MixItem): LoadRequest =>
         path: `/v1/fragrances?${new URLSearchParams(Object.entries(item.query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
       };
 
-type Side = 'direct' | 'gateway' | 'gateway_off';
+type Side = 'direct' | 'gateway' | 'gateway_off' | 'baseline';
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -199,7 +274,7 @@ async function main(): Promise<void> {
   run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', redisName, '--port', String(redisPort)]);
   const redisUrl = `redis://127.0.0.1:${redisPort}`;
   try {
-    const [cataloguePort, gatewayPort] = [await freePort(), await freePort()];
+    const [cataloguePort, gatewayPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
     const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     const catalogue = startBenchService(
@@ -211,17 +286,22 @@ async function main(): Promise<void> {
         CURSOR_SECRET: cursorSecret(),
         REDIS_URL: redisUrl,
         JOBS_PREFIX: 'bench',
+        EMBEDDINGS_ENABLED: String(SEARCH === 'hybrid'),
+        ...(CATALOGUE_CACHE ? {} : { RESPONSE_CACHE_MAX_BYTES: '0' }),
       },
       'gateway',
     );
+    const nodeOptions = (flags: string, profile: boolean) =>
+      [profile && PROFILE_DIR ? `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` : '', flags].filter(Boolean).join(' ');
+    const gatewayEnv = { REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL };
     const gateway = startBenchService(
       'gateway',
       {
+        ...gatewayEnv,
         PORT: String(gatewayPort),
-        REDIS_URL: redisUrl,
-        CATALOGUE_SERVICE_URL: catalogueUrl,
-        LOG_LEVEL,
-        ...(PROFILE_DIR ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` } : {}),
+        // A known port, so its memory breakdown can be read after the load.
+        METRICS_PORT: String(metricsPort),
+        ...(nodeOptions(GATEWAY_NODE_OPTIONS, true) ? { NODE_OPTIONS: nodeOptions(GATEWAY_NODE_OPTIONS, true) } : {}),
       },
       'gateway',
     );
@@ -231,144 +311,200 @@ async function main(): Promise<void> {
     const gatewayOff =
       offPort === undefined
         ? undefined
-        : startBenchService(
-            'gateway',
-            { PORT: String(offPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL, METRICS_ENABLED: 'false' },
-            'gateway',
-          );
-    await waitForHealthy(catalogueUrl, 60_000);
-    await waitForHealthy(gatewayUrl, 60_000);
-    if (gatewayOffUrl) await waitForHealthy(gatewayOffUrl, 60_000);
+        : startBenchService('gateway', { ...gatewayEnv, PORT: String(offPort), METRICS_ENABLED: 'false' }, 'gateway');
+    // Another gateway's code (BENCH_BASELINE_SRC), e.g. the commit before a change, on the same catalogue and Redis.
+    const baselinePort = BASELINE_SRC ? await freePort() : undefined;
+    const baselineUrl = baselinePort === undefined ? undefined : `http://127.0.0.1:${baselinePort}`;
+    baseline =
+      BASELINE_SRC && baselinePort !== undefined
+        ? spawn(process.execPath, [`${BASELINE_SRC}/main.ts`], {
+            cwd: ROOT,
+            env: {
+              ...process.env,
+              ...gatewayEnv,
+              PORT: String(baselinePort),
+              METRICS_PORT: '0',
+              NODE_OPTIONS: nodeOptions(BASELINE_NODE_OPTIONS, false),
+              ...BASELINE_ENV,
+            },
+            stdio: ['ignore', 'ignore', 'inherit'],
+          })
+        : undefined;
+    try {
+      await waitForHealthy(catalogueUrl, 60_000);
+      await waitForHealthy(gatewayUrl, 60_000);
+      if (gatewayOffUrl) await waitForHealthy(gatewayOffUrl, 60_000);
+      if (baselineUrl) await waitForHealthy(baselineUrl, 60_000);
 
-    const apiKey = createBenchKey(redisUrl);
+      const apiKey = createBenchKey(redisUrl);
 
-    const sample = await sampleCatalogue(catalogueUrl);
-    say(
-      `${documents} documents; sampled ${sample.ids.length} ids and ${sample.brands.length} brands; concurrency ${CONCURRENCY}, ${DURATION_S} s each`,
-    );
-    const items = requestMix(sample);
-    const mix = DRIVER === 'raw' ? (random: () => number) => asRaw(items(random)) : (random: () => number) => asCall(items(random));
+      const sample = await sampleCatalogue(catalogueUrl);
+      say(
+        `${documents} documents; sampled ${sample.ids.length} ids and ${sample.brands.length} brands; concurrency ${CONCURRENCY}, ${DURATION_S} s each; ${SEARCH} searches, catalogue response cache ${CATALOGUE_CACHE ? 'on' : 'off'}`,
+      );
+      const items = requestMix(sample);
+      const mix = DRIVER === 'raw' ? (random: () => number) => asRaw(items(random)) : (random: () => number) => asCall(items(random));
 
-    const histograms = { direct: newLatencyHistogram(), gateway: newLatencyHistogram(), gateway_off: newLatencyHistogram() };
-    const segment = (side: Side, url: string, headers: Record<string, string> = {}) =>
-      runLoad({
-        url,
-        headers,
-        // The client sends the key itself; the raw driver sends `headers`.
-        ...(headers.authorization ? { apiKey } : {}),
-        concurrency: CONCURRENCY,
-        durationMs: (DURATION_S * 1_000) / SEGMENTS,
-        warmupMs: 1_000,
-        seed: 7,
-        next: mix,
-        histogram: histograms[side],
-      });
-    const keyHeader = { authorization: `Bearer ${apiKey}` };
+      const keyHeader = { authorization: `Bearer ${apiKey}` };
+      const sides: { side: Side; url: string; pid: number | undefined; headers: Record<string, string> }[] = [
+        { side: 'direct', url: catalogueUrl, pid: catalogue.pid, headers: {} },
+        { side: 'gateway', url: gatewayUrl, pid: gateway.pid, headers: keyHeader },
+        ...(gatewayOffUrl ? [{ side: 'gateway_off' as const, url: gatewayOffUrl, pid: gatewayOff?.pid, headers: keyHeader }] : []),
+        ...(baselineUrl ? [{ side: 'baseline' as const, url: baselineUrl, pid: baseline?.pid, headers: keyHeader }] : []),
+      ];
+      const histograms = Object.fromEntries(sides.map(({ side }) => [side, newLatencyHistogram()])) as Record<Side, Histogram>;
+      const SEED = 7;
+      const segment = ({ side, url, headers }: (typeof sides)[number]) =>
+        runLoad({
+          url,
+          headers,
+          // The client sends the key itself; the raw driver sends `headers`.
+          ...(headers.authorization ? { apiKey } : {}),
+          concurrency: CONCURRENCY,
+          durationMs: (DURATION_S * 1_000) / SEGMENTS,
+          warmupMs: 1_000,
+          seed: SEED,
+          next: mix,
+          histogram: histograms[side],
+        });
 
-    // Elasticsearch's caches and the JIT warm up first, unmeasured, so neither side gets them.
-    say(`warming up for ${WARMUP_S} s…`);
-    await runLoad({ url: gatewayUrl, headers: keyHeader, concurrency: CONCURRENCY, durationMs: WARMUP_S * 1_000, seed: 3, next: mix });
-    if (gatewayOffUrl)
-      await runLoad({ url: gatewayOffUrl, headers: keyHeader, concurrency: CONCURRENCY, durationMs: 2_000, seed: 3, next: mix });
+      // The JIT and Elasticsearch's caches warm up first, unmeasured, on the very sequence every
+      // segment replays (the same seed), so no side meets a request Elasticsearch has not seen.
+      say(`warming up for ${WARMUP_S} s…`);
+      // (With the key: the client driver sends `apiKey`, not `headers`; a warm-up without it was a 401 flood.)
+      const warmUp = (url: string, durationMs: number) =>
+        runLoad({ url, headers: keyHeader, apiKey, concurrency: CONCURRENCY, durationMs, seed: SEED, next: mix });
+      const warm = await warmUp(gatewayUrl, WARMUP_S * 1_000);
+      if (warm.errors > 0) throw new Error(`the warm-up had ${warm.errors} failed requests: ${JSON.stringify(warm.statuses)}`);
+      for (const { side, url } of sides) if (side === 'gateway_off' || side === 'baseline') await warmUp(url, 3_000);
 
-    // Short segments in ABBA order (direct, gateway, gateway, direct, …), so drift and bursts in a
-    // shared machine's load fall on both sides alike.
-    // From here the driver's CPU counts, against the measured requests (segment warm-ups included).
-    const driverCpu0 = process.cpuUsage();
-    let driverRequests = 0;
-    const rss: number[] = [];
-    const sampler = setInterval(() => gateway.pid && rss.push(rssMb(gateway.pid)), 500);
-    const results: Record<Side, LoadResult[]> = { direct: [], gateway: [], gateway_off: [] };
-    const sides: Side[] = gatewayOffUrl ? ['direct', 'gateway', 'gateway_off'] : ['direct', 'gateway'];
-    // Mirrored rounds (ABC CBA …): a linear drift (the machine's load, the catalogue's response
-    // cache filling up) hits every side alike over an even number of rounds, and gateway and
-    // gateway_off always run back to back, each first half of the time.
-    const order = Array.from({ length: SEGMENTS }, (_, i) => (i % 2 === 0 ? sides : [...sides].reverse())).flat();
-    const cpu = { gateway: 0, gatewayOff: 0, catalogueDirect: 0, catalogueViaGateway: 0 };
-    const load: number[] = [];
-    for (const side of order) {
-      const before = {
-        gateway: cpuSeconds(gateway.pid!),
-        gatewayOff: gatewayOff?.pid ? cpuSeconds(gatewayOff.pid) : 0,
-        catalogue: cpuSeconds(catalogue.pid!),
-      };
-      const result =
-        side === 'direct'
-          ? await segment(side, catalogueUrl)
-          : await segment(side, side === 'gateway' ? gatewayUrl : (gatewayOffUrl ?? gatewayUrl), keyHeader);
-      if (side === 'gateway') {
-        cpu.gateway += cpuSeconds(gateway.pid!) - before.gateway;
-        cpu.catalogueViaGateway += cpuSeconds(catalogue.pid!) - before.catalogue;
-      } else if (side === 'gateway_off') {
-        cpu.gatewayOff += (gatewayOff?.pid ? cpuSeconds(gatewayOff.pid) : 0) - before.gatewayOff;
-      } else {
-        cpu.catalogueDirect += cpuSeconds(catalogue.pid!) - before.catalogue;
+      // From here the driver's CPU counts, against the measured requests (segment warm-ups included).
+      const driverCpu0 = process.cpuUsage();
+      let driverRequests = 0;
+      const edges = sides.filter(({ side }) => side !== 'direct');
+      const rss = Object.fromEntries(edges.map(({ side }) => [side, [] as number[]])) as Partial<Record<Side, number[]>>;
+      const sampler = setInterval(() => {
+        for (const { side, pid } of edges) if (pid) rss[side]?.push(rssMb(pid));
+      }, 500);
+      const results: Record<Side, LoadResult[]> = { direct: [], gateway: [], gateway_off: [], baseline: [] };
+      // Mirrored rounds (ABC CBA …): a linear drift in the machine's load hits every side alike over
+      // an even number of rounds, and neighbours run back to back, each first half of the time.
+      const order = Array.from({ length: SEGMENTS }, (_, i) => (i % 2 === 0 ? sides : [...sides].reverse())).flat();
+      // CPU seconds of each edge process while its own side ran; the catalogue's by the side it served.
+      const edgeCpu: Partial<Record<Side, number>> = {};
+      const edgeSystem: Partial<Record<Side, number>> = {};
+      const catalogueCpu: Partial<Record<Side, number>> = {};
+      const load: number[] = [];
+      for (const entry of order) {
+        const { side, pid } = entry;
+        const before = {
+          edge: pid && side !== 'direct' ? cpuSeconds(pid) : 0,
+          catalogue: cpuSeconds(catalogue.pid!),
+          edgeSystem: pid && side !== 'direct' ? cpuSplit(pid).system : 0,
+        };
+        const result = await segment(entry);
+        if (pid && side !== 'direct') edgeSystem[side] = (edgeSystem[side] ?? 0) + cpuSplit(pid).system - before.edgeSystem;
+        if (pid && side !== 'direct') edgeCpu[side] = (edgeCpu[side] ?? 0) + cpuSeconds(pid) - before.edge;
+        catalogueCpu[side] = (catalogueCpu[side] ?? 0) + cpuSeconds(catalogue.pid!) - before.catalogue;
+        load.push(loadavg()[0] ?? 0);
+        say(`${side.padEnd(11)}: ${result.rps} req/s, errors ${result.errors}, load average ${(loadavg()[0] ?? 0).toFixed(2)}`);
+        results[side].push(result);
       }
-      load.push(loadavg()[0] ?? 0);
-      say(`${side.padEnd(11)}: ${result.rps} req/s, errors ${result.errors}, load average ${(loadavg()[0] ?? 0).toFixed(2)}`);
-      results[side].push(result);
-    }
-    clearInterval(sampler);
-    const direct = combine(results.direct);
-    const viaGateway = combine(results.gateway);
-    const viaGatewayOff = gatewayOffUrl ? combine(results.gateway_off) : undefined;
+      clearInterval(sampler);
+      const gatewayMemory = await memoryBreakdown(metricsPort);
+      const direct = combine(results.direct);
+      const viaGateway = combine(results.gateway);
+      const viaGatewayOff = gatewayOffUrl ? combine(results.gateway_off) : undefined;
+      const viaBaseline = baselineUrl ? combine(results.baseline) : undefined;
 
-    for (const side of Object.values(results)) driverRequests += side.reduce((sum, r) => sum + r.requests, 0);
-    const driverCpu = process.cpuUsage(driverCpu0);
-    const me = await createFragranceClient({ baseUrl: `${gatewayUrl}/v1`, apiKey }).me();
-    const round3 = (x: number) => Math.round(x * 1000) / 1000;
-    const ratio = round3(viaGateway.rps / direct.rps);
-    const gatewayCpu = perRequest(cpu.gateway, viaGateway.requests);
-    const rssMax = Math.max(...rss);
-    const metricsOnOff = viaGatewayOff
-      ? {
-          gateway_off: viaGatewayOff,
-          // Throughput on / off; and the gateway's own CPU per request off / on (≥ 0.97 alike).
-          ratio: round3(viaGateway.rps / viaGatewayOff.rps),
-          // Each round's on / off (the two ran back to back), and their median: one burst of the
-          // machine's other load moves one round, not the figure.
-          round_ratios: results.gateway.map((r, i) => round3(r.rps / (results.gateway_off[i]?.rps ?? Number.NaN))),
-          median_round_ratio: round3(median(results.gateway.map((r, i) => r.rps / (results.gateway_off[i]?.rps ?? Number.NaN)))),
-          cpu_ms_per_request_on_off: [gatewayCpu, perRequest(cpu.gatewayOff, viaGatewayOff.requests)],
-          cpu_ratio: round3(perRequest(cpu.gatewayOff, viaGatewayOff.requests) / gatewayCpu),
-          target: TARGETS.metrics_on_off,
-        }
-      : null;
-    const result = {
-      bench: 'gateway',
-      concurrency: CONCURRENCY,
-      duration_s: DURATION_S,
-      log_level: LOG_LEVEL,
-      documents,
-      load_average: { mean: round3(load.reduce((a, b) => a + b, 0) / Math.max(1, load.length)), max: round3(Math.max(...load)) },
-      direct,
-      gateway: viaGateway,
-      ratio,
-      targets: TARGETS,
-      meets_targets: {
-        ratio: ratio >= TARGETS.ratio,
-        gateway_cpu_ms_per_request: gatewayCpu <= TARGETS.gateway_cpu_ms_per_request,
-        gateway_rss_mb: rssMax <= TARGETS.gateway_rss_mb,
-        ...(metricsOnOff ? { metrics_on_off: metricsOnOff.ratio >= TARGETS.metrics_on_off } : {}),
-      },
-      p50_overhead_ms: round3(viaGateway.p50_ms - direct.p50_ms),
-      // CPU per request (includes each segment's 1 s warm-up, so slightly high): robust to the
-      // machine's other load, unlike throughput.
-      cpu_ms_per_request: {
-        gateway: gatewayCpu,
-        catalogue_direct: perRequest(cpu.catalogueDirect, direct.requests),
-        catalogue_via_gateway: perRequest(cpu.catalogueViaGateway, viaGateway.requests),
-      },
-      gateway_rss_mb: { max: rssMax, end: gateway.pid ? rssMb(gateway.pid) : null },
-      metrics_on_off: metricsOnOff,
-      // The load generator's own CPU per measured request (segment warm-ups included, so slightly high):
-      // what BENCH_DRIVER=client costs over raw.
-      driver: DRIVER,
-      driver_cpu_ms_per_request: perRequest((driverCpu.user + driverCpu.system) / 1e6, driverRequests),
-      // Every admitted request was counted once: warm-up plus the measured ones.
-      metered_requests: me.used_today,
-    };
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+      for (const side of Object.values(results)) driverRequests += side.reduce((sum, r) => sum + r.requests, 0);
+      const driverCpu = process.cpuUsage(driverCpu0);
+      const me = await createFragranceClient({ baseUrl: `${gatewayUrl}/v1`, apiKey }).me();
+      const round3 = (x: number) => Math.round(x * 1000) / 1000;
+      const ratio = round3(viaGateway.rps / direct.rps);
+      const gatewayCpu = perRequest(edgeCpu.gateway ?? 0, viaGateway.requests);
+      const rssMax = Math.max(...(rss.gateway ?? []));
+      /** Each round's a / b (the two ran back to back in it), and their median. */
+      const roundRatios = (a: Side, b: Side) => {
+        const ratios = results[a].map((r, i) => r.rps / (results[b][i]?.rps ?? Number.NaN));
+        return { round_ratios: ratios.map(round3), median_round_ratio: round3(median(ratios)) };
+      };
+      const metricsOnOff = viaGatewayOff
+        ? {
+            gateway_off: viaGatewayOff,
+            // Throughput on / off; and the gateway's own CPU per request off / on (≥ 0.97 alike).
+            ratio: round3(viaGateway.rps / viaGatewayOff.rps),
+            ...roundRatios('gateway', 'gateway_off'),
+            cpu_ms_per_request_on_off: [gatewayCpu, perRequest(edgeCpu.gateway_off ?? 0, viaGatewayOff.requests)],
+            cpu_ratio: round3(perRequest(edgeCpu.gateway_off ?? 0, viaGatewayOff.requests) / gatewayCpu),
+            target: TARGETS.metrics_on_off,
+          }
+        : null;
+      const baselineFigures = viaBaseline
+        ? {
+            src: BASELINE_SRC,
+            node_options: BASELINE_NODE_OPTIONS,
+            ...viaBaseline,
+            ratio: round3(viaBaseline.rps / direct.rps),
+            // This run's gateway / the baseline, per round (they ran back to back).
+            gateway_over_baseline: roundRatios('gateway', 'baseline'),
+            cpu_ms_per_request: perRequest(edgeCpu.baseline ?? 0, viaBaseline.requests),
+            cpu_system_ms_per_request: perRequest(edgeSystem.baseline ?? 0, viaBaseline.requests),
+            rss_mb: {
+              max: Math.max(...(rss.baseline ?? [])),
+              end: baseline?.pid ? rssMb(baseline.pid) : null,
+              ...(baseline?.pid ? rssSplit(baseline.pid) : {}),
+            },
+          }
+        : null;
+      const result = {
+        bench: 'gateway',
+        concurrency: CONCURRENCY,
+        duration_s: DURATION_S,
+        log_level: LOG_LEVEL,
+        search: SEARCH,
+        catalogue_response_cache: CATALOGUE_CACHE,
+        gateway_node_options: GATEWAY_NODE_OPTIONS,
+        documents,
+        load_average: { mean: round3(load.reduce((a, b) => a + b, 0) / Math.max(1, load.length)), max: round3(Math.max(...load)) },
+        direct,
+        gateway: viaGateway,
+        ratio,
+        // Each round's gateway / direct: one burst of the machine's other load moves one round, not the median.
+        ratio_rounds: roundRatios('gateway', 'direct'),
+        targets: TARGETS,
+        meets_targets: {
+          ratio: ratio >= TARGETS.ratio,
+          gateway_cpu_ms_per_request: gatewayCpu <= TARGETS.gateway_cpu_ms_per_request,
+          gateway_rss_mb: rssMax <= TARGETS.gateway_rss_mb,
+          ...(metricsOnOff ? { metrics_on_off: metricsOnOff.ratio >= TARGETS.metrics_on_off } : {}),
+        },
+        p50_overhead_ms: round3(viaGateway.p50_ms - direct.p50_ms),
+        // CPU per request (includes each segment's 1 s warm-up, so slightly high): robust to the
+        // machine's other load, unlike throughput.
+        cpu_ms_per_request: {
+          gateway: gatewayCpu,
+          // Of which in the kernel (system time): the loopback TCP of its three hops.
+          gateway_system: perRequest(edgeSystem.gateway ?? 0, viaGateway.requests),
+          catalogue_direct: perRequest(catalogueCpu.direct ?? 0, direct.requests),
+          catalogue_via_gateway: perRequest(catalogueCpu.gateway ?? 0, viaGateway.requests),
+        },
+        gateway_rss_mb: { max: rssMax, end: gateway.pid ? rssMb(gateway.pid) : null, ...(gateway.pid ? rssSplit(gateway.pid) : {}) },
+        // Where the gateway's memory is right after the load (its own runtime metrics).
+        gateway_memory_mb: gatewayMemory,
+        metrics_on_off: metricsOnOff,
+        baseline: baselineFigures,
+        // The load generator's own CPU per measured request (segment warm-ups included, so slightly high):
+        // what BENCH_DRIVER=client costs over raw.
+        driver: DRIVER,
+        driver_cpu_ms_per_request: perRequest((driverCpu.user + driverCpu.system) / 1e6, driverRequests),
+        // Every admitted request was counted once: warm-ups plus the measured ones (every gateway shares the key).
+        metered_requests: me.used_today,
+      };
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+    } finally {
+      await stopBaseline();
+    }
   } finally {
     await stopChildren();
     spawnSync('bash', ['infra/redis.sh', 'stop', '--name', redisName, '--port', String(redisPort)], { cwd: ROOT });
@@ -378,11 +514,11 @@ async function main(): Promise<void> {
   }
 }
 
-process.on('SIGINT', () => void stopChildren().then(() => process.exit(130)));
+process.on('SIGINT', () => void Promise.all([stopBaseline(), stopChildren()]).then(() => process.exit(130)));
 try {
   await main();
 } catch (error) {
   say(error instanceof Error ? error.message : String(error));
-  await stopChildren();
+  await Promise.all([stopBaseline(), stopChildren()]);
   process.exitCode = 1;
 }
