@@ -259,7 +259,8 @@ async function start(args: string[]): Promise<void> {
 
     const config = `${CLUSTER_DIR}/haproxy.cfg`;
     writeFileSync(config, haproxyConfig({ adminSocket: HAPROXY_SOCKET, backends: backendsOf(instances, READY_PATH) }));
-    supervisor.add({ name: 'haproxy', command: haproxyBin, args: ['-db', '-q', '-f', config], cwd: ROOT });
+    // No -q: quiet mode also silences the log lines of failed requests (stdout).
+    supervisor.add({ name: 'haproxy', command: haproxyBin, args: ['-db', '-f', config], cwd: ROOT });
 
     await waitForOk(`${env.ELASTICSEARCH_URL}/_cluster/health?wait_for_status=yellow&timeout=1s`, 120_000);
     prepareCatalogue(say, env, ['--replicas', String(replicas)]);
