@@ -40,6 +40,7 @@ import {
   STACK_LOCK,
   waitForOk,
 } from '../lib/stack-steps.ts';
+import { redisRestart } from './redis-restart.ts';
 import {
   backendsOf,
   EDGE_PORT,
@@ -391,18 +392,19 @@ async function start(args: string[]): Promise<void> {
       if (pidAlive(`${LOCAL_DIR}/redis/${node.name}/redis.pid`)) {
         redisDeadSince.delete(node.name);
       } else if (!stopping) {
-        // It comes back as a replica of whichever node Sentinel now calls primary (after a
-        // failover that is the other one), so two primaries never take writes.
-        const primary = await sentinelPrimary();
-        // A dead primary is Sentinel's to replace: started again within its down-after, it would
-        // come back as primary from its AOF and no failover would happen (the bench measured the
-        // restart, not the failover). Only if Sentinel has not moved on after its failover
-        // timeout (no replica to promote, no quorum) is it started again in place.
+        // Left to Sentinel while it may still fail over; then back as a replica of the primary.
         const deadSince = redisDeadSince.get(node.name) ?? Date.now();
         redisDeadSince.set(node.name, deadSince);
-        if (primary === `127.0.0.1:${node.port}` && Date.now() - deadSince < REDIS_FAILOVER_GRACE_MS) continue;
-        const role = primary && primary !== `127.0.0.1:${node.port}` ? ['--replica-of', primary] : [];
-        say(`Redis ${node.name} (port ${node.port}) is gone; starting it again${role.length ? ` as a replica of ${primary}` : ''}`);
+        const decision = redisRestart({
+          address: `127.0.0.1:${node.port}`,
+          sentinelPrimary: await sentinelPrimary(),
+          deadForMs: Date.now() - deadSince,
+          graceMs: REDIS_FAILOVER_GRACE_MS,
+        });
+        if (decision.action === 'wait') continue;
+        const primary = decision.replicaOf;
+        const role = primary ? ['--replica-of', primary] : [];
+        say(`Redis ${node.name} (port ${node.port}) is gone; starting it again${primary ? ` as a replica of ${primary}` : ''}`);
         await run('bash', ['infra/redis.sh', 'start', '--name', node.name, '--port', String(node.port), ...role], { cwd: ROOT }).then(
           () => redisDeadSince.delete(node.name),
           (error: unknown) => say(`restarting Redis ${node.name} failed: ${String(error)}`),
