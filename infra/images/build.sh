@@ -159,13 +159,13 @@ if ((SMOKE)); then
     [[ " ${TARGETS[*]} " == *" $name "* ]] || continue
     image=$(image_of "$name")
     t0=$(date +%s%N)
+    # podman without systemd cannot schedule a HEALTHCHECK timer (it fails a service's run and logs
+    # an error even for the ops image's HEALTHCHECK NONE); the loop below asks /health/ready itself.
+    nohealth=(); [[ $ENGINE == podman ]] && nohealth=(--no-healthcheck)
     if [[ $name == ops ]]; then
-      "$ENGINE" run --rm --network host "${COMMON[@]}" "$image" help >/dev/null || die "ops image: 'help' failed"
+      "$ENGINE" run --rm --network host "${nohealth[@]}" "${COMMON[@]}" "$image" help >/dev/null || die "ops image: 'help' failed"
     else
       port=$(port_of "$name")
-      # podman without systemd cannot schedule the image's HEALTHCHECK timer (and then fails the
-      # run); the loop below asks /health/ready itself.
-      nohealth=(); [[ $ENGINE == podman ]] && nohealth=(--no-healthcheck)
       cid=$("$ENGINE" run -d --network host "${nohealth[@]}" --name "fragrance-smoke-$name-$$" "${COMMON[@]}" -e "PORT=$port" "$image") ||
         die "$name: $ENGINE run failed"
       CONTAINERS+=("$cid")
