@@ -148,12 +148,26 @@ export function describedAttributes(key: string): { seasons: Season[]; occasions
 const ATTRIBUTE_POPULARITY_WEIGHT = 0.05;
 
 /**
+ * Words of a description that describe nothing ("something", "fragrance", "a", "for"): left out of
+ * the attribute leg's accord words, so "a fragrance for winter" names no accord at all.
+ */
+const FILLER_WORDS = new Set(
+  'a an and the for with in on at of to or but my me i im it its something anything fragrance fragrances perfume perfumes scent scents cologne colognes smell smells smelling like that which one some very really nice good'.split(
+    ' ',
+  ),
+);
+
+/**
  * The attribute leg of hybrid search, for a query naming a season or an occasion ("a smoky
- * fragrance for winter evenings", which the lexical query cannot match: every word must): records
- * score one point per named season and occasion and per other query word (3+ letters) found
- * among their accords, popularity breaking ties; at least one must match. Undefined for a query
- * naming no season or occasion, which the lexical and kNN legs serve alone (names, brands, notes).
- * `matches` is the same set without scoring, for counting (`total`, facets).
+ * fragrance for winter evenings", which the lexical query cannot match: every word must). When
+ * the query has other words (3+ letters, not filler), a record must have one of them among its
+ * accords (fuzzy: "smokey"), and scores one point per such word and per named season and
+ * occasion; without such words, one point per named season and occasion. Popularity breaks
+ * ties. Requiring the accord keeps the leg to the records the description is about, and to a
+ * few thousand records instead of every record for winter (the whole scored and counted set cost
+ * Elasticsearch most of hybrid's time: docs/search.md). Undefined for a query naming no season or
+ * occasion, which the lexical and kNN legs serve alone (names, brands, notes). `matches` is the
+ * same set without scoring, for counting (`total`, facets).
  */
 export function attributeQuery(
   key: string,
@@ -162,16 +176,19 @@ export function attributeQuery(
   const { seasons, occasions, rest } = describedAttributes(key);
   if (seasons.length === 0 && occasions.length === 0) return undefined;
   const point = (filter: estypes.QueryDslQueryContainer): estypes.QueryDslQueryContainer => ({ constant_score: { filter } });
-  const should = [
+  const named = [
     ...seasons.map((season) => point({ term: { seasons: season } })),
     ...occasions.map((occasion) => point({ term: { occasions: occasion } })),
-    // Short words ("a", "for") name no accord; each fuzzy word costs Elasticsearch time.
-    ...rest
-      .filter((word) => word.length >= 3)
-      .map((word) => point({ match: { 'search.accords.text': { query: word, fuzziness: FUZZINESS, prefix_length: 1 } } })),
   ];
+  // Short words ("a", "for") name no accord; each fuzzy word costs Elasticsearch time.
+  const accordWords = rest
+    .filter((word) => word.length >= 3 && !FILLER_WORDS.has(word))
+    .map((word) => point({ match: { 'search.accords.text': { query: word, fuzziness: FUZZINESS, prefix_length: 1 } } }));
   const { filter, mustNot } = searchFilters(params);
-  const bool = { should, minimum_should_match: 1, filter, must_not: mustNot };
+  const bool: estypes.QueryDslBoolQuery =
+    accordWords.length > 0
+      ? { must: [{ bool: { should: accordWords, minimum_should_match: 1 } }], should: named, filter, must_not: mustNot }
+      : { should: named, minimum_should_match: 1, filter, must_not: mustNot };
   return {
     ranked: {
       function_score: {

@@ -104,9 +104,10 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
     const query = 'a smoky fragrance for winter evenings';
     const hybrid = await search(repository, { query, search_mode: 'hybrid', limit: '10' });
     expect(hybrid.search_mode).toBe('hybrid');
-    // The attribute leg matches every record for winter or evenings (and smoky ones): all counted.
-    const described = records.filter((r) => r.seasons.includes('winter') || r.occasions.includes('evening'));
-    expect(described.length).toBeGreaterThan(SEMANTIC_WINDOW);
+    // The attribute leg matches the records with the accord named (smoky), the kNN leg the
+    // nearest: all counted.
+    const described = records.filter((r) => r.accords.includes('smoky'));
+    expect(described.length).toBeGreaterThanOrEqual(1);
     expect(hybrid.total).toBeGreaterThanOrEqual(described.length);
     const fitting = (id: string) => {
       const r = byId.get(id)!;
@@ -115,6 +116,23 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
     // Fused from both legs: the first hits fit at least two of the three things asked for.
     for (const hit of hybrid.data.slice(0, 5)) expect(fitting(hit.id)).toBeGreaterThanOrEqual(2);
     expect(hybrid.data.map((d) => d.id)).toContain(smoky.id);
+  });
+
+  it("the attribute leg keeps to the records with the description's accord, or else to its seasons and occasions", async () => {
+    const matched = async (query: string) => {
+      const params = SearchQuery.parse({ query, search_mode: 'hybrid' });
+      const attributes = attributeQuery(queryKey(query), params)!;
+      const response = await es.client.search<FragranceDetail>({ index: alias, query: attributes.matches, size: 1000, _source: ['id'] });
+      return response.hits.hits.map((hit) => byId.get(hit._source!.id)!);
+    };
+    // An accord word (misspelt, as shoppers do) is required: winter evening records without it are not matched.
+    const smokey = await matched('a smokey fragrance for winter evenings');
+    expect(smokey.map((r) => r.id)).toContain(smoky.id);
+    for (const r of smokey) expect(r.accords).toContain('smoky');
+    expect(records.filter((r) => r.seasons.includes('winter') && !r.accords.includes('smoky')).length).toBeGreaterThan(0);
+    // No accord named ("something", "fragrance" describe nothing): the seasons and occasions alone.
+    const plain = await matched('something for winter evenings');
+    expect(plain.length).toBe(records.filter((r) => r.seasons.includes('winter') || r.occasions.includes('evening')).length);
   });
 
   it('hybrid total is exactly the union of lexical matches, attribute matches and the nearest records', async () => {
