@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
-import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { errors } from 'oidc-provider';
+import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import type { Logger } from '@fragrance/http';
 import type { GrantStore, RevocationStore } from '@fragrance/identity';
 
 /** Models whose tokens belong to a grant, so revoking the grant can find and delete them. */
@@ -13,6 +14,17 @@ const CONSUMABLE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', '
  */
 const CODE_REPLAY_WINDOW_SECONDS = 600;
 
+const ROTATE_REFRESH_TOKEN_LUA = readFileSync(new URL('./rotate-refresh-token.lua', import.meta.url), 'utf8');
+type RotateRefreshToken = (...args: (string | number)[]) => Promise<number>;
+
+/** A refresh token as the current request found it: unused (`successor` ''), or a retryable reuse. */
+interface FoundRefreshToken {
+  id: string;
+  successor: string;
+}
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
 export interface AdapterOptions {
   redis: Redis;
   /** e.g. `fcs:` → keys `fcs:oidc:<Model>:<id>`. */
@@ -24,6 +36,13 @@ export interface AdapterOptions {
   grants: GrantStore;
   /** When the person last signed out everywhere (ms): a sign-in session from before no longer counts. */
   sessionsValidSince: (accountId: string) => Promise<number>;
+  /**
+   * A rotated refresh token presented again this soon after its rotation, while its successor is
+   * unused, is answered as a retry (the client never got the answer) instead of revoking the
+   * grant. 0: never.
+   */
+  refreshTokenReuseGraceSeconds: number;
+  logger: Logger;
 }
 
 /**
@@ -33,11 +52,58 @@ export interface AdapterOptions {
  * the client sees the response.
  */
 export function redisAdapterFactory(options: AdapterOptions): new (name: string) => Adapter {
-  const { redis, revocations, revocationTtlSeconds, grants, sessionsValidSince } = options;
+  const { redis, revocations, revocationTtlSeconds, grants, sessionsValidSince, logger } = options;
+  const grace = options.refreshTokenReuseGraceSeconds;
   const base = `${options.prefix}oidc:`;
   const grantKeyFor = (id: string) => `${base}grant-tokens:${id}`;
   const userCodeKeyFor = (userCode: string) => `${base}user-code:${userCode}`;
   const uidKeyFor = (uid: string) => `${base}uid:${uid}`;
+  const refreshKeyFor = (id: string) => `${base}RefreshToken:${id}`;
+
+  // defineCommand adds a method ioredis's types cannot know about; this is its one typed view.
+  const commands = redis as unknown as Record<string, RotateRefreshToken | undefined>;
+  if (!commands.fcsRotateRefreshToken) redis.defineCommand('fcsRotateRefreshToken', { numberOfKeys: 4, lua: ROTATE_REFRESH_TOKEN_LUA });
+  const rotateScript = commands.fcsRotateRefreshToken!.bind(redis);
+
+  /*
+   * Rotation in oidc-provider is consume(old) then upsert(successor), two calls. Both run inside
+   * the token request's context (Provider.ctx), so consume only notes the old token and the
+   * successor's upsert does both writes in one script. Keyed by request, never shared.
+   */
+  const foundInRequest = new WeakMap<object, FoundRefreshToken>();
+  const consumeInRequest = new WeakMap<object, FoundRefreshToken>();
+
+  /**
+   * A consumed refresh token may be presented again as a retry: within the grace period of its
+   * first rotation and while the successor exists unused (then the client cannot have used the
+   * answer). Anything else is reuse, and oidc-provider revokes the grant.
+   */
+  async function retryable(data: Record<string, string>): Promise<boolean> {
+    const consumed = Number(data.consumed);
+    if (!data.successor || !(nowSeconds() - consumed < grace)) return false;
+    const [payload, successorConsumed] = await redis.hmget(refreshKeyFor(data.successor), 'payload', 'consumed');
+    return payload !== null && successorConsumed === null;
+  }
+
+  async function rotate(found: FoundRefreshToken, id: string, payload: AdapterPayload, ttl: number): Promise<void> {
+    const retry = found.successor !== '';
+    const rotated = await rotateScript(
+      refreshKeyFor(found.id),
+      refreshKeyFor(id),
+      grantKeyFor(payload.grantId ?? ''),
+      refreshKeyFor(retry ? found.successor : found.id),
+      id,
+      JSON.stringify(payload),
+      ttl || 0,
+      nowSeconds(),
+      grace,
+      found.successor,
+    );
+    if (rotated !== 1) throw new errors.InvalidGrant('grant already used');
+    if (retry) {
+      logger.info({ grantId: payload.grantId }, 'rotated refresh token presented again within the reuse grace period: answered as a retry');
+    }
+  }
 
   return class RedisAdapter implements Adapter {
     readonly name: string;
@@ -50,6 +116,12 @@ export function redisAdapterFactory(options: AdapterOptions): new (name: string)
     }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+      const ctx = Provider.ctx;
+      const rotation = this.name === 'RefreshToken' && ctx ? consumeInRequest.get(ctx) : undefined;
+      if (ctx && rotation) {
+        consumeInRequest.delete(ctx);
+        return rotate(rotation, id, payload, expiresIn);
+      }
       const key = this.key(id);
       const ttl = this.name === 'AuthorizationCode' ? expiresIn + CODE_REPLAY_WINDOW_SECONDS : expiresIn;
       const multi = redis.multi();
@@ -82,7 +154,18 @@ export function redisAdapterFactory(options: AdapterOptions): new (name: string)
         const data = await redis.hgetall(this.key(id));
         if (!data.payload) return undefined;
         const payload = JSON.parse(data.payload) as AdapterPayload;
-        return data.consumed ? { ...payload, consumed: Number(data.consumed) } : payload;
+        const ctx = this.name === 'RefreshToken' ? Provider.ctx : undefined;
+        if (!data.consumed) {
+          if (ctx) foundInRequest.set(ctx, { id, successor: '' });
+          return payload;
+        }
+        // Shown unused, so oidc-provider rotates it again instead of revoking the grant; the
+        // rotation script checks the same conditions again, atomically.
+        if (ctx && data.successor && (await retryable(data))) {
+          foundInRequest.set(ctx, { id, successor: data.successor });
+          return payload;
+        }
+        return { ...payload, consumed: Number(data.consumed) };
       }
       const data = await redis.get(this.key(id));
       const payload = data ? (JSON.parse(data) as AdapterPayload) : undefined;
@@ -116,10 +199,18 @@ export function redisAdapterFactory(options: AdapterOptions): new (name: string)
 
     /**
      * HSETNX makes consumption atomic: of two requests racing with one code or refresh token,
-     * exactly one wins; the other is refused like any used grant.
+     * exactly one wins; the other is refused like any used grant. A refresh token this request
+     * found is consumed later, by the rotation script, together with saving its successor.
      */
     async consume(id: string): Promise<void> {
-      const won = await redis.hsetnx(this.key(id), 'consumed', String(Math.floor(Date.now() / 1000)));
+      const ctx = Provider.ctx;
+      const found = this.name === 'RefreshToken' && ctx ? foundInRequest.get(ctx) : undefined;
+      if (ctx && found?.id === id) {
+        foundInRequest.delete(ctx);
+        consumeInRequest.set(ctx, found);
+        return;
+      }
+      const won = await redis.hsetnx(this.key(id), 'consumed', String(nowSeconds()));
       if (won !== 1) throw new errors.InvalidGrant('grant already used');
     }
   };

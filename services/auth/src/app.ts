@@ -35,6 +35,8 @@ export interface AuthDeps {
   prefix: string;
   logger: Logger;
   ttl: { accessToken: number; authorizationCode: number; refreshToken: number; session: number };
+  /** REFRESH_TOKEN_REUSE_GRACE_SECONDS (0: reuse always revokes). */
+  refreshTokenReuseGraceSeconds: number;
   registrationLimitPerHour: number;
   login: { perAccount: number; perAddress: number; windowSeconds: number };
   /** Express `trust proxy` (whose X-Forwarded-For counts as the client address). */
@@ -105,6 +107,7 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
     signingKeys,
     cookieKeys,
     ttl: deps.ttl,
+    refreshTokenReuseGraceSeconds: deps.refreshTokenReuseGraceSeconds,
     logger,
     ...(deps.cimd ? { cimd: deps.cimd } : {}),
   });

@@ -33,6 +33,17 @@ export const AuthConfig = z.object({
   AUTHORIZATION_CODE_TTL_SECONDS: seconds(60),
   REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 86_400),
   SESSION_TTL_SECONDS: seconds(14 * 86_400),
+  /**
+   * A rotated refresh token presented again within this many seconds of its rotation, while its
+   * successor is unused, is answered as a retry instead of revoking the grant (0: never). Kept
+   * short: within it, a stolen token's reuse is not detected until someone presents a replaced one.
+   */
+  REFRESH_TOKEN_REUSE_GRACE_SECONDS: z.coerce
+    .number({ error: 'must be a whole number of seconds' })
+    .int({ error: 'must be a whole number of seconds' })
+    .min(0, { error: 'must be 0 (no grace period) or more' })
+    .max(300, { error: 'must be at most 300 seconds' })
+    .default(30),
   /** Dynamic registrations allowed per source address per hour. */
   REGISTRATION_LIMIT_PER_HOUR: z.coerce.number().int().positive().default(30),
   /** Failed sign-ins per account / per source address in LOGIN_THROTTLE_WINDOW_SECONDS. */

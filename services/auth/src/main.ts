@@ -26,6 +26,7 @@ const { app } = await buildApp({
     refreshToken: config.REFRESH_TOKEN_TTL_SECONDS,
     session: config.SESSION_TTL_SECONDS,
   },
+  refreshTokenReuseGraceSeconds: config.REFRESH_TOKEN_REUSE_GRACE_SECONDS,
   registrationLimitPerHour: config.REGISTRATION_LIMIT_PER_HOUR,
   login: {
     perAccount: config.LOGIN_LIMIT_PER_ACCOUNT,

@@ -26,6 +26,8 @@ export interface ProviderOptions {
   signingKeys: readonly SigningJwk[];
   cookieKeys: readonly string[];
   ttl: { accessToken: number; authorizationCode: number; refreshToken: number; session: number };
+  /** REFRESH_TOKEN_REUSE_GRACE_SECONDS: a rotated refresh token presented again this soon is a retry. */
+  refreshTokenReuseGraceSeconds: number;
   cimd?: CimdFetchOptions & { enabled?: boolean; maxBytes?: number };
   logger: Logger;
 }
@@ -42,6 +44,8 @@ export function createProvider(options: ProviderOptions): Provider {
       revocationTtlSeconds: ttl.accessToken + 60,
       grants: options.grants,
       sessionsValidSince: (accountId) => users.sessionsValidSince(accountId),
+      refreshTokenReuseGraceSeconds: options.refreshTokenReuseGraceSeconds,
+      logger,
     }),
     clients: [],
     // What a client registered with just client_name and redirect_uris gets: a public
@@ -150,6 +154,8 @@ export function createProvider(options: ProviderOptions): Provider {
     },
     // Refresh tokens for every client allowed the grant, not only with offline_access.
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // Rotated on every use; the adapter makes each rotation one atomic write and answers a retry
+    // within the reuse grace period (adapter.ts, docs/oauth.md).
     rotateRefreshToken: true,
     // Tokens belong to the grant, not to the browser session used to sign in.
     expiresWithSession: () => false,

@@ -75,7 +75,7 @@ describe('two auth instances on one Redis (real processes)', () => {
     await redis.cleanup();
   });
 
-  it('an authorization started on one instance completes on the other; a rotated refresh token is refused as reused on the other', async () => {
+  it('an authorization started on one instance completes on the other; refresh rotation, its retry and reuse detection span both', async () => {
     const clientId = await registerClient(issuer, [REDIRECT]);
     const code = await obtainCode(issuer, clientId, REDIRECT, credentials, { resource: `${issuer}/mcp` });
     const granted = await exchange(issuer, clientId, REDIRECT, code);
@@ -92,21 +92,24 @@ describe('two auth instances on one Redis (real processes)', () => {
       expect(jwks.keys.map((k) => k.kid)).toContain(kid);
     }
 
-    // Rotation through instance 0, then the old token through instance 1: refused as reused.
+    // Rotation through instance 0; the same token again through instance 1 at once (a client
+    // whose answer was lost): answered as a retry, within the reuse grace period.
     const first = granted.body.refresh_token as string;
-    const rotated = await token(instances[0]!.url, { grant_type: 'refresh_token', refresh_token: first, client_id: clientId });
+    const refresh = (instance: number, refreshToken: string) =>
+      token(instances[instance]!.url, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+    const rotated = await refresh(0, first);
     expect(rotated.status).toBe(200);
     expect(rotated.body.refresh_token).not.toBe(first);
-    const reused = await token(instances[1]!.url, { grant_type: 'refresh_token', refresh_token: first, client_id: clientId });
+    const retried = await refresh(1, first);
+    expect(retried.status).toBe(200);
+    // Its successor used through instance 0, then the old token through instance 1: reuse.
+    const next = await refresh(0, retried.body.refresh_token as string);
+    expect(next.status).toBe(200);
+    const reused = await refresh(1, first);
     expect(reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    // Reuse revokes the grant: the token rotated in is dead on both instances too.
-    for (const instance of instances) {
-      const after = await token(instance.url, {
-        grant_type: 'refresh_token',
-        refresh_token: rotated.body.refresh_token as string,
-        client_id: clientId,
-      });
-      expect(after).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    // Reuse revokes the grant: the newest token is dead on both instances too.
+    for (const instance of [0, 1]) {
+      expect(await refresh(instance, next.body.refresh_token as string)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     }
   }, 60_000);
 
