@@ -49,7 +49,8 @@ export interface AdapterOptions {
  * oidc-provider storage in Redis, so several auth instances can serve one issuer. Destroying a
  * Grant (refresh-token reuse, code replay, /oauth/revoke) also writes the revocation record the
  * MCP server checks, inside the same awaited call, so the JWTs of that grant stop working before
- * the client sees the response.
+ * the client sees the response. A refresh-token rotation is one atomic write, and a retry within
+ * the reuse grace period is not taken for reuse (docs/oauth.md "Refresh token rotation").
  */
 export function redisAdapterFactory(options: AdapterOptions): new (name: string) => Adapter {
   const { redis, revocations, revocationTtlSeconds, grants, sessionsValidSince, logger } = options;
