@@ -73,13 +73,12 @@ export function requestLogger(logger: Logger): HttpLogger {
       return id;
     },
     customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    // The serializers read the raw request and response: pino-http's default wrapping first builds
+    // the standard serializers' full objects (every header copied) only for these to pick three fields.
+    wrapSerializers: false,
     serializers: {
-      req: (req: { id: string; method: string; raw: IncomingMessage }) => ({
-        id: req.id,
-        method: req.method,
-        path: pathOf(req.raw),
-      }),
-      res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+      req: (req: IncomingMessage & { id?: unknown }) => ({ id: req.id, method: req.method, path: pathOf(req) }),
+      res: (res: ServerResponse) => ({ status: res.statusCode }),
     },
     customSuccessMessage: (req, res, responseTime) => `${req.method} ${pathOf(req)} ${res.statusCode} ${Math.round(responseTime)}ms`,
     customErrorMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,

@@ -78,30 +78,6 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
       paths: ['/mcp', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'],
     },
   ] as const;
-  for (const upstream of optionalUpstreams) {
-    if (!upstream.url || !upstream.agent) continue;
-    checks[upstream.name] = upstreamCheck(upstream.url, upstream.agent, config.HEALTH_TIMEOUT_MS);
-    // Exact routes (all of /oauth belongs to the authorization server): nothing else of theirs is
-    // public. Sign-in pages and MCP event streams may legitimately idle: no body timeout there.
-    // One route per path, so each has its own route template in metrics.
-    const toUpstream = proxyTo({
-      name: upstream.name,
-      upstream: upstream.url,
-      agent: upstream.agent,
-      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-      bodyIdleTimeoutMs: 0,
-      maxBodyBytes: config.MAX_REQUEST_BODY_BYTES,
-      publicOrigin: config.MCP_URL,
-    });
-    for (const path of upstream.paths) app.all(path, toUpstream);
-  }
-  app.use(healthRoutes(checks, config.HEALTH_TIMEOUT_MS));
-  // Public: the home page and the interactive API reference (docs/gateway.md#api-reference).
-  app.use(docsRoutes());
-  // Ready needs only Redis (every data request does): the upstreams sit behind the load balancer
-  // and have readiness of their own.
-  app.use(probeRoutes({ lifecycle, required: { redis: checks.redis! }, timeoutMs: config.HEALTH_TIMEOUT_MS }));
-
   const admit = createAdmitter({
     redis,
     prefix: config.REDIS_PREFIX,
@@ -196,6 +172,31 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
   );
   // Any other /v1 path needs a key too, then gets a free 404.
   app.use('/v1', peek);
+
+  // The other public routes come after the data API's: every data request is routed past fewer layers.
+  for (const upstream of optionalUpstreams) {
+    if (!upstream.url || !upstream.agent) continue;
+    checks[upstream.name] = upstreamCheck(upstream.url, upstream.agent, config.HEALTH_TIMEOUT_MS);
+    // Exact routes (all of /oauth belongs to the authorization server): nothing else of theirs is
+    // public. Sign-in pages and MCP event streams may legitimately idle: no body timeout there.
+    // One route per path, so each has its own route template in metrics.
+    const toUpstream = proxyTo({
+      name: upstream.name,
+      upstream: upstream.url,
+      agent: upstream.agent,
+      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      bodyIdleTimeoutMs: 0,
+      maxBodyBytes: config.MAX_REQUEST_BODY_BYTES,
+      publicOrigin: config.MCP_URL,
+    });
+    for (const path of upstream.paths) app.all(path, toUpstream);
+  }
+  app.use(healthRoutes(checks, config.HEALTH_TIMEOUT_MS));
+  // Public: the home page and the interactive API reference (docs/gateway.md#api-reference).
+  app.use(docsRoutes());
+  // Ready needs only Redis (every data request does): the upstreams sit behind the load balancer
+  // and have readiness of their own.
+  app.use(probeRoutes({ lifecycle, required: { redis: checks.redis! }, timeoutMs: config.HEALTH_TIMEOUT_MS }));
 
   app.use(notFoundHandler);
   app.use(problemHandler);

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
-import { Agent, errors as undiciErrors, stream } from 'undici';
+import { Agent, errors as undiciErrors } from 'undici';
 import { PayloadTooLargeError, UpstreamError } from '@fragrance/http';
 import { upstreamErrors } from './metrics.ts';
 
@@ -72,7 +72,9 @@ export function createUpstreamAgent(): Agent {
 
 function forwardedHeaders(headers: IncomingHttpHeaders, drop: ReadonlySet<string>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  // for…in over Node's own header object (no inherited keys): no entry arrays per request.
+  for (const name in headers) {
+    const value = headers[name];
     if (value === undefined || HOP_BY_HOP.has(name) || drop.has(name)) continue;
     out[name] = value;
   }
@@ -90,12 +92,16 @@ function forwardedHeaders(headers: IncomingHttpHeaders, drop: ReadonlySet<string
  */
 export function proxyTo(options: ProxyOptions): RequestHandler {
   const drop = new Set((options.dropRequestHeaders ?? []).map((h) => h.toLowerCase()));
-  const origin = options.publicOrigin ? new URL(options.publicOrigin) : undefined;
+  const publicOrigin = options.publicOrigin ? new URL(options.publicOrigin) : undefined;
+  const upstream = new URL(options.upstream);
+  const origin = upstream.origin;
+  // A base path in the upstream's URL (none by default) still prefixes every forwarded path.
+  const basePath = upstream.pathname.replace(/\/$/, '');
   return async (req, res, next) => {
     const headers = forwardedHeaders(req.headers, drop);
     headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
-    headers['x-forwarded-proto'] = origin ? origin.protocol.slice(0, -1) : req.protocol;
-    headers['x-forwarded-host'] = origin ? origin.host : (req.headers.host ?? '');
+    headers['x-forwarded-proto'] = publicOrigin ? publicOrigin.protocol.slice(0, -1) : req.protocol;
+    headers['x-forwarded-host'] = publicOrigin ? publicOrigin.host : (req.headers.host ?? '');
     let body: Buffer | null = null;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       try {
@@ -107,21 +113,23 @@ export function proxyTo(options: ProxyOptions): RequestHandler {
     }
     let started = false;
     try {
-      await stream(
-        `${options.upstream}${req.originalUrl}`,
+      // Straight to the agent with origin and path: the top-level stream(url) would parse a URL per request.
+      await options.agent.stream(
         {
+          origin,
+          path: `${basePath}${req.originalUrl}`,
           method: req.method,
           headers,
           body,
-          dispatcher: options.agent,
           headersTimeout: options.timeoutMs,
           // A stalled body ends the response instead of hanging it.
           bodyTimeout: options.bodyIdleTimeoutMs ?? options.timeoutMs,
         },
         ({ statusCode, headers: upstreamHeaders }) => {
           started = true;
-          res.status(statusCode);
-          for (const [name, value] of Object.entries(upstreamHeaders)) {
+          res.statusCode = statusCode;
+          for (const name in upstreamHeaders) {
+            const value = upstreamHeaders[name];
             if (value !== undefined && !HOP_BY_HOP.has(name)) res.setHeader(name, value);
           }
           return res;

@@ -8,8 +8,15 @@ const ABSOLUTE_FORM = /^https?:\/\/[^/?#\s]+(\/[^?#]*)?(\?[^#]*)?$/i;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
+/**
+ * Segments of unreserved characters only, no dot and no percent sign: nothing to decode and
+ * nothing the checks below could refuse, so almost every request skips them.
+ */
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9_~-]+)*\/?$/;
+
 /** Why a raw path is refused, or undefined when every segment is a plain name. */
 function pathProblem(path: string): string | undefined {
+  if (PLAIN_PATH.test(path)) return undefined;
   const segments = path.split('/').slice(1);
   for (const [index, segment] of segments.entries()) {
     // A trailing slash is harmless; an empty segment anywhere else is an ambiguous path.
