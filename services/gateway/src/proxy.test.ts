@@ -1,8 +1,12 @@
 import { createServer, get as httpGet, type Server } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, problemHandler, requestLogger } from '@fragrance/http';
-import { createUpstreamAgent, proxyTo } from './proxy.ts';
+import { createUpstreamAgent, proxyTo, UPSTREAM_IDLE_MS } from './proxy.ts';
+
+/** HAProxy's `timeout http-keep-alive` in the cluster (packages/stack/src/haproxy.ts). */
+const EDGE_IDLE_TIMEOUT_MS = 10_000;
 import { close, listen } from './test-support.ts';
 
 describe('proxyTo', () => {
@@ -121,4 +125,34 @@ describe('proxyTo', () => {
     const res = await fetch(`${edgeUrl}/reset-body`);
     await expect(res.text()).rejects.toThrow();
   });
+});
+
+describe('createUpstreamAgent', () => {
+  it('closes an idle upstream connection before a load balancer that sends no keep-alive hint does (HAProxy: 10 s)', async () => {
+    // A bare HTTP/1.1 server answering with no Keep-Alive header, as HAProxy does: the agent
+    // cannot learn the upstream's idle timeout, so its own must be shorter, or it may send a
+    // request on a socket the upstream is closing ("other side closed", a 502 at the edge).
+    let clientClosedAt: number | undefined;
+    const server = createNetServer((socket) => {
+      socket.on('data', () => socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\nok'));
+      socket.on('end', () => {
+        clientClosedAt ??= Date.now();
+        socket.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const agent = createUpstreamAgent();
+    try {
+      const { port } = server.address() as AddressInfo;
+      const answered = await agent.request({ origin: `http://127.0.0.1:${port}`, path: '/', method: 'GET' });
+      await answered.body.text();
+      const idleSince = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, UPSTREAM_IDLE_MS + 3_000));
+      expect(clientClosedAt, 'the agent kept its idle connection open').toBeDefined();
+      expect(clientClosedAt! - idleSince).toBeLessThan(EDGE_IDLE_TIMEOUT_MS);
+    } finally {
+      await agent.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 15_000);
 });

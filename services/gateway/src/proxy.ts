@@ -65,9 +65,18 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return Buffer.concat(chunks, size);
 }
 
+/**
+ * How long an idle upstream connection is kept when the upstream gives no `Keep-Alive: timeout`
+ * hint, as HAProxy does not (its `timeout http-keep-alive` is 10 s in the cluster; Node's servers
+ * send a hint of 5 s, which the agent follows). Shorter than any upstream's, so the gateway never
+ * sends a request on a connection the upstream is closing: that request fails ("other side
+ * closed") and the client gets a 502.
+ */
+export const UPSTREAM_IDLE_MS = 4_000;
+
 /** One keep-alive connection pool per upstream, shared by every proxied route to it. */
 export function createUpstreamAgent(): Agent {
-  return new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, connections: 128, pipelining: 1 });
+  return new Agent({ keepAliveTimeout: UPSTREAM_IDLE_MS, keepAliveMaxTimeout: 60_000, connections: 128, pipelining: 1 });
 }
 
 function forwardedHeaders(headers: IncomingHttpHeaders, drop: ReadonlySet<string>): Record<string, string | string[]> {
