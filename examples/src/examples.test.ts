@@ -59,6 +59,18 @@ describe('the examples against a running API', () => {
     const again = await example('mirror', file);
     expect(again.stdout).toContain(`0 new or changed; ${RECORDS} in ${file}; next sync from ${mirror.watermark}`);
     expect(Object.keys((JSON.parse(readFileSync(file, 'utf8')) as typeof mirror).records)).toHaveLength(RECORDS);
+
+    // A record changed since (a later updated_at, as an ingest or enrichment stamps it) comes
+    // with the next sync, alone, and replaces the copy held.
+    const changedId = stack.knownIds.find((known) => known !== id)!;
+    const updatedAt = new Date(Math.max(Date.parse(instant!), Date.now()) + 1_000).toISOString();
+    const name = 'Renamed Since The Last Sync';
+    await es.client.update({ index: `${es.prefix}fragrances`, id: changedId, doc: { name, updated_at: updatedAt }, refresh: true });
+    const third = await example('mirror', file);
+    expect(third.stdout).toContain(`1 new or changed; ${RECORDS} in ${file}; next sync from ${updatedAt},${changedId}`);
+    const synced = JSON.parse(readFileSync(file, 'utf8')) as typeof mirror;
+    expect(Object.keys(synced.records)).toHaveLength(RECORDS);
+    expect(synced.records[changedId]).toMatchObject({ id: changedId, name, updated_at: updatedAt });
   });
 
   it('brand.ts prints a brand with its fragrances and their notes; an unknown slug is a clear error', async () => {
