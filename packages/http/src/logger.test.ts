@@ -1,6 +1,8 @@
-import type { IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { isSafeRequestId, requestIdOf } from './logger.ts';
+import { createLogger, isSafeRequestId, requestIdOf, requestLogger } from './logger.ts';
 
 const withId = (id: string | string[] | undefined) => ({ headers: { 'x-request-id': id } }) as unknown as IncomingMessage;
 
@@ -30,5 +32,42 @@ describe('request ids', () => {
 
   it('replaces a repeated header', () => {
     expect(requestIdOf(withId(['a', 'b']))).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('the request line', () => {
+  const linesOf = async (status: number, fail?: Error) => {
+    const lines: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const log = requestLogger(createLogger('test', 'info', destination));
+    const server = createServer((req, res) => {
+      log(req, res);
+      if (fail) res.err = fail;
+      res.statusCode = status;
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.arrayBuffer());
+    await new Promise((resolve) => server.close(resolve));
+    return lines;
+  };
+
+  it('of a deliberate 503 (a health check while a dependency is down) is an error line without a made-up stack', async () => {
+    const [line] = await linesOf(503);
+    expect(line).toMatchObject({ level: 50, msg: 'GET /health 503', res: { status: 503 } });
+    // pino-http invents `Error('failed with status code 503')` with its own stack: noise, and
+    // the real errors are logged with theirs by the problem handler.
+    expect(line).not.toHaveProperty('err');
+  });
+
+  it('keeps an error the response carries', async () => {
+    const [line] = await linesOf(500, new Error('the upstream broke'));
+    expect(line).toMatchObject({ level: 50, err: { message: 'the upstream broke' } });
   });
 });

@@ -82,5 +82,13 @@ export function requestLogger(logger: Logger): HttpLogger {
     },
     customSuccessMessage: (req, res, responseTime) => `${req.method} ${pathOf(req)} ${res.statusCode} ${Math.round(responseTime)}ms`,
     customErrorMessage: (req, res) => `${req.method} ${pathOf(req)} ${res.statusCode}`,
+    // For a 5xx without an error (a health check's 503, a problem answer) pino-http makes one up,
+    // "failed with status code N", whose stack is its own: noise on every such line. Real errors
+    // keep theirs (the problem handler logs them too).
+    customErrorObject: (_req, res, error, line: Record<string, unknown>) => {
+      if (res.err !== undefined || error.message !== `failed with status code ${res.statusCode}`) return line;
+      const { err: _made, ...rest } = line;
+      return rest;
+    },
   });
 }
