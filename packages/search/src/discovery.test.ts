@@ -44,6 +44,8 @@ const hand = {
   }),
   oud: makeRecord({ name: 'Smoke Line', brand: 'Quillon Atelier', votes: 40, notes: { base: ['oud'] } }),
   orris: makeRecord({ name: 'Poudre Grise', brand: 'Quillon Atelier', votes: 30, notes: { heart: ['orris root'] } }),
+  // Two edits from "summer": a respelling a season word must not get.
+  summit: makeRecord({ name: 'Summit', brand: 'Alpine House', votes: 20 }),
 };
 const records: FragranceDetail[] = [...generateCatalogue({ count: 1200, seed: 14 }), ...Object.values(hand)];
 const notesOf = (r: FragranceDetail) => new Set([...r.notes.top, ...r.notes.heart, ...r.notes.base].map(foldKey));
@@ -276,6 +278,15 @@ describe('discovery', () => {
       expect(page.total).toBeLessThan(3);
       expect(page.did_you_mean).toEqual({ query: 'quillon', total: 3 });
       expect((await search({ query: 'quillon' })).did_you_mean).toBeUndefined();
+    });
+
+    it('never respells a season or an occasion: they are understood, not misspelt', async () => {
+      // Lexical search cannot match "summer" (seasons are not searchable text; hybrid's attribute
+      // leg reads them), and "summit" would find a record: still no "did you mean alpine summit".
+      const page = await search({ query: 'alpine summer', search_mode: 'lexical' });
+      expect(page.total).toBe(0);
+      expect(page.did_you_mean).toBeUndefined();
+      expect((await search({ query: 'alpine summit', search_mode: 'lexical' })).total).toBe(1);
     });
   });
 });

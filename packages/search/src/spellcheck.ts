@@ -1,7 +1,7 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { DidYouMean, SearchQuery } from '@fragrance/contracts';
 import type { CursorCodec } from './cursor.ts';
-import { buildSearchQuery } from './query.ts';
+import { buildSearchQuery, describedAttributes } from './query.ts';
 
 /** A query finding fewer hits than this "found little": worth looking for a better spelling. */
 export const DID_YOU_MEAN_BELOW = 3;
@@ -38,9 +38,13 @@ export async function didYouMean(
     { querystring: { filter_path: 'suggest' } },
   );
   const entries = (response.suggest?.words ?? []) as TermSuggestion[];
+  // Seasons and occasions ("summer", "date night") are understood, not misspelt: they are no
+  // searchable text, so the index would offer "summit" for "summer".
+  const { rest } = describedAttributes(key);
+  const respellable = new Set(rest);
   const respelled = key
     .split(' ')
-    .map((word) => entries.find((entry) => entry.text === word)?.options[0]?.text ?? word)
+    .map((word) => (respellable.has(word) ? (entries.find((entry) => entry.text === word)?.options[0]?.text ?? word) : word))
     .join(' ');
   if (respelled === key) return undefined;
   const built = buildSearchQuery({ ...params, query: respelled, offset: undefined, cursor: undefined, facets: undefined }, cursors);
