@@ -84,7 +84,6 @@ const HOME_PAGE = `<!doctype html>
 <ul>
 <li><a href="/docs">API reference</a>: every endpoint, its parameters and errors, with “try it” and code samples</li>
 <li><a href="/v1/openapi.json">OpenAPI 3.1 document</a> (generate a client from it)</li>
-<li><a href="/health">Health</a></li>
 <li>MCP server for AI assistants: <code>/mcp</code> (OAuth 2.1; see the reference’s introduction)</li>
 <li>API guide (keys, quotas, paging, errors, caching, sync, versioning): <code>docs/api-guide.md</code> in the service’s repository</li>
 </ul>
