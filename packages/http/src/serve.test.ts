@@ -72,8 +72,14 @@ describe('serve(): draining on SIGTERM (a real process)', () => {
 
       await idleClosed; // closed by the server at once, not after its 65 s keep-alive timeout
       expect(performance.now() - signalled).toBeLessThan(900);
-      // The listening socket is closed: a new connection is refused (a load balancer retries it elsewhere).
-      await expect(get(port, '/fast')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      // The listening socket is closed: a new connection is refused (a load balancer retries it
+      // elsewhere). Refused, or reset when it reached the accept queue just as the socket closed
+      // (seen once on a loaded machine): either way nothing is served.
+      const refused = await get(port, '/fast').then(
+        () => undefined,
+        (error: unknown) => (error as NodeJS.ErrnoException).code,
+      );
+      expect(['ECONNREFUSED', 'ECONNRESET']).toContain(refused);
 
       const reply = await inFlight;
       expect(reply).toMatchObject({ status: 200, body: '{"done":true}' });

@@ -114,8 +114,11 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
       return [r.accords.includes('smoky'), r.seasons.includes('winter'), r.occasions.includes('evening')].filter(Boolean).length;
     };
     // Fused from both legs: the first hits fit at least two of the three things asked for.
-    for (const hit of hybrid.data.slice(0, 5)) expect(fitting(hit.id)).toBeGreaterThanOrEqual(2);
-    expect(hybrid.data.map((d) => d.id)).toContain(smoky.id);
+    for (const hit of hybrid.data) expect(fitting(hit.id)).toBeGreaterThanOrEqual(2);
+    // The hand-made record fits all three, as do 36 generated ones (most with more votes): where
+    // it falls among equals is no measure, but it is on the first page of 50.
+    const firstPage = await search(repository, { query, search_mode: 'hybrid', limit: '50' });
+    expect(firstPage.data.map((d) => d.id)).toContain(smoky.id);
   });
 
   it("the attribute leg keeps to the records with the description's accord, or else to its seasons and occasions", async () => {
