@@ -120,9 +120,6 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     const includes = params.highlight ? [...SUMMARY_FIELDS, ...HIGHLIGHT_SOURCE_FIELDS] : [...SUMMARY_FIELDS];
     const aggs = aggsOf(params);
 
-    let ordered: Source[];
-    let total: number;
-    let aggregations: FacetAggregations | undefined;
     if (mode === 'semantic') {
       const response = await client.search<Source, FacetAggregations>(
         {
@@ -136,10 +133,9 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
         },
         { querystring: { filter_path: 'hits.total.value,hits.hits._source,aggregations' } },
       );
-      ordered = (response.hits?.hits ?? []).map((h) => h._source!);
-      total = (response.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0;
-      aggregations = response.aggregations;
-      return page(params, key, ordered, total, aggregations, { limit, offset, reachable: total, mode });
+      const shown = (response.hits?.hits ?? []).map((h) => h._source!);
+      const total = (response.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0;
+      return page(params, key, shown, total, response.aggregations, { limit, offset, reachable: total, mode });
     }
 
     // Hybrid: the lexical top window, the attribute leg's (a query naming seasons or occasions),
@@ -217,9 +213,13 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     // (an id gone from it is left out, see sourcesOf).
     const index = [...lexHits, ...nearHits, ...describedHits][0]?._index ?? alias;
     const shown = await sourcesOf(index, rankedIds.slice(offset, offset + limit), includes);
-    total = Math.max((nearAndUnion?.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0, rankedIds.length);
-    aggregations = nearAndUnion?.aggregations as FacetAggregations | undefined;
-    return page(params, key, shown, total, aggregations, { limit, offset, reachable: rankedIds.length, mode });
+    const total = Math.max((nearAndUnion?.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0, rankedIds.length);
+    return page(params, key, shown, total, nearAndUnion?.aggregations as FacetAggregations | undefined, {
+      limit,
+      offset,
+      reachable: rankedIds.length,
+      mode,
+    });
   }
 
   /** The sources of these ids, in this order (an id gone since the legs ran is left out). */
