@@ -56,6 +56,14 @@ export function fuseByRank(lists: readonly (readonly string[])[], k = RRF_K): st
 
 type Source = FragranceDetail;
 
+type LegResponse = estypes.MsearchResponseItem<never>;
+
+/** The hits of one leg of an msearch (none when filter_path left its `hits` out: nothing found); a failed leg throws. */
+function hitsOf(response: LegResponse): estypes.SearchHit<never>[] {
+  if ('error' in response) throw new Error(`hybrid search part failed: ${response.error.type}: ${response.error.reason ?? ''}`);
+  return response.hits?.hits ?? [];
+}
+
 export interface SemanticSearchDeps {
   client: Client;
   alias: string;
@@ -86,7 +94,11 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     return value;
   }
 
-  function knnSection(params: SearchQuery, vector: number[], k: number): estypes.KnnSearch {
+  /**
+   * The k records nearest the query vector among those the filters allow, as a `knn` query (the
+   * top-level `knn` section runs an extra search phase: about 15 % more Elasticsearch CPU).
+   */
+  function knnQuery(params: SearchQuery, vector: number[], k: number): estypes.KnnQuery {
     const { filter, mustNot } = searchFilters(params);
     return {
       field: EMBEDDING_VECTOR_FIELD,
@@ -94,7 +106,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
       k,
       num_candidates: Math.max(NUM_CANDIDATES, k),
       // Every filter inside the kNN search: the k nearest are k records that satisfy them.
-      filter: { bool: { filter: [...filter, { term: { [`${EMBEDDING_OBJECT}.model`]: embedder.modelKey } }], must_not: mustNot } },
+      filter: [{ bool: { filter: [...filter, { term: { [`${EMBEDDING_OBJECT}.model`]: embedder.modelKey } }], must_not: mustNot } }],
     };
   }
 
@@ -124,7 +136,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
       const response = await client.search<Source, FacetAggregations>(
         {
           index: alias,
-          knn: knnSection(params, queryVector, SEMANTIC_WINDOW),
+          query: { knn: knnQuery(params, queryVector, SEMANTIC_WINDOW) },
           size: limit,
           from: offset,
           track_total_hits: true,
@@ -138,30 +150,18 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
       return page(params, key, shown, total, response.aggregations, { limit, offset, reachable: total, mode });
     }
 
-    // Hybrid: the lexical top window, the attribute leg's (a query naming seasons or occasions),
-    // and the kNN top window, in one round trip; then the sources of the one page shown.
+    // Hybrid, in two round trips. First the three ranked legs, ids only: the lexical top window,
+    // the attribute leg's (a query naming seasons or occasions) and the kNN top window. Then,
+    // side by side, the sources of the one page shown and the count (`total`, facets) of the
+    // union: every lexical or attribute match, plus the kNN window by id.
     const lexical = buildSearchQuery(
       { ...params, limit: SEMANTIC_WINDOW, offset: undefined, cursor: undefined, facets: undefined, sort: undefined },
       cursors,
     ).body;
     const attributes = attributeQuery(key, params);
-    // The kNN leg also counts `total` and the facets: its query is every lexical or attribute
-    // match, scored 0, so the hits are the kNN window in its own order (score > 0) followed by
-    // the rest, and the total is the union. One kNN search instead of two (the vector search is
-    // a large part of hybrid's cost, docs/search.md). Counted in filter context: the count needs
-    // no scores; the lexical matches are its recall clause under the filters (the name and brand
-    // clauses only score, and left out they are not expanded a second time).
-    const { filter, mustNot } = searchFilters(params);
-    const lexicalMatches: estypes.QueryDslQueryContainer = { bool: { must: [recallQuery(key)], filter, must_not: mustNot } };
-    const matched: estypes.QueryDslQueryContainer = {
-      constant_score: {
-        filter: attributes ? { bool: { should: [lexicalMatches, attributes.matches], minimum_should_match: 1 } } : lexicalMatches,
-        boost: 0,
-      },
-    };
     // Legs return ids only: the fused list needs no sources, and reading 100 per leg cost
     // Elasticsearch more than the page's own read below.
-    const response = await client.msearch<never, FacetAggregations>(
+    const legs = await client.msearch<never>(
       {
         index: alias,
         searches: [
@@ -169,34 +169,27 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
           { query: lexical.query, sort: lexical.sort, size: SEMANTIC_WINDOW, track_total_hits: false, _source: false },
           {},
           {
-            knn: knnSection(params, queryVector, SEMANTIC_WINDOW),
-            query: matched,
+            query: { knn: knnQuery(params, queryVector, SEMANTIC_WINDOW) },
             size: SEMANTIC_WINDOW,
-            track_total_hits: true,
+            track_total_hits: false,
             _source: false,
-            ...(aggs ? { aggs } : {}),
           },
           ...(attributes ? [{}, { query: attributes.ranked, size: SEMANTIC_WINDOW, track_total_hits: false, _source: false }] : []),
         ],
       },
+      // `status` keeps every response in the array: filter_path drops a response left empty (a
+      // leg without hits), which shifted the legs after it.
       {
         querystring: {
-          // `status` keeps every response in the array: filter_path drops a response left empty
-          // (a leg without hits and without total), which shifted the legs after it.
           filter_path:
-            'responses.status,responses.hits.total.value,responses.hits.hits._id,responses.hits.hits._index,responses.hits.hits._score,responses.hits.hits.matched_queries,responses.aggregations,responses.error',
+            'responses.status,responses.hits.hits._id,responses.hits.hits._index,responses.hits.hits.matched_queries,responses.error',
         },
       },
     );
-    // filter_path leaves out `hits` of a response that found nothing.
-    type Part = estypes.MsearchMultiSearchItem<never>;
-    const [lex, nearAndUnion, described] = response.responses.map((r): Omit<Part, 'hits'> & Partial<Pick<Part, 'hits'>> => {
-      if ('error' in r) throw new Error(`hybrid search part failed: ${r.error.type}: ${r.error.reason ?? ''}`);
-      return r;
-    });
-    const lexHits = lex?.hits?.hits ?? [];
-    const describedHits = described?.hits?.hits ?? [];
-    const nearHits = (nearAndUnion?.hits?.hits ?? []).filter((hit) => (hit._score ?? 0) > 0);
+    const [lex, near, described] = legs.responses.map(hitsOf);
+    const lexHits = lex ?? [];
+    const describedHits = described ?? [];
+    const nearHits = near ?? [];
     // Known items first: lexical hits that matched the name or brand keep their lexical order.
     const signalled = (hit: (typeof lexHits)[number]) => {
       const matched = hit.matched_queries;
@@ -209,28 +202,56 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     const pinnedSet = new Set(pinned);
     const fused = fuseByRank([lexHits, describedHits, nearHits].map((hits) => hits.map((h) => h._id!))).filter((id) => !pinnedSet.has(id));
     const rankedIds = [...pinned, ...fused];
-    // The index the legs searched: the page is read from it even if the alias moved meanwhile
-    // (an id gone from it is left out, see sourcesOf).
+    // The index the legs searched: the page and the count read it even if the alias moved
+    // meanwhile (an id gone from it since is left out of the page).
     const index = [...lexHits, ...nearHits, ...describedHits][0]?._index ?? alias;
-    const shown = await sourcesOf(index, rankedIds.slice(offset, offset + limit), includes);
-    const total = Math.max((nearAndUnion?.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0, rankedIds.length);
-    return page(params, key, shown, total, nearAndUnion?.aggregations as FacetAggregations | undefined, {
+
+    // The union, counted in filter context (a count needs no scores). Its lexical part is the
+    // recall clause under the filters: the name and brand clauses only score. The kNN window
+    // joins by id: those records satisfy the filters already. Counting apart from the kNN search
+    // (rather than as its scored `query`) cost Elasticsearch about a third less per hybrid search
+    // (docs/search.md).
+    const { filter, mustNot } = searchFilters(params);
+    const union: estypes.QueryDslQueryContainer[] = [{ bool: { must: [recallQuery(key)], filter, must_not: mustNot } }];
+    if (attributes) union.push(attributes.matches);
+    if (nearHits.length > 0) union.push({ ids: { values: nearHits.map((h) => h._id!) } });
+    const pageIds = rankedIds.slice(offset, offset + limit);
+    const second = await client.msearch<Source, FacetAggregations>(
+      {
+        index,
+        searches: [
+          {},
+          {
+            query: { constant_score: { filter: { bool: { should: union, minimum_should_match: 1 } } } },
+            size: 0,
+            track_total_hits: true,
+            ...(aggs ? { aggs } : {}),
+          },
+          ...(pageIds.length > 0
+            ? [{}, { query: { ids: { values: pageIds } }, size: pageIds.length, track_total_hits: false, _source: { includes } }]
+            : []),
+        ],
+      },
+      {
+        querystring: {
+          filter_path:
+            'responses.status,responses.hits.total.value,responses.hits.hits._id,responses.hits.hits._source,responses.aggregations,responses.error',
+        },
+      },
+    );
+    const [counted, sources] = second.responses.map((r) => {
+      if ('error' in r) throw new Error(`hybrid search part failed: ${r.error.type}: ${r.error.reason ?? ''}`);
+      return r;
+    });
+    const byId = new Map((sources?.hits?.hits ?? []).map((hit) => [hit._id!, hit._source!]));
+    const shown = pageIds.flatMap((id) => byId.get(id) ?? []);
+    const total = Math.max((counted?.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0, rankedIds.length);
+    return page(params, key, shown, total, counted?.aggregations as FacetAggregations | undefined, {
       limit,
       offset,
       reachable: rankedIds.length,
       mode,
     });
-  }
-
-  /** The sources of these ids, in this order (an id gone since the legs ran is left out). */
-  async function sourcesOf(index: string, ids: readonly string[], includes: readonly string[]): Promise<Source[]> {
-    if (ids.length === 0) return [];
-    const response = await client.search<Source>(
-      { index, query: { ids: { values: [...ids] } }, size: ids.length, track_total_hits: false, _source: { includes: [...includes] } },
-      { querystring: { filter_path: 'hits.hits._id,hits.hits._source' } },
-    );
-    const byId = new Map((response.hits?.hits ?? []).map((hit) => [hit._id!, hit._source!]));
-    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   function page(
