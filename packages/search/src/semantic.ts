@@ -126,9 +126,11 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
         throw error;
       }
     }
-    const [vector] = await embedder.embed([key]);
-    if (!vector) throw new Error('the embedder returned no vector');
-    const queryVector = Array.from(vector);
+    const queryVector = async () => {
+      const [vector] = await embedder.embed([key]);
+      if (!vector) throw new Error('the embedder returned no vector');
+      return Array.from(vector);
+    };
     const includes = params.highlight ? [...SUMMARY_FIELDS, ...HIGHLIGHT_SOURCE_FIELDS] : [...SUMMARY_FIELDS];
     const aggs = aggsOf(params);
 
@@ -136,7 +138,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
       const response = await client.search<Source, FacetAggregations>(
         {
           index: alias,
-          query: { knn: knnQuery(params, queryVector, SEMANTIC_WINDOW) },
+          query: { knn: knnQuery(params, await queryVector(), SEMANTIC_WINDOW) },
           size: limit,
           from: offset,
           track_total_hits: true,
@@ -150,8 +152,8 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
       return page(params, key, shown, total, response.aggregations, { limit, offset, reachable: total, mode });
     }
 
-    // Hybrid, in two round trips. First the three ranked legs, ids only: the lexical top window,
-    // the attribute leg's (a query naming seasons or occasions) and the kNN top window. Then,
+    // Hybrid, in two steps. First the three ranked legs, ids only: the lexical top window, the
+    // attribute leg's (a query naming seasons or occasions) and the kNN top window. Then,
     // side by side, the sources of the one page shown and the count (`total`, facets) of the
     // union: every lexical or attribute match, plus the kNN window by id.
     const lexical = buildSearchQuery(
@@ -161,32 +163,38 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     const attributes = attributeQuery(key, params);
     // Legs return ids only: the fused list needs no sources, and reading 100 per leg cost
     // Elasticsearch more than the page's own read below.
-    const legs = await client.msearch<never>(
+    // `status` keeps every response in the array: filter_path drops a response left empty (a leg
+    // without hits), which shifted the legs after it.
+    const legPath =
+      'responses.status,responses.hits.hits._id,responses.hits.hits._index,responses.hits.hits.matched_queries,responses.error';
+    // The text legs need no vector: they start while the query is embedded (about 2 ms of the
+    // model), and the kNN leg follows as soon as the vector exists.
+    const textLegs = client.msearch<never>(
       {
         index: alias,
         searches: [
           {},
           { query: lexical.query, sort: lexical.sort, size: SEMANTIC_WINDOW, track_total_hits: false, _source: false },
-          {},
-          {
-            query: { knn: knnQuery(params, queryVector, SEMANTIC_WINDOW) },
-            size: SEMANTIC_WINDOW,
-            track_total_hits: false,
-            _source: false,
-          },
           ...(attributes ? [{}, { query: attributes.ranked, size: SEMANTIC_WINDOW, track_total_hits: false, _source: false }] : []),
         ],
       },
-      // `status` keeps every response in the array: filter_path drops a response left empty (a
-      // leg without hits), which shifted the legs after it.
-      {
-        querystring: {
-          filter_path:
-            'responses.status,responses.hits.hits._id,responses.hits.hits._index,responses.hits.hits.matched_queries,responses.error',
-        },
-      },
+      { querystring: { filter_path: legPath } },
     );
-    const [lex, near, described] = legs.responses.map(hitsOf);
+    const nearLeg = queryVector().then((vector) =>
+      client.msearch<never>(
+        {
+          index: alias,
+          searches: [
+            {},
+            { query: { knn: knnQuery(params, vector, SEMANTIC_WINDOW) }, size: SEMANTIC_WINDOW, track_total_hits: false, _source: false },
+          ],
+        },
+        { querystring: { filter_path: legPath } },
+      ),
+    );
+    const [text, nearest] = await Promise.all([textLegs, nearLeg]);
+    const [lex, described] = text.responses.map(hitsOf);
+    const near = nearest.responses.map(hitsOf)[0];
     const lexHits = lex ?? [];
     const describedHits = described ?? [];
     const nearHits = near ?? [];
