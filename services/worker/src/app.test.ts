@@ -165,6 +165,19 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
       }
     }
 
+    // The run rewrote most rows (each update leaves a deleted copy): the worker then merges the
+    // fragmented index to one segment in the background.
+    await expect
+      .poll(
+        async () => {
+          await es.client.indices.refresh({ index: fixture.alias });
+          const stats = await es.client.indices.stats({ index: fixture.alias, metric: ['segments'] });
+          return stats._all.primaries?.segments?.count;
+        },
+        { timeout: 30_000, interval: 250 },
+      )
+      .toBe(1);
+
     // Idempotence: the next run finds only rows nothing can fix (no perfumers) and writes nothing.
     const second = await waitForRun(runs, (await requestEnrichmentRun(worker.queues.enrichment, { full: false })).runId);
     expect(second.changed).toBe(0);

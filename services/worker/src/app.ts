@@ -19,6 +19,7 @@ import { localModel, openAiModel, type AiModel } from './enrichers/ai.ts';
 import { buildEnrichers } from './enrichers/index.ts';
 import type { RowEmbedder } from './enrich/embed.ts';
 import { feedLoader } from './feed.ts';
+import { compactFinishedRun } from './enrich/compact.ts';
 import { enrichmentProcessor, ingestProcessor, recordFailedBatch } from './processors.ts';
 import { withNewTrace } from '@fragrance/tracing';
 import { observeQueues } from './metrics.ts';
@@ -77,6 +78,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const auStaleMs = config.AU_STALE_HOURS * 3_600_000;
   const enrichers = buildEnrichers({ feed, auStaleMs, model: aiModelFrom(config) });
 
+  // A run that rewrote much of the index leaves it fragmented: merged in the background.
+  const onRunFinished = () => compactFinishedRun(elasticsearch, config.CATALOGUE_ALIAS, logger);
+
   const workerOptions = {
     connection: redis,
     prefix,
@@ -91,6 +95,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       enrichmentProcessor({
         runs,
         logger,
+        onRunFinished,
         plan: {
           elasticsearch,
           alias: config.CATALOGUE_ALIAS,
@@ -137,7 +142,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     if (job?.name !== JOB_NAMES.enrichBatch) return;
     void job
       .getState()
-      .then((state) => (state === 'failed' ? recordFailedBatch(runs, job, logger) : undefined))
+      .then((state) => (state === 'failed' ? recordFailedBatch(runs, job, logger, onRunFinished) : undefined))
       .catch((e: unknown) => logger.error({ err: e, cause: error.message }, 'could not record a failed batch'));
   });
   // BullMQ re-emits every failed reconnect of each of its connections; the Redis client reports

@@ -33,18 +33,22 @@ const failedResult = (rows: number): BatchResult => ({
 const isLastAttempt = (job: Job, error: unknown): boolean =>
   error instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
 
-/** The run this worker just finished, counted by its final status. */
-async function countFinishedRun(runs: RunStore, id: string): Promise<void> {
+/** What happens once a run's last batch is recorded (the worker merges a fragmented index: enrich/compact.ts). */
+export type RunFinishedHook = () => Promise<void>;
+
+/** The run this worker just finished: counted by its final status, then the hook. */
+async function finishRun(runs: RunStore, id: string, onRunFinished: RunFinishedHook | undefined): Promise<void> {
   const run = await runs.get(id);
   if (run) recordRunFinished(run.status);
+  await onRunFinished?.();
 }
 
 /** Records a batch that will not be tried again, so the run still finishes (counted once per batch). */
-export async function recordFailedBatch(runs: RunStore, job: Job, logger: Logger): Promise<void> {
+export async function recordFailedBatch(runs: RunStore, job: Job, logger: Logger, onRunFinished?: RunFinishedHook): Promise<void> {
   const data = EnrichBatchJobData.safeParse(job.data);
   if (!data.success) return;
   const finished = await runs.recordBatch(data.data.run_id, data.data.batch_no, 'failed', failedResult(data.data.ids.length));
-  if (finished) await countFinishedRun(runs, data.data.run_id);
+  if (finished) await finishRun(runs, data.data.run_id, onRunFinished);
   logger.error({ run: data.data.run_id, batch: data.data.batch_no, job: job.id, reason: job.failedReason }, 'batch failed for good');
 }
 
@@ -52,7 +56,13 @@ export async function recordFailedBatch(runs: RunStore, job: Job, logger: Logger
  * The enrichment queue's processor: plans runs and enriches batches. An abort (shutdown took
  * too long) hands the job back to the queue for another worker instead of failing it.
  */
-export function enrichmentProcessor(deps: { plan: PlanDeps; batch: BatchDeps; runs: RunStore; logger: Logger }) {
+export function enrichmentProcessor(deps: {
+  plan: PlanDeps;
+  batch: BatchDeps;
+  runs: RunStore;
+  logger: Logger;
+  onRunFinished?: RunFinishedHook;
+}) {
   return async (job: Job, token?: string, signal?: AbortSignal): Promise<unknown> => {
     try {
       if (job.name === JOB_NAMES.enrichRun) {
@@ -79,7 +89,7 @@ export function enrichmentProcessor(deps: { plan: PlanDeps; batch: BatchDeps; ru
         timer({ outcome: 'done' });
         recordBatchRows(result);
         if (await deps.runs.recordBatch(parsed.data.run_id, parsed.data.batch_no, 'done', result)) {
-          await countFinishedRun(deps.runs, parsed.data.run_id);
+          await finishRun(deps.runs, parsed.data.run_id, deps.onRunFinished);
         }
         return result;
       }
@@ -98,7 +108,7 @@ export function enrichmentProcessor(deps: { plan: PlanDeps; batch: BatchDeps; ru
         deps.logger.error({ job: job.id, err: error }, 'enrichment run failed while planning');
       } else if (job.name === JOB_NAMES.enrichBatch && isLastAttempt(job, error)) {
         job.failedReason = error instanceof Error ? error.message : String(error);
-        await recordFailedBatch(deps.runs, job, deps.logger);
+        await recordFailedBatch(deps.runs, job, deps.logger, deps.onRunFinished);
       } else {
         deps.logger.warn(
           { job: job.id, name: job.name, attempt: job.attemptsMade + 1, err: error },
