@@ -4,7 +4,7 @@ import express from 'express';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { close, listen } from '@fragrance/testkit';
-import { currentTraceId, traceContext, traceHeaders } from './index.ts';
+import { currentTraceId, traceContext, traceHeaders, withNewTrace } from './index.ts';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';
@@ -73,5 +73,33 @@ describe('traceContext', () => {
   it('leaves no trace active outside a request', () => {
     expect(currentTraceId()).toBeUndefined();
     expect(traceHeaders()).toEqual({});
+  });
+
+  it('runs the response’s listeners in the request’s trace, whatever context ends the response', async () => {
+    // A proxy's response is ended from the upstream connection's callbacks, which carry the
+    // context of whichever request opened that connection: here, a trace of its own.
+    const seen: { event: string; traceId: string | undefined }[] = [];
+    const app = express();
+    app.use(traceContext());
+    app.use((_req, res, next) => {
+      for (const event of ['finish', 'close']) res.once(event, () => seen.push({ event, traceId: currentTraceId() }));
+      next();
+    });
+    app.get('/elsewhere', (_req, res) => {
+      setTimeout(() => withNewTrace(() => res.end('ok')), 5);
+    });
+    const other = app.listen(0, '127.0.0.1');
+    try {
+      const url = await listen(other);
+      const res = await fetch(`${url}/elsewhere`, { headers: { traceparent: `00-${TRACE}-${PARENT}-01` } });
+      expect(await res.text()).toBe('ok');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(seen).toEqual([
+        { event: 'finish', traceId: TRACE },
+        { event: 'close', traceId: TRACE },
+      ]);
+    } finally {
+      await close(other);
+    }
   });
 });

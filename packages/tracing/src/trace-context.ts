@@ -117,9 +117,14 @@ export function traceContext(): RequestHandler {
     delete req.headers.tracestate;
     propagator.inject(active, req.headers, defaultTextMapSetter);
     // Listeners on the response (the request log line on 'finish', the metrics on 'close') run
-    // in the request's context too: socket events would otherwise carry whatever context the
-    // connection was opened in, on a keep-alive connection another request's.
-    context.bind(active, res);
+    // in the request's context too: a response ended from a socket's callback (a proxied body
+    // from a pooled upstream connection) would otherwise carry the context that socket was
+    // opened in, another request's. One wrapper of emit per response; context.bind(active, res)
+    // did the same by patching six listener methods and wrapping every listener (closures and
+    // WeakMaps per request, a few percent of the edge's CPU).
+    const emit = res.emit.bind(res) as (event: string | symbol, ...args: unknown[]) => boolean;
+    res.emit = ((event: string | symbol, ...args: unknown[]): boolean =>
+      context.active() === active ? emit(event, ...args) : context.with(active, () => emit(event, ...args))) as typeof res.emit;
     context.with(active, next);
   };
 }
