@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createLogger, isSafeRequestId, requestIdOf, requestLogger } from './logger.ts';
+import { createLogger, isSafeRequestId, REDACT, requestIdOf, requestLogger } from './logger.ts';
 
 const withId = (id: string | string[] | undefined) => ({ headers: { 'x-request-id': id } }) as unknown as IncomingMessage;
 
@@ -69,5 +70,61 @@ describe('the request line', () => {
   it('keeps an error the response carries', async () => {
     const [line] = await linesOf(500, new Error('the upstream broke'));
     expect(line).toMatchObject({ level: 50, err: { message: 'the upstream broke' } });
+  });
+});
+
+describe('redaction', () => {
+  /** Every line a logger writes, without its time (the one field two loggers cannot share). */
+  const capture = () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(chunk.toString().replace(/"time":\d+,/, ''));
+        done();
+      },
+    });
+    return { lines, destination };
+  };
+  class Thing {
+    password = 'class-password';
+    visible = 1;
+  }
+  const bare = Object.assign(Object.create(null) as Record<string, unknown>, { secret: 'bare-secret', kept: 'yes' });
+  // One error for both loggers: its stack names where it was made.
+  const error = Object.assign(new Error('boom'), { token: 'error-token' });
+  const writeAll = (log: pino.Logger) => {
+    log.info({ req: { id: 'r1', method: 'GET', path: '/v1/x' }, res: { status: 200 }, responseTime: 12 }, 'GET /v1/x 200 12ms');
+    log.warn({ req: { url: '/', headers: { authorization: 'Bearer fcs_header', cookie: 'c=cookie', accept: '*/*' } } }, 'headers');
+    log.info({ body: { password: 'body-password', user: 'u' }, token: 'top-token', nested: { inner: { password: 'deep' } } }, 'wild');
+    log.error({ err: error }, 'failed');
+    log
+      .child({ req: { id: 'r2', headers: { authorization: 'Bearer child' } }, user: { apiKey: 'child-key' }, plain: { a: 1 } })
+      .info({ count: 3, ok: true, list: [1, { secret: 'in-list' }], when: new Date(0), thing: new Thing(), bare }, 'child');
+    log.info({ nothing: null, n: Number.NaN, s: 'quote " and\nnewline', auth: { access_token: 'at', refresh_token: 'rt', api_key: 'ak' } });
+    log.info('%j', { password: 'interpolated' });
+  };
+
+  it('writes exactly the lines pino’s own redaction writes, quickly or not', () => {
+    const ours = capture();
+    const reference = capture();
+    writeAll(createLogger('test', 'info', ours.destination));
+    writeAll(pino({ name: 'test', level: 'info', redact: { paths: REDACT, censor: '[redacted]' } }, reference.destination));
+    expect(ours.lines).toHaveLength(7);
+    expect(ours.lines).toEqual(reference.lines);
+    const text = ours.lines.join('');
+    for (const secret of [
+      'fcs_header',
+      'c=cookie',
+      'body-password',
+      'error-token',
+      'Bearer child',
+      'child-key',
+      'class-password',
+      'bare-secret',
+      '"at"',
+      '"rt"',
+      '"ak"',
+    ])
+      expect(text).not.toContain(secret);
   });
 });
