@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { RequestHandler, Response } from 'express';
+import type { NextFunction, RequestHandler, Response } from 'express';
 import { ADMISSION_ID, type Admitter, type QuotaState } from '@fragrance/api-keys';
 import { RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '@fragrance/http';
 import { admissions, timedRedisCall, type AdmissionOutcome } from './metrics.ts';
@@ -28,6 +28,12 @@ export const quotaOf = (res: Response): QuotaState | undefined => res.locals.quo
 /** Counted requests this request was charged (1 unless a handler before set more, e.g. an export). */
 export const unitsOf = (res: Response): number => (res.locals.units as number | undefined) ?? 1;
 
+/** Refusals are about this moment and this key: never cache them. (Data responses keep the catalogue's own caching headers.) */
+function refuseWith(res: Response, next: NextFunction, error: Error): void {
+  res.setHeader('Cache-Control', 'no-store');
+  next(error);
+}
+
 /**
  * Authenticates the API key and, in 'admit' mode, charges the request against the daily quota
  * and the token bucket, all in one Redis round trip. Missing, malformed, unknown and revoked keys
@@ -38,18 +44,18 @@ export const unitsOf = (res: Response): number => (res.locals.units as number | 
  */
 export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: { trustEdgeRequestId?: boolean } = {}): RequestHandler {
   const trusted = options.trustEdgeRequestId ?? false;
+  // The counter's labels, made once per mode rather than an object per request.
+  const labels = new Map<AdmissionOutcome, { mode: 'admit' | 'peek'; outcome: AdmissionOutcome }>();
+  const counted = (outcome: AdmissionOutcome) => {
+    let pair = labels.get(outcome);
+    if (!pair) labels.set(outcome, (pair = { mode, outcome }));
+    admissions.inc(pair);
+  };
   return async (req, res, next) => {
-    // Refusals are about this moment and this key: never cache them. (Data responses keep the
-    // catalogue's own caching headers.)
-    const refuse = (error: Error) => {
-      res.setHeader('Cache-Control', 'no-store');
-      next(error);
-    };
-    const counted = (outcome: AdmissionOutcome) => admissions.inc({ mode, outcome });
     const apiKey = bearerCredential(req.headers);
     if (apiKey === undefined) {
       counted('missing_key');
-      refuse(new UnauthorizedError('Send your API key as "Authorization: Bearer <key>".', REALM));
+      refuseWith(res, next, new UnauthorizedError('Send your API key as "Authorization: Bearer <key>".', REALM));
       return;
     }
     let admission: Awaited<ReturnType<Admitter>>;
@@ -57,13 +63,13 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: { t
       admission = await timedRedisCall(mode, () => admit(apiKey, mode, unitsOf(res), edgeRequestId(req.headers, trusted)));
     } catch (error) {
       counted('redis_unavailable');
-      refuse(new ServiceUnavailableError('Requests cannot be admitted right now; try again shortly.', error));
+      refuseWith(res, next, new ServiceUnavailableError('Requests cannot be admitted right now; try again shortly.', error));
       return;
     }
     if (admission.outcome === 'invalid_key') {
       counted(admission.reason === 'malformed' ? 'malformed_key' : admission.reason === 'unknown' ? 'unknown_key' : 'revoked');
       req.log?.debug({ reason: admission.reason }, 'api key rejected');
-      refuse(new UnauthorizedError('The API key is not valid.', `${REALM}, error="invalid_token"`));
+      refuseWith(res, next, new UnauthorizedError('The API key is not valid.', `${REALM}, error="invalid_token"`));
       return;
     }
     setRateLimitHeaders(res, admission.quota, admission.outcome === 'burst_limit_exceeded' ? admission.retryAfterSeconds : undefined);
@@ -73,7 +79,9 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: { t
         counted('quota_exceeded');
         const resets = new Date(admission.quota.resetsAt).toISOString();
         const units = unitsOf(res);
-        refuse(
+        refuseWith(
+          res,
+          next,
           new RateLimitedError(
             admission.retryAfterSeconds,
             units > 1
@@ -86,7 +94,11 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: { t
       }
       case 'burst_limit_exceeded':
         counted('burst_limit_exceeded');
-        refuse(new RateLimitedError(admission.retryAfterSeconds, 'Too many requests in a short time; slow down.', 'burst_limit_exceeded'));
+        refuseWith(
+          res,
+          next,
+          new RateLimitedError(admission.retryAfterSeconds, 'Too many requests in a short time; slow down.', 'burst_limit_exceeded'),
+        );
         return;
       default:
         counted('admitted');

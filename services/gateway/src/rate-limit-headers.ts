@@ -15,6 +15,29 @@ export interface QuotaHeaderValues {
   resetInSeconds: number;
 }
 
+/** The largest magnitude of a Structured Field Integer (RFC 9651 §3.3.1). */
+const SF_INTEGER_MAX = 999_999_999_999_999;
+
+/**
+ * One list member `"<policy>";<a>=<x>;<b>=<y>` with integer parameters, as structured-headers
+ * serialises it. Every request carries two such fields, so the common case (integers, which the
+ * quota always is) is a template string instead of a Map and a generic serialiser per request;
+ * anything else goes to the library, which serialises (or refuses) it exactly as before.
+ */
+function policyItem(policy: string, a: string, x: number, b: string, y: number): string {
+  if (Number.isInteger(x) && Number.isInteger(y) && Math.abs(x) <= SF_INTEGER_MAX && Math.abs(y) <= SF_INTEGER_MAX)
+    return `"${policy}";${a}=${x};${b}=${y}`;
+  return serializeList([
+    [
+      policy,
+      new Map([
+        [a, x],
+        [b, y],
+      ]),
+    ],
+  ]);
+}
+
 /**
  * The daily quota in two vocabularies at once: the IETF RateLimit header fields draft
  * (draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy: "daily";q=…;w=86400` and
@@ -26,36 +49,10 @@ export function setRateLimitHeaders(res: Response, quota: QuotaHeaderValues, bur
   res.setHeader('RateLimit-Limit', String(quota.limit));
   res.setHeader('RateLimit-Remaining', String(quota.remaining));
   res.setHeader('RateLimit-Reset', String(quota.resetInSeconds));
+  res.setHeader('RateLimit-Policy', policyItem(DAILY_POLICY, 'q', quota.limit, 'w', DAY_SECONDS));
+  const daily = policyItem(DAILY_POLICY, 'r', quota.remaining, 't', quota.resetInSeconds);
   res.setHeader(
-    'RateLimit-Policy',
-    serializeList([
-      [
-        DAILY_POLICY,
-        new Map([
-          ['q', quota.limit],
-          ['w', DAY_SECONDS],
-        ]),
-      ],
-    ]),
+    'RateLimit',
+    burstRetryAfterSeconds === undefined ? daily : `${policyItem(BURST_POLICY, 'r', 0, 't', burstRetryAfterSeconds)}, ${daily}`,
   );
-  const daily: [string, Map<string, number>] = [
-    DAILY_POLICY,
-    new Map([
-      ['r', quota.remaining],
-      ['t', quota.resetInSeconds],
-    ]),
-  ];
-  const burst: [string, Map<string, number>][] =
-    burstRetryAfterSeconds === undefined
-      ? []
-      : [
-          [
-            BURST_POLICY,
-            new Map([
-              ['r', 0],
-              ['t', burstRetryAfterSeconds],
-            ]),
-          ],
-        ];
-  res.setHeader('RateLimit', serializeList([...burst, daily]));
 }
