@@ -24,10 +24,10 @@
 // Targets: zipf c/a ≥ 3; uniform c/a ≥ 0.9; cache hit p50 through the gateway ≤ 1.5 ms.
 // `descriptions` (issue 17): shoppers' descriptions ("a smoky fragrance for winter evenings") sent
 // with search_mode=hybrid to the catalogue and the gateway, while (a) gets the lexical query body of
-// the same text: c/a is hybrid through the gateway against lexical at Elasticsearch (target ≥ 0.5 at
-// concurrency 32; gateway p50 ≤ 25 ms at concurrency 1). A fourth target, (d), sends the same
-// texts with search_mode=lexical through the gateway: c/d is hybrid against lexical on the same
-// path. The catalogue runs with its response cache off (RESPONSE_CACHE_MAX_BYTES=0): the mix of
+// the same text (c/a, for information). A fourth target, (d), sends the same texts with
+// search_mode=lexical through the gateway: c/d is hybrid against lexical on the same path, the
+// issue's throughput target (≥ 0.5 at concurrency 32; and hybrid's p50 through the gateway ≤ 25 ms
+// at concurrency 1). The catalogue runs with its response cache off (RESPONSE_CACHE_MAX_BYTES=0): the mix of
 // 3,000 texts wraps within a run, and cached answers would flatter hybrid. It also prints the
 // query embedding's p50 (each text embedded alone in the bench's process, one model thread). The
 // alias needs record vectors (the worker's enrichment run computes them; `npm start` queues it).
@@ -578,7 +578,7 @@ async function main(): Promise<void> {
     const lc = latency.get('c');
     const ratioCA = c ? c.rps / a.rps : undefined;
     const d = results.get('d');
-    const targetCA = WORKLOAD === 'zipf' ? 3 : WORKLOAD === 'descriptions' ? 0.5 : 0.9;
+    const targetCA = WORKLOAD === 'zipf' ? 3 : 0.9;
     const result = {
       bench: 'search',
       // The machine's 1/5/15-minute load average at the end: on a shared machine latencies are only comparable at like load.
@@ -630,19 +630,22 @@ async function main(): Promise<void> {
             target: 0.97,
           }
         : null,
-      targets: {
-        ratio_c_a: targetCA,
-        p50_overhead_c_ms: 3,
-        cache_hit_p50_ms: 1.5,
-        ...(WORKLOAD === 'descriptions' ? { gateway_p50_ms: 25, ratio_hybrid_lexical_gateway: 0.5, query_embedding_p50_ms: 5 } : {}),
-      },
+      // Issue 17's targets for descriptions: hybrid against lexical on the same path (through the
+      // gateway, c/d), not against Elasticsearch direct (c/a, printed for information: it also
+      // counts the hops and the catalogue, which lexical-direct skips).
+      targets:
+        WORKLOAD === 'descriptions'
+          ? { ratio_hybrid_lexical_gateway: 0.5, gateway_p50_ms: 25, query_embedding_p50_ms: 5 }
+          : { ratio_c_a: targetCA, p50_overhead_c_ms: 3, cache_hit_p50_ms: 1.5 },
       // Throughput at concurrency 32; p50 overhead unsaturated (at 32 it is queueing, see above).
       meets_targets:
-        ratioCA !== undefined && lc && cacheHitP50 !== null
-          ? WORKLOAD === 'descriptions'
-            ? ratioCA >= targetCA && lc.p50_ms <= 25 && (queryEmbedding?.p50_ms ?? Infinity) <= 5
-            : ratioCA >= targetCA && lc.p50_ms - la.p50_ms <= 3 && cacheHitP50 <= 1.5
-          : null,
+        WORKLOAD === 'descriptions'
+          ? c && d && lc
+            ? c.rps / d.rps >= 0.5 && lc.p50_ms <= 25 && (queryEmbedding?.p50_ms ?? Infinity) <= 5
+            : null
+          : ratioCA !== undefined && lc && cacheHitP50 !== null
+            ? ratioCA >= targetCA && lc.p50_ms - la.p50_ms <= 3 && cacheHitP50 <= 1.5
+            : null,
     };
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
