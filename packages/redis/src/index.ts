@@ -22,4 +22,11 @@ export {
   type RedisClientConfig,
   type RedisRole,
 } from './client.ts';
-export { isRedisConnectionError, quietRedisLogger, redisAddress, reportOutages, type RedisLogger } from './outages.ts';
+export {
+  isRedisConnectionError,
+  isRedisUnavailableError,
+  quietRedisLogger,
+  redisAddress,
+  reportOutages,
+  type RedisLogger,
+} from './outages.ts';

@@ -33,6 +33,16 @@ export function isRedisConnectionError(error: unknown): boolean {
   return (typeof code === 'string' && CONNECTION_CODES.has(code)) || error.message === 'Connection is closed.';
 }
 
+/**
+ * True for an error that says Redis cannot answer now: the connection failed or dropped, a
+ * command got no reply within the client's `commandTimeout` (a paused or failing-over primary),
+ * or the client gave up retrying. A request that meets one should answer 503 (try again), not 500.
+ */
+export function isRedisUnavailableError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return isRedisConnectionError(error) || error.message === 'Command timed out' || error.name === 'MaxRetriesPerRequestError';
+}
+
 /** `host:port` (or the socket path) of a client, never its credentials: safe in logs and errors. */
 export function redisAddress(redis: Redis): string {
   const { host, port, path, sentinels, name } = redis.options;

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Logger } from '@fragrance/http';
 import type { GrantStore, RevocationStore } from '@fragrance/identity';
+import { isRedisUnavailableError } from '@fragrance/redis';
 
 /** Models whose tokens belong to a grant, so revoking the grant can find and delete them. */
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
@@ -24,6 +25,36 @@ interface FoundRefreshToken {
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/**
+ * Storage that cannot answer now (Redis away, a command timed out mid-failover): 503
+ * `temporarily_unavailable` (RFC 6749 §4.1.2.1's code) instead of oidc-provider's 500
+ * `server_error`, so clients retry rather than give up. Retry-After is set where the provider is
+ * built (provider.ts).
+ */
+export class StorageUnavailableError extends errors.OIDCProviderError {
+  constructor(cause: unknown) {
+    super(503, 'temporarily_unavailable', { cause });
+    this.expose = true;
+    Object.assign(this, { error_description: 'Sign-in and tokens are unavailable for a moment; try again shortly.' });
+  }
+}
+
+/** Every adapter method, with Redis being unavailable reported as StorageUnavailableError. */
+function reportingUnavailable<T extends new (name: string) => Adapter>(AdapterClass: T): T {
+  const prototype = AdapterClass.prototype as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  for (const method of ['upsert', 'find', 'findByUid', 'findByUserCode', 'destroy', 'revokeByGrantId', 'consume'] as const) {
+    const original = prototype[method]!;
+    prototype[method] = async function (this: Adapter, ...args: unknown[]) {
+      try {
+        return await original.apply(this, args);
+      } catch (error) {
+        throw isRedisUnavailableError(error) ? new StorageUnavailableError(error) : error;
+      }
+    };
+  }
+  return AdapterClass;
+}
 
 export interface AdapterOptions {
   redis: Redis;
@@ -106,113 +137,119 @@ export function redisAdapterFactory(options: AdapterOptions): new (name: string)
     }
   }
 
-  return class RedisAdapter implements Adapter {
-    readonly name: string;
-    constructor(name: string) {
-      this.name = name;
-    }
+  return reportingUnavailable(
+    class RedisAdapter implements Adapter {
+      readonly name: string;
+      constructor(name: string) {
+        this.name = name;
+      }
 
-    key(id: string): string {
-      return `${base}${this.name}:${id}`;
-    }
+      key(id: string): string {
+        return `${base}${this.name}:${id}`;
+      }
 
-    async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-      const ctx = Provider.ctx;
-      const rotation = this.name === 'RefreshToken' && ctx ? consumeInRequest.get(ctx) : undefined;
-      if (ctx && rotation) {
-        consumeInRequest.delete(ctx);
-        return rotate(rotation, id, payload, expiresIn);
-      }
-      const key = this.key(id);
-      const ttl = this.name === 'AuthorizationCode' ? expiresIn + CODE_REPLAY_WINDOW_SECONDS : expiresIn;
-      const multi = redis.multi();
-      if (CONSUMABLE.has(this.name)) {
-        multi.hset(key, { payload: JSON.stringify(payload) });
-      } else {
-        multi.set(key, JSON.stringify(payload));
-      }
-      if (ttl) multi.expire(key, ttl);
-      if (GRANTABLE.has(this.name) && payload.grantId) {
-        const grantKey = grantKeyFor(payload.grantId);
-        multi.rpush(grantKey, key);
-        // The list lives as long as its longest-lived token; GT only ever extends it.
-        if (ttl) multi.expire(grantKey, ttl, 'GT').expire(grantKey, ttl, 'NX');
-      }
-      if (this.name === 'Grant' && payload.accountId) grants.indexGrant(multi, id, payload.accountId, ttl);
-      if (payload.userCode) {
-        multi.set(userCodeKeyFor(payload.userCode), id);
-        if (ttl) multi.expire(userCodeKeyFor(payload.userCode), ttl);
-      }
-      if (payload.uid) {
-        multi.set(uidKeyFor(payload.uid), id);
-        if (ttl) multi.expire(uidKeyFor(payload.uid), ttl);
-      }
-      await multi.exec();
-    }
-
-    async find(id: string): Promise<AdapterPayload | undefined> {
-      if (CONSUMABLE.has(this.name)) {
-        const data = await redis.hgetall(this.key(id));
-        if (!data.payload) return undefined;
-        const payload = JSON.parse(data.payload) as AdapterPayload;
-        const ctx = this.name === 'RefreshToken' ? Provider.ctx : undefined;
-        if (!data.consumed) {
-          if (ctx) foundInRequest.set(ctx, { id, successor: '' });
-          return payload;
+      async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+        const ctx = Provider.ctx;
+        const rotation = this.name === 'RefreshToken' && ctx ? consumeInRequest.get(ctx) : undefined;
+        if (ctx && rotation) {
+          consumeInRequest.delete(ctx);
+          return rotate(rotation, id, payload, expiresIn);
         }
-        // Shown unused, so oidc-provider rotates it again instead of revoking the grant; the
-        // rotation script checks the same conditions again, atomically.
-        if (ctx && data.successor && (await retryable(data))) {
-          foundInRequest.set(ctx, { id, successor: data.successor });
-          return payload;
+        const key = this.key(id);
+        const ttl = this.name === 'AuthorizationCode' ? expiresIn + CODE_REPLAY_WINDOW_SECONDS : expiresIn;
+        const multi = redis.multi();
+        if (CONSUMABLE.has(this.name)) {
+          multi.hset(key, { payload: JSON.stringify(payload) });
+        } else {
+          multi.set(key, JSON.stringify(payload));
         }
-        return { ...payload, consumed: Number(data.consumed) };
+        if (ttl) multi.expire(key, ttl);
+        if (GRANTABLE.has(this.name) && payload.grantId) {
+          const grantKey = grantKeyFor(payload.grantId);
+          multi.rpush(grantKey, key);
+          // The list lives as long as its longest-lived token; GT only ever extends it.
+          if (ttl) multi.expire(grantKey, ttl, 'GT').expire(grantKey, ttl, 'NX');
+        }
+        if (this.name === 'Grant' && payload.accountId) grants.indexGrant(multi, id, payload.accountId, ttl);
+        if (payload.userCode) {
+          multi.set(userCodeKeyFor(payload.userCode), id);
+          if (ttl) multi.expire(userCodeKeyFor(payload.userCode), ttl);
+        }
+        if (payload.uid) {
+          multi.set(uidKeyFor(payload.uid), id);
+          if (ttl) multi.expire(uidKeyFor(payload.uid), ttl);
+        }
+        await multi.exec();
       }
-      const data = await redis.get(this.key(id));
-      const payload = data ? (JSON.parse(data) as AdapterPayload) : undefined;
-      // A sign-in from before "sign out everywhere" (or a password change) is no session.
-      if (this.name === 'Session' && payload?.accountId && (payload.loginTs ?? 0) * 1000 < (await sessionsValidSince(payload.accountId))) {
-        return undefined;
+
+      async find(id: string): Promise<AdapterPayload | undefined> {
+        if (CONSUMABLE.has(this.name)) {
+          const data = await redis.hgetall(this.key(id));
+          if (!data.payload) return undefined;
+          const payload = JSON.parse(data.payload) as AdapterPayload;
+          const ctx = this.name === 'RefreshToken' ? Provider.ctx : undefined;
+          if (!data.consumed) {
+            if (ctx) foundInRequest.set(ctx, { id, successor: '' });
+            return payload;
+          }
+          // Shown unused, so oidc-provider rotates it again instead of revoking the grant; the
+          // rotation script checks the same conditions again, atomically.
+          if (ctx && data.successor && (await retryable(data))) {
+            foundInRequest.set(ctx, { id, successor: data.successor });
+            return payload;
+          }
+          return { ...payload, consumed: Number(data.consumed) };
+        }
+        const data = await redis.get(this.key(id));
+        const payload = data ? (JSON.parse(data) as AdapterPayload) : undefined;
+        // A sign-in from before "sign out everywhere" (or a password change) is no session.
+        if (
+          this.name === 'Session' &&
+          payload?.accountId &&
+          (payload.loginTs ?? 0) * 1000 < (await sessionsValidSince(payload.accountId))
+        ) {
+          return undefined;
+        }
+        return payload;
       }
-      return payload;
-    }
 
-    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      const id = await redis.get(uidKeyFor(uid));
-      return id ? this.find(id) : undefined;
-    }
-
-    async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-      const id = await redis.get(userCodeKeyFor(userCode));
-      return id ? this.find(id) : undefined;
-    }
-
-    async destroy(id: string): Promise<void> {
-      if (this.name === 'Grant') await revocations.revokeGrant(id, revocationTtlSeconds);
-      await redis.del(this.key(id));
-    }
-
-    async revokeByGrantId(grantId: string): Promise<void> {
-      const grantKey = grantKeyFor(grantId);
-      const keys = await redis.lrange(grantKey, 0, -1);
-      await redis.del(grantKey, ...keys);
-    }
-
-    /**
-     * HSETNX makes consumption atomic: of two requests racing with one code or refresh token,
-     * exactly one wins; the other is refused like any used grant. A refresh token this request
-     * found is consumed later, by the rotation script, together with saving its successor.
-     */
-    async consume(id: string): Promise<void> {
-      const ctx = Provider.ctx;
-      const found = this.name === 'RefreshToken' && ctx ? foundInRequest.get(ctx) : undefined;
-      if (ctx && found?.id === id) {
-        foundInRequest.delete(ctx);
-        consumeInRequest.set(ctx, found);
-        return;
+      async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+        const id = await redis.get(uidKeyFor(uid));
+        return id ? this.find(id) : undefined;
       }
-      const won = await redis.hsetnx(this.key(id), 'consumed', String(nowSeconds()));
-      if (won !== 1) throw new errors.InvalidGrant('grant already used');
-    }
-  };
+
+      async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+        const id = await redis.get(userCodeKeyFor(userCode));
+        return id ? this.find(id) : undefined;
+      }
+
+      async destroy(id: string): Promise<void> {
+        if (this.name === 'Grant') await revocations.revokeGrant(id, revocationTtlSeconds);
+        await redis.del(this.key(id));
+      }
+
+      async revokeByGrantId(grantId: string): Promise<void> {
+        const grantKey = grantKeyFor(grantId);
+        const keys = await redis.lrange(grantKey, 0, -1);
+        await redis.del(grantKey, ...keys);
+      }
+
+      /**
+       * HSETNX makes consumption atomic: of two requests racing with one code or refresh token,
+       * exactly one wins; the other is refused like any used grant. A refresh token this request
+       * found is consumed later, by the rotation script, together with saving its successor.
+       */
+      async consume(id: string): Promise<void> {
+        const ctx = Provider.ctx;
+        const found = this.name === 'RefreshToken' && ctx ? foundInRequest.get(ctx) : undefined;
+        if (ctx && found?.id === id) {
+          foundInRequest.delete(ctx);
+          consumeInRequest.set(ctx, found);
+          return;
+        }
+        const won = await redis.hsetnx(this.key(id), 'consumed', String(nowSeconds()));
+        if (won !== 1) throw new errors.InvalidGrant('grant already used');
+      }
+    },
+  );
 }

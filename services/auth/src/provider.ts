@@ -200,6 +200,11 @@ export function createProvider(options: ProviderOptions): Provider {
   const provider = new Provider(issuer, configuration);
   // Behind the edge: believe X-Forwarded-Proto/Host so metadata shows public URLs.
   provider.proxy = true;
+  // A 503 (storage unavailable: adapter.ts) tells the client when to try again.
+  provider.use(async (ctx, next) => {
+    await next();
+    if (ctx.status === 503 && !ctx.response.get('Retry-After')) ctx.set('Retry-After', '2');
+  });
   provider.on('grant.revoked', (_ctx, grantId: string) => logger.info({ grantId }, 'grant revoked'));
   provider.on('server_error', (_ctx, err: Error) => logger.error({ err }, 'oidc-provider server error'));
   return provider;

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '@fragrance/http';
 import { createRedisClient, waitForRedis } from '@fragrance/redis';
@@ -46,5 +46,37 @@ describe('auth while Redis is down', () => {
     await startLocalRedis({ name: `auth-outage-${port}`, port });
     await expect.poll(async () => (await fetch(`${auth.issuer}/health`)).status, { timeout: 10_000, interval: 200 }).toBe(200);
     await expect(registerClient(auth.issuer, ['http://127.0.0.1:42000/cb'], 'After outage')).resolves.toBeTruthy();
+  });
+
+  it('answers 503 with Retry-After, never a 500, when Redis stops replying in the middle of a request', async () => {
+    // Connected and "ready", but silent: every command times out (REDIS_COMMAND_TIMEOUT_MS 500),
+    // as in the seconds of a Sentinel failover. Both paths used to answer 500: our own routes
+    // (the registration guard counts in Redis) and oidc-provider's (its storage adapter).
+    const admin = new Redis({ port, lazyConnect: true });
+    await admin.connect();
+    try {
+      await admin.call('CLIENT', 'PAUSE', '4000', 'ALL');
+      const registration = await fetch(`${auth.issuer}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'During a pause', redirect_uris: ['http://127.0.0.1:42000/cb'] }),
+      });
+      expect(registration.status).toBe(503);
+      expect(registration.headers.get('retry-after')).toBeTruthy();
+      expect(((await registration.json()) as { code: string }).code).toBe('service_unavailable');
+
+      const token = await fetch(`${auth.issuer}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'a'.repeat(43), client_id: 'some-client' }),
+      });
+      expect(token.status).toBe(503);
+      expect(token.headers.get('retry-after')).toBeTruthy();
+      expect(((await token.json()) as { error: string }).error).toBe('temporarily_unavailable');
+    } finally {
+      await admin.call('CLIENT', 'UNPAUSE').catch(() => undefined);
+      admin.disconnect();
+    }
+    await expect(registerClient(auth.issuer, ['http://127.0.0.1:42000/cb'], 'After the pause')).resolves.toBeTruthy();
   });
 });
