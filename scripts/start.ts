@@ -57,6 +57,12 @@ const services = [
   { name: 'worker', port: 8084, metricsPort: 9484 },
 ];
 
+/**
+ * The gateway's node flags, as in its Kubernetes Deployment (infra/k8s/base/gateway.yaml): a young
+ * generation of 2 x 4 MB, not up to 2 x 64 MB under load, at no cost in CPU per request.
+ */
+const GATEWAY_NODE_OPTIONS = '--max-semi-space-size=4';
+
 /** Writes the scrape config for every service's metrics port and starts Prometheus on it. */
 function startPrometheus(): void {
   const dir = `${LOCAL_DIR}/prometheus`;
@@ -157,6 +163,7 @@ try {
         PORT: String(port),
         METRICS_PORT: String(metricsPort),
         ...(name === 'catalogue' ? { CURSOR_SECRET: secret } : {}),
+        ...(name === 'gateway' ? { NODE_OPTIONS: [process.env.NODE_OPTIONS, GATEWAY_NODE_OPTIONS].filter(Boolean).join(' ') } : {}),
       },
     });
   }
