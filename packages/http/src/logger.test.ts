@@ -121,6 +121,7 @@ describe('redaction', () => {
       'child-key',
       'class-password',
       'bare-secret',
+      'top-token',
       '"at"',
       '"rt"',
       '"ak"',

@@ -7,9 +7,13 @@ import { currentTraceId } from '@fragrance/tracing';
 export type { Logger } from 'pino';
 
 /** Paths that must never reach a log line, whatever a caller passes in. */
+/** Secret-named fields, at the top of a line and one level down (pino's `*.` matches only the latter). */
+const SECRET_NAMES = ['authorization', 'password', 'token', 'access_token', 'refresh_token', 'api_key', 'apiKey', 'secret'];
+
 export const REDACT = [
   'req.headers.authorization',
   'req.headers.cookie',
+  ...SECRET_NAMES,
   '*.authorization',
   '*.password',
   '*.token',
@@ -63,6 +67,8 @@ function skipRedactionOfUntouchedValues(logger: Logger): void {
     if (field === redactFmtSym) continue;
     const redact = stringifiers[field];
     if (typeof redact !== 'function') continue;
+    // A field that is itself a path is censored whatever its value: pino's own stringifier stays.
+    if (typeof field === 'string' && REDACT.includes(field)) continue;
     const names = namesFor(typeof field === 'string' ? field : '*');
     stringifiers[field] = (value, ...rest) => {
       if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return JSON.stringify(value);
