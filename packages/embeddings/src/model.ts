@@ -74,11 +74,16 @@ export function meanPool(hidden: Float32Array, mask: readonly (readonly number[]
   });
 }
 
-/** Loads the model once (per process) and returns an embedder; throws EmbeddingModelMissingError when a file is missing. */
-export async function loadEmbedder({ directory, batchSize = 32, threads = 1 }: EmbedderOptions): Promise<Embedder> {
+/** Throws EmbeddingModelMissingError unless the model and its tokenizer are in `directory`. */
+export function assertModelFiles(directory: string): void {
   for (const file of [MODEL_FILE, TOKENIZER_FILE]) {
     if (!existsSync(join(directory, file))) throw new EmbeddingModelMissingError(directory, file);
   }
+}
+
+/** Loads the model once (per process) and returns an embedder; throws EmbeddingModelMissingError when a file is missing. */
+export async function loadEmbedder({ directory, batchSize = 32, threads = 1 }: EmbedderOptions): Promise<Embedder> {
+  assertModelFiles(directory);
   const tokenizer = new WordPieceTokenizer(JSON.parse(readFileSync(join(directory, TOKENIZER_FILE), 'utf8')) as object, {});
   const session = await ort.InferenceSession.create(join(directory, MODEL_FILE), {
     intraOpNumThreads: threads,

@@ -1,4 +1,4 @@
-import { defaultModelDirectory, loadEmbedder } from '@fragrance/embeddings';
+import { defaultModelDirectory, loadEmbedderOffThread } from '@fragrance/embeddings';
 import { createLogger, Lifecycle, serve } from '@fragrance/http';
 import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/metrics';
 import { createRedisClient } from '@fragrance/redis';
@@ -22,9 +22,10 @@ const redis = createRedisClient(config, logger, 'request-path');
 // The generation's change messages: a subscribed connection runs no other command.
 const subscriber = createRedisClient(config, logger, 'request-path');
 const lifecycle = new Lifecycle();
-// Loaded once per process; a missing model fails the start naming the directory and the fetch command.
+// Loaded once per process, on a thread of its own (a model call would block the event loop); a
+// missing model fails the start naming the directory and the fetch command.
 const embedder = config.EMBEDDINGS_ENABLED
-  ? await loadEmbedder({ directory: config.EMBEDDING_MODEL_DIR ?? defaultModelDirectory() })
+  ? await loadEmbedderOffThread({ directory: config.EMBEDDING_MODEL_DIR ?? defaultModelDirectory() })
   : undefined;
 
 await serve({
