@@ -56,12 +56,15 @@ export function fuseByRank(lists: readonly (readonly string[])[], k = RRF_K): st
 
 type Source = FragranceDetail;
 
-type LegResponse = estypes.MsearchResponseItem<never>;
+/** One part of an msearch answer; a failed part throws. */
+function succeeded<T>(response: estypes.MsearchResponseItem<T>): estypes.MsearchMultiSearchItem<T> {
+  if ('error' in response) throw new Error(`hybrid search part failed: ${response.error.type}: ${response.error.reason ?? ''}`);
+  return response;
+}
 
 /** The hits of one leg of an msearch (none when filter_path left its `hits` out: nothing found); a failed leg throws. */
-function hitsOf(response: LegResponse): estypes.SearchHit<never>[] {
-  if ('error' in response) throw new Error(`hybrid search part failed: ${response.error.type}: ${response.error.reason ?? ''}`);
-  return response.hits?.hits ?? [];
+function hitsOf(response: estypes.MsearchResponseItem<never>): estypes.SearchHit<never>[] {
+  return succeeded(response).hits?.hits ?? [];
 }
 
 export interface SemanticSearchDeps {
@@ -247,10 +250,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
         },
       },
     );
-    const [counted, sources] = second.responses.map((r) => {
-      if ('error' in r) throw new Error(`hybrid search part failed: ${r.error.type}: ${r.error.reason ?? ''}`);
-      return r;
-    });
+    const [counted, sources] = second.responses.map(succeeded);
     const byId = new Map((sources?.hits?.hits ?? []).map((hit) => [hit._id!, hit._source!]));
     const shown = pageIds.flatMap((id) => byId.get(id) ?? []);
     const total = Math.max((counted?.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0, rankedIds.length);

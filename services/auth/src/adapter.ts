@@ -26,6 +26,12 @@ interface FoundRefreshToken {
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
+/** What a client is told while Redis cannot answer, and after how many seconds to try again. */
+export const STORAGE_UNAVAILABLE = {
+  detail: 'Sign-in and tokens are unavailable for a moment; try again shortly.',
+  retryAfterSeconds: 2,
+} as const;
+
 /**
  * Storage that cannot answer now (Redis away, a command timed out mid-failover): 503
  * `temporarily_unavailable` (RFC 6749 §4.1.2.1's code) instead of oidc-provider's 500
@@ -36,7 +42,7 @@ export class StorageUnavailableError extends errors.OIDCProviderError {
   constructor(cause: unknown) {
     super(503, 'temporarily_unavailable', { cause });
     this.expose = true;
-    Object.assign(this, { error_description: 'Sign-in and tokens are unavailable for a moment; try again shortly.' });
+    Object.assign(this, { error_description: STORAGE_UNAVAILABLE.detail });
   }
 }
 

@@ -16,6 +16,7 @@ import { httpMetrics } from '@fragrance/metrics';
 import { isRedisUnavailableError } from '@fragrance/redis';
 import { traceContext } from '@fragrance/tracing';
 import type { CimdFetchOptions } from './cimd.ts';
+import { STORAGE_UNAVAILABLE } from './adapter.ts';
 import { observeProvider } from './metrics.ts';
 import { createProvider } from './provider.ts';
 import { accountRoutes } from './routes/account.ts';
@@ -26,8 +27,6 @@ import { interactionRoutes } from './routes/interaction.ts';
 import { CLIENT_LIMITS } from './client-limits.ts';
 import { defaultScope, registrationBodyLimit, registrationGuard, tokenRevocation } from './routes/oauth-edges.ts';
 import { ASSETS_PATH } from './views/pages.ts';
-
-const REDIS_UNAVAILABLE_DETAIL = 'Sign-in and tokens are unavailable for a moment; try again shortly.';
 
 export interface AuthDeps {
   /** {mcp_url}, no trailing slash. */
@@ -145,7 +144,11 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
   // Every OAuth answer needs Redis; while it is away say so (503) rather than let oidc-provider
   // fail each request with a 500 after its own retries.
   app.use((_req, _res, next) => {
-    next(redis.status === 'ready' ? undefined : new ServiceUnavailableError(REDIS_UNAVAILABLE_DETAIL, undefined, 2));
+    next(
+      redis.status === 'ready'
+        ? undefined
+        : new ServiceUnavailableError(STORAGE_UNAVAILABLE.detail, undefined, STORAGE_UNAVAILABLE.retryAfterSeconds),
+    );
   });
   app.use(ASSETS_PATH, express.static(ASSETS_DIR, { maxAge: '1h', index: false, fallthrough: false }));
   app.use(
@@ -186,7 +189,11 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
   // Redis failing mid-request (a command timed out while a failover ran) is a 503, as when it is
   // known to be away above; oidc-provider's own storage errors are mapped in adapter.ts.
   app.use((error: unknown, _req: express.Request, _res: express.Response, next: express.NextFunction) => {
-    next(isRedisUnavailableError(error) ? new ServiceUnavailableError(REDIS_UNAVAILABLE_DETAIL, undefined, 2) : error);
+    next(
+      isRedisUnavailableError(error)
+        ? new ServiceUnavailableError(STORAGE_UNAVAILABLE.detail, undefined, STORAGE_UNAVAILABLE.retryAfterSeconds)
+        : error,
+    );
   });
   app.use(problemHandler);
   return { app, provider, users, revocations, grants, keys };

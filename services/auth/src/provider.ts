@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { GrantStore, RevocationStore, SigningJwk, UserStore } from '@fragrance/identity';
 import type { Logger } from '@fragrance/http';
-import { redisAdapterFactory } from './adapter.ts';
+import { redisAdapterFactory, STORAGE_UNAVAILABLE } from './adapter.ts';
 import { createCimdFetch, type CimdFetchOptions } from './cimd.ts';
 import { checkClientLimits } from './client-limits.ts';
 import { checkRedirectUris } from './redirect-uris.ts';
@@ -203,7 +203,7 @@ export function createProvider(options: ProviderOptions): Provider {
   // A 503 (storage unavailable: adapter.ts) tells the client when to try again.
   provider.use(async (ctx, next) => {
     await next();
-    if (ctx.status === 503 && !ctx.response.get('Retry-After')) ctx.set('Retry-After', '2');
+    if (ctx.status === 503 && !ctx.response.get('Retry-After')) ctx.set('Retry-After', String(STORAGE_UNAVAILABLE.retryAfterSeconds));
   });
   provider.on('grant.revoked', (_ctx, grantId: string) => logger.info({ grantId }, 'grant revoked'));
   provider.on('server_error', (_ctx, err: Error) => logger.error({ err }, 'oidc-provider server error'));
