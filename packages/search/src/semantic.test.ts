@@ -144,12 +144,20 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
       { query: 'smoky winter evening' },
       { query: 'woody' },
       { query: 'fresh citrus for summer at the office', concentration: 'Eau de Toilette' },
+      // More lexical and attribute matches than a leg's window: those legs are counted by their queries.
+      { query: 'eau' },
+      { query: 'something for spring summer autumn or winter' },
     ];
+    const cutAtWindow = { lexical: 0, attributes: 0 };
     for (const input of cases) {
       const params = SearchQuery.parse({ ...input, search_mode: 'hybrid' });
       const key = queryKey(params.query!);
       const hybrid = await search(repository, { ...input, search_mode: 'hybrid', facets: 'season' });
       expect(hybrid.search_mode).toBe('hybrid');
+      // Without facets, legs that found fewer than their window are counted from their ids alone.
+      const withoutFacets = await search(repository, { ...input, search_mode: 'hybrid' });
+      expect(withoutFacets.total).toBe(hybrid.total);
+      expect(withoutFacets.data).toEqual(hybrid.data);
       const nearest = await search(repository, { ...input, search_mode: 'semantic', limit: String(SEMANTIC_WINDOW) });
       // Counted independently: one count of the three sets (what a fourth search used to do).
       const lexical = buildSearchQuery({ ...params, search_mode: 'lexical' }, createCursorCodec(cursorKeys)).body.query!;
@@ -164,10 +172,17 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
         },
       });
       expect(hybrid.total).toBe(count);
+      const lexicalCount = (await es.client.count({ index: alias, query: lexical })).count;
+      if (lexicalCount >= SEMANTIC_WINDOW) cutAtWindow.lexical++;
+      if (attributes && (await es.client.count({ index: alias, query: attributes.matches })).count >= SEMANTIC_WINDOW)
+        cutAtWindow.attributes++;
       // Facets count the same set: every record has at most 4 seasons, so each bucket ≤ total.
       for (const bucket of hybrid.facets?.season ?? []) expect(bucket.count).toBeLessThanOrEqual(count);
       expect(hybrid.facets?.season?.length).toBeGreaterThan(0);
     }
+    // Both ways of counting a leg's part ran: from its query (cut at the window) and from its ids.
+    expect(cutAtWindow.lexical).toBeGreaterThan(0);
+    expect(cutAtWindow.attributes).toBeGreaterThan(0);
   });
 
   it('hybrid keeps an exact name first, and known items as lexical ranks them', async () => {

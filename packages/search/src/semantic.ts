@@ -62,9 +62,33 @@ function succeeded<T>(response: estypes.MsearchResponseItem<T>): estypes.Msearch
   return response;
 }
 
+/** One hit of a ranked leg: the record's id, the index it was found in, the named clauses it matched. */
+interface LegHit {
+  id: string;
+  index: string;
+  matched: readonly string[];
+}
+
+/**
+ * A ranked leg reads no stored fields: the record's id comes from its doc values. Loading `_id`
+ * means decompressing the stored-fields block that also holds each record's `_source` with its
+ * 384-number vector; for the 100 hits of a leg that was a third of the kNN and attribute legs'
+ * time (10.8 → 7.0 ms each, docs/search.md).
+ */
+const IDS_FROM_DOC_VALUES = {
+  stored_fields: ['_none_'],
+  docvalue_fields: ['id'],
+  track_total_hits: false,
+} satisfies estypes.MsearchMultisearchBody;
+
 /** The hits of one leg of an msearch (none when filter_path left its `hits` out: nothing found); a failed leg throws. */
-function hitsOf(response: estypes.MsearchResponseItem<never>): estypes.SearchHit<never>[] {
-  return succeeded(response).hits?.hits ?? [];
+function hitsOf(response: estypes.MsearchResponseItem<never>): LegHit[] {
+  return (succeeded(response).hits?.hits ?? []).map((hit) => {
+    const id = (hit.fields as { id?: unknown[] } | undefined)?.id?.[0];
+    if (typeof id !== 'string') throw new Error('hybrid search leg: a hit without its id doc value');
+    const matched = hit.matched_queries;
+    return { id, index: hit._index, matched: Array.isArray(matched) ? matched : Object.keys(matched ?? {}) };
+  });
 }
 
 export interface SemanticSearchDeps {
@@ -169,7 +193,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     // `status` keeps every response in the array: filter_path drops a response left empty (a leg
     // without hits), which shifted the legs after it.
     const legPath =
-      'responses.status,responses.hits.hits._id,responses.hits.hits._index,responses.hits.hits.matched_queries,responses.error';
+      'responses.status,responses.hits.hits.fields.id,responses.hits.hits._index,responses.hits.hits.matched_queries,responses.error';
     // The text legs need no vector: they start while the query is embedded (about 2 ms of the
     // model), and the kNN leg follows as soon as the vector exists.
     const textLegs = client.msearch<never>(
@@ -177,8 +201,8 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
         index: alias,
         searches: [
           {},
-          { query: lexical.query, sort: lexical.sort, size: SEMANTIC_WINDOW, track_total_hits: false, _source: false },
-          ...(attributes ? [{}, { query: attributes.ranked, size: SEMANTIC_WINDOW, track_total_hits: false, _source: false }] : []),
+          { query: lexical.query, sort: lexical.sort, size: SEMANTIC_WINDOW, ...IDS_FROM_DOC_VALUES },
+          ...(attributes ? [{}, { query: attributes.ranked, size: SEMANTIC_WINDOW, ...IDS_FROM_DOC_VALUES }] : []),
         ],
       },
       { querystring: { filter_path: legPath } },
@@ -187,10 +211,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
       client.msearch<never>(
         {
           index: alias,
-          searches: [
-            {},
-            { query: { knn: knnQuery(params, vector, SEMANTIC_WINDOW) }, size: SEMANTIC_WINDOW, track_total_hits: false, _source: false },
-          ],
+          searches: [{}, { query: { knn: knnQuery(params, vector, SEMANTIC_WINDOW) }, size: SEMANTIC_WINDOW, ...IDS_FROM_DOC_VALUES }],
         },
         { querystring: { filter_path: legPath } },
       ),
@@ -202,55 +223,68 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     const describedHits = described ?? [];
     const nearHits = near ?? [];
     // Known items first: lexical hits that matched the name or brand keep their lexical order.
-    const signalled = (hit: (typeof lexHits)[number]) => {
-      const matched = hit.matched_queries;
-      const names = Array.isArray(matched) ? matched : Object.keys(matched ?? {});
-      return names.includes(NAME_SIGNAL) || names.includes(BRAND_SIGNAL);
-    };
+    const signalled = (hit: LegHit) => hit.matched.includes(NAME_SIGNAL) || hit.matched.includes(BRAND_SIGNAL);
     // The lexical best hit always stays first too: every query word matched it (a misspelt name
     // that only the fuzzy recall clause caught is still the known item).
-    const pinned = lexHits.filter((hit, i) => i === 0 || signalled(hit)).map((h) => h._id!);
+    const pinned = lexHits.filter((hit, i) => i === 0 || signalled(hit)).map((h) => h.id);
     const pinnedSet = new Set(pinned);
-    const fused = fuseByRank([lexHits, describedHits, nearHits].map((hits) => hits.map((h) => h._id!))).filter((id) => !pinnedSet.has(id));
+    const fused = fuseByRank([lexHits, describedHits, nearHits].map((hits) => hits.map((h) => h.id))).filter((id) => !pinnedSet.has(id));
     const rankedIds = [...pinned, ...fused];
     // The index the legs searched: the page and the count read it even if the alias moved
     // meanwhile (an id gone from it since is left out of the page).
-    const index = [...lexHits, ...nearHits, ...describedHits][0]?._index ?? alias;
+    const index = [...lexHits, ...nearHits, ...describedHits][0]?.index ?? alias;
 
-    // The union, counted in filter context (a count needs no scores). Its lexical part is the
-    // recall clause under the filters: the name and brand clauses only score. The kNN window
-    // joins by id: those records satisfy the filters already. Counting apart from the kNN search
-    // (rather than as its scored `query`) cost Elasticsearch about a third less per hybrid search
-    // (docs/search.md).
-    const { filter, mustNot } = searchFilters(params);
-    const union: estypes.QueryDslQueryContainer[] = [{ bool: { must: [recallQuery(key)], filter, must_not: mustNot } }];
-    if (attributes) union.push(attributes.matches);
-    if (nearHits.length > 0) union.push({ ids: { values: nearHits.map((h) => h._id!) } });
+    // The union (`total`, facets), counted in filter context (a count needs no scores). A leg
+    // that found fewer than its window found all it matches, so its part of the union is its ids;
+    // only a leg cut at the window is counted by its query: the lexical recall clause under the
+    // filters (the name and brand clauses only score), the attribute matches. Rebuilding a
+    // description's fuzzy recall clause here cost as much as the rest of the count (6.0 → 3.0 ms
+    // when the lexical leg found nothing). The kNN window always joins by id: those records
+    // satisfy the filters already.
+    const lexicalComplete = lexHits.length < SEMANTIC_WINDOW;
+    const attributesComplete = !attributes || describedHits.length < SEMANTIC_WINDOW;
+    const knownIds = [...(lexicalComplete ? lexHits : []), ...(attributesComplete ? describedHits : []), ...nearHits].map((h) => h.id);
+    const union: estypes.QueryDslQueryContainer[] = [];
+    if (!lexicalComplete) {
+      const { filter, mustNot } = searchFilters(params);
+      union.push({ bool: { must: [recallQuery(key)], filter, must_not: mustNot } });
+    }
+    if (!attributesComplete) union.push(attributes.matches);
+    if (knownIds.length > 0) union.push({ ids: { values: [...new Set(knownIds)] } });
+    // Every leg complete: the union is the fused list itself, counted without asking (unless facets are).
+    const countNeeded = !lexicalComplete || !attributesComplete || aggs !== undefined;
     const pageIds = rankedIds.slice(offset, offset + limit);
-    const second = await client.msearch<Source, FacetAggregations>(
-      {
-        index,
-        searches: [
+    const countSearch = countNeeded
+      ? [
           {},
           {
-            query: { constant_score: { filter: { bool: { should: union, minimum_should_match: 1 } } } },
+            query:
+              union.length > 0 ? { constant_score: { filter: { bool: { should: union, minimum_should_match: 1 } } } } : { match_none: {} },
             size: 0,
             track_total_hits: true,
             ...(aggs ? { aggs } : {}),
           },
-          ...(pageIds.length > 0
-            ? [{}, { query: { ids: { values: pageIds } }, size: pageIds.length, track_total_hits: false, _source: { includes } }]
-            : []),
-        ],
-      },
-      {
-        querystring: {
-          filter_path:
-            'responses.status,responses.hits.total.value,responses.hits.hits._id,responses.hits.hits._source,responses.aggregations,responses.error',
-        },
-      },
-    );
-    const [counted, sources] = second.responses.map(succeeded);
+        ]
+      : [];
+    const pageSearch =
+      pageIds.length > 0
+        ? [{}, { query: { ids: { values: pageIds } }, size: pageIds.length, track_total_hits: false, _source: { includes } }]
+        : [];
+    const second =
+      countSearch.length + pageSearch.length > 0
+        ? await client.msearch<Source, FacetAggregations>(
+            { index, searches: [...countSearch, ...pageSearch] },
+            {
+              querystring: {
+                filter_path:
+                  'responses.status,responses.hits.total.value,responses.hits.hits._id,responses.hits.hits._source,responses.aggregations,responses.error',
+              },
+            },
+          )
+        : undefined;
+    const parts = (second?.responses ?? []).map(succeeded);
+    const counted = countNeeded ? parts[0] : undefined;
+    const sources = parts[countNeeded ? 1 : 0];
     const byId = new Map((sources?.hits?.hits ?? []).map((hit) => [hit._id!, hit._source!]));
     const shown = pageIds.flatMap((id) => byId.get(id) ?? []);
     const total = Math.max((counted?.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0, rankedIds.length);
