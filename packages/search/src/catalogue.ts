@@ -2,17 +2,19 @@ import { createHash } from 'node:crypto';
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
 import type { FragranceDetail, FragranceSummary, SearchHit, SearchQuery, SearchResponse } from '@fragrance/contracts';
 import { createCursorCodec, type CursorKeys } from './cursor.ts';
-import { HELPER_OBJECTS, SEARCH_OBJECT, SUMMARY_FIELDS, type IndexedFragrance } from './mapping.ts';
-import { HIGHLIGHT_SOURCE_FIELDS, highlightRecord, queryWords } from './highlight.ts';
+import { HELPER_OBJECTS, SEARCH_OBJECT, type IndexedFragrance } from './mapping.ts';
+import { highlightRecord, queryWords } from './highlight.ts';
 import { queryKey } from './normalise.ts';
 import { buildSearchQuery } from './query.ts';
 import { DID_YOU_MEAN_BELOW, didYouMean } from './spellcheck.ts';
 import { facetsOf, type FacetAggregations } from './facets.ts';
 import { buildSimilarQuery } from './similar.ts';
 import { createSemanticSearch, plannedMode, type QueryEmbedder } from './semantic.ts';
+import { cursorValuesOf } from './sort.ts';
+import { summaryOf, summaryOfHit } from './summary.ts';
 
 /** Trims search responses to what a page needs (less JSON to move and parse). */
-export const SEARCH_FILTER_PATH = ['hits.total.value', 'hits.hits._source', 'hits.hits.sort', 'aggregations'];
+export const SEARCH_FILTER_PATH = ['hits.total.value', 'hits.hits._source', 'hits.hits.fields', 'hits.hits.sort', 'aggregations'];
 
 export interface FragranceWithVersion {
   fragrance: FragranceDetail;
@@ -57,7 +59,6 @@ export function createCatalogueRepository({
       if (answered) return answered;
     }
     const built = buildSearchQuery(params, cursors);
-    if (params.highlight && key) built.body._source = { includes: [...SUMMARY_FIELDS, ...HIGHLIGHT_SOURCE_FIELDS] };
     const response = await client.search<FragranceDetail, FacetAggregations>(
       { index: alias, ...built.body },
       { querystring: { filter_path: SEARCH_FILTER_PATH.join(',') } },
@@ -65,17 +66,17 @@ export function createCatalogueRepository({
     const hits = response.hits?.hits ?? [];
     const total = (response.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0;
     const words = params.highlight && key ? queryWords(key) : undefined;
+    // With highlights of a query the page read `_source` (buildSearchQuery), else the summaries' doc values.
     const data: SearchHit[] = hits.map((hit) => {
-      const source = hit._source!;
-      if (!params.highlight) return source;
-      const summary = Object.fromEntries(SUMMARY_FIELDS.map((field) => [field, source[field]])) as FragranceSummary;
-      return { ...summary, highlight: words ? highlightRecord(source, words) : {} };
+      if (words) return { ...summaryOf(hit._source!), highlight: highlightRecord(hit._source!, words) };
+      return params.highlight ? { ...summaryOfHit(hit), highlight: {} } : summaryOfHit(hit);
     });
     const last = hits.at(-1);
+    const lastId = data.at(-1)?.id;
     const nextPosition = built.offset + data.length;
     const next_cursor =
-      last?.sort && data.length === built.limit && nextPosition < total
-        ? cursors.encode({ after: last.sort, position: nextPosition }, built.fingerprint)
+      last?.sort && lastId !== undefined && data.length === built.limit && nextPosition < total
+        ? cursors.encode({ after: cursorValuesOf(last.sort, lastId), position: nextPosition }, built.fingerprint)
         : null;
     const facets = facetsOf(response.aggregations);
     const suggestion =
@@ -118,14 +119,12 @@ export function createCatalogueRepository({
       throw error;
     }
     if (!source) return undefined;
-    const response = await client.search<FragranceSummary>(
+    const response = await client.search<never>(
       { index: alias, ...buildSimilarQuery(id, source, limit) },
-      { querystring: { filter_path: 'hits.hits._source' } },
+      { querystring: { filter_path: 'hits.hits.fields' } },
     );
-    return (response.hits?.hits ?? []).map((hit) => hit._source!);
+    return (response.hits?.hits ?? []).map(summaryOfHit);
   }
 
   return { search, get, similar };
 }
-
-export { SUMMARY_FIELDS };

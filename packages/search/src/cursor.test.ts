@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SearchQuery } from '@fragrance/contracts';
 import { createCursorCodec, InvalidCursorError, MAX_CURSOR_POSITION, queryFingerprint, type SortValueKind } from './cursor.ts';
 import { buildSearchQuery } from './query.ts';
+import { idSortKey } from './sort.ts';
 
 const secret = () => randomBytes(32).toString('base64url');
 const RELEVANCE: SortValueKind[] = ['float', 'integer', 'keyword'];
@@ -94,6 +95,8 @@ describe('cursor codec', () => {
 });
 
 describe('buildSearchQuery with a cursor', () => {
+  const ID = '0a1b2c3d-4e5f-4a6b-8c7d-8e9fa0b1c2d3';
+  const ID_KEY = idSortKey(ID)!;
   const key = secret();
   const codec = createCursorCodec({ current: key });
 
@@ -101,13 +104,16 @@ describe('buildSearchQuery with a cursor', () => {
     const noText = SearchQuery.parse({ brand: 'X' });
     const f = queryFingerprint(noText);
     const text = SearchQuery.parse({ brand: 'X', query: 'rose' });
-    const cursor = codec.encode({ after: [1, 2, 'id'], position: 20 }, f);
+    const cursor = codec.encode({ after: [1, 2, ID], position: 20 }, f);
     expect(() => buildSearchQuery({ ...noText, cursor }, codec)).toThrow(InvalidCursorError);
-    const fits = codec.encode({ after: [2, 'id'], position: 20 }, f);
-    expect(buildSearchQuery({ ...noText, cursor: fits }, codec)).toMatchObject({ offset: 20, body: { search_after: [2, 'id'] } });
+    // The cursor carries the id; Elasticsearch is sent its sort key.
+    const fits = codec.encode({ after: [2, ID], position: 20 }, f);
+    expect(buildSearchQuery({ ...noText, cursor: fits }, codec)).toMatchObject({ offset: 20, body: { search_after: [2, ...ID_KEY] } });
     // A score where the popularity sort expects a vote count.
-    expect(() => buildSearchQuery({ ...noText, cursor: forge(key, { a: [1.5, 'id'], p: 20, f }) }, codec)).toThrow(InvalidCursorError);
-    const textCursor = codec.encode({ after: [3.25, 2, 'id'], position: 5 }, queryFingerprint(text));
-    expect(buildSearchQuery({ ...text, cursor: textCursor }, codec).body.search_after).toEqual([3.25, 2, 'id']);
+    expect(() => buildSearchQuery({ ...noText, cursor: forge(key, { a: [1.5, ID], p: 20, f }) }, codec)).toThrow(InvalidCursorError);
+    // A signed cursor whose id is not a UUID never reaches Elasticsearch.
+    expect(() => buildSearchQuery({ ...noText, cursor: forge(key, { a: [2, 'id'], p: 20, f }) }, codec)).toThrow(InvalidCursorError);
+    const textCursor = codec.encode({ after: [3.25, 2, ID], position: 5 }, queryFingerprint(text));
+    expect(buildSearchQuery({ ...text, cursor: textCursor }, codec).body.search_after).toEqual([3.25, 2, ...ID_KEY]);
   });
 });

@@ -42,7 +42,6 @@ export {
   loadingSettings,
   SEARCH_OBJECT,
   searchFields,
-  SUMMARY_FIELDS,
   toIndexDocument,
   type IndexedFragrance,
   type SearchFields,
@@ -94,7 +93,8 @@ export {
   type CatalogueVersion,
   type SwapGuard,
 } from './safety.ts';
-export { SORT_ORDERS, sortOrderOf, type SortOrder } from './sort.ts';
+export { idSortKey, INDEX_SORT, SORT_ORDERS, sortOrderOf, type SortOrder } from './sort.ts';
+export { SUMMARY_FIELDS, summaryOfHit } from './summary.ts';
 export {
   bumpCatalogueGeneration,
   catalogueGenerationKey,

@@ -3,12 +3,14 @@ import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SearchQuery } from '@fragrance/contracts';
+import { FragranceSummary, SearchQuery } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { testElasticsearch, waitFor, type TestElasticsearch } from '@fragrance/testkit';
 import { createCatalogueRepository } from './catalogue.ts';
 import { aliasTargets, currentIndex, listVersions } from './indices.ts';
 import { IngestError, ingestCatalogue } from './ingest.ts';
+import { INDEX_SORT } from './sort.ts';
+import { SUMMARY_FROM_DOC_VALUES, summaryOfHit } from './summary.ts';
 import { makeRecord } from './testing.ts';
 
 describe('ingestCatalogue', () => {
@@ -73,11 +75,16 @@ describe('ingestCatalogue', () => {
     expect(count).toBe(200);
     const settings = await es.client.indices.getSettings({ index: result.index });
     expect(settings[result.index]?.settings?.index?.refresh_interval).toBe('1s');
+    // Stored in the default order, so pages in it stop early (sort.ts).
+    expect(settings[result.index]?.settings?.index?.sort).toMatchObject({ field: INDEX_SORT.field, order: INDEX_SORT.order });
 
     // The stored document is the record plus folded helper fields; detail reads strip them.
     const first = records[0]!;
     const doc = await es.client.get({ index: alias, id: first.id });
     expect(doc._source).toMatchObject({ ...first, search: expect.objectContaining({ brand: expect.any(String) }) });
+    // A search hit is the summary kept in doc values: the record's summary fields, nothing else.
+    const [hit] = (await es.client.search({ index: alias, query: { ids: { values: [first.id] } }, ...SUMMARY_FROM_DOC_VALUES })).hits.hits;
+    expect(summaryOfHit(hit!)).toEqual(FragranceSummary.parse(first));
     const repo = createCatalogueRepository({ client: es.client, alias, cursorKeys: { current: randomBytes(32).toString('base64url') } });
     expect((await repo.get(first.id))?.fragrance).toEqual(first);
   });

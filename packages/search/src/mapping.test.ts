@@ -1,7 +1,8 @@
 import { FragranceSummary } from '@fragrance/contracts';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FRAGRANCE_MAPPING, SUMMARY_FIELDS } from './mapping.ts';
+import { FRAGRANCE_MAPPING } from './mapping.ts';
+import { SUMMARY_FIELDS } from './summary.ts';
 import { makeRecord } from './testing.ts';
 
 describe('SUMMARY_FIELDS', () => {

@@ -1,5 +1,7 @@
 import type { estypes } from '@elastic/elasticsearch';
-import { foldKey, FragranceSummary, type FragranceDetail } from '@fragrance/contracts';
+import { foldKey, type FragranceDetail } from '@fragrance/contracts';
+import { idSortKey, INDEX_SORT } from './sort.ts';
+import { encodeSummary } from './summary.ts';
 import { EMBEDDING_MAPPING, EMBEDDING_OBJECT, type StoredEmbedding } from './vectors.ts';
 
 /**
@@ -7,13 +9,7 @@ import { EMBEDDING_MAPPING, EMBEDDING_OBJECT, type StoredEmbedding } from './vec
  * either: an index of another version no longer matches the queries and must be re-ingested
  * (`catalogue status` reports it; `npm start` re-ingests).
  */
-export const INDEX_SCHEMA_VERSION = 5;
-
-/**
- * Fields of a FragranceSummary, read off its schema: what a search hit returns from _source. A
- * field added to the summary contract is returned without touching this list.
- */
-export const SUMMARY_FIELDS = Object.keys(FragranceSummary.shape) as readonly (keyof FragranceSummary)[];
+export const INDEX_SCHEMA_VERSION = 6;
 
 /** Helper fields computed at ingest; never returned to clients. */
 export const SEARCH_OBJECT = 'search';
@@ -26,7 +22,15 @@ export interface SearchFields {
   accords: string[];
 }
 
-export type IndexedFragrance = FragranceDetail & { search: SearchFields; embedding?: StoredEmbedding };
+/** What a search reads from doc values instead of `_source`: the id's sort key and the summary. */
+export interface RecordKeys {
+  /** idSortKey of the record id (sort.ts): the id's place in every order. */
+  id_key: { hi: number; mid: number; lo: number };
+  /** encodeSummary of the record (summary.ts): what a search hit returns. */
+  summary: string;
+}
+
+export type IndexedFragrance = FragranceDetail & { search: SearchFields & RecordKeys; embedding?: StoredEmbedding };
 
 /** Helper objects of the index (see SEARCH_OBJECT, EMBEDDING_OBJECT): left out of every record read. */
 export const HELPER_OBJECTS = [SEARCH_OBJECT, EMBEDDING_OBJECT] as const;
@@ -46,11 +50,18 @@ export function searchFields(record: Pick<FragranceDetail, 'name' | 'brand' | 'p
   };
 }
 
+/** The document indexed for a record: the record, its folded fields and its keys (RecordKeys). */
 export function toIndexDocument(record: FragranceDetail): IndexedFragrance {
-  return { ...record, search: searchFields(record) };
+  const key = idSortKey(record.id);
+  // The contract's ids are UUIDs; anything else is a bug upstream of the index.
+  if (!key) throw new Error(`record id ${JSON.stringify(record.id)} is not a UUID`);
+  const [hi, mid, lo] = key;
+  return { ...record, search: { ...searchFields(record), id_key: { hi, mid, lo }, summary: encodeSummary(record) } };
 }
 
 const keyword: estypes.MappingProperty = { type: 'keyword' };
+/** Sorted on, never searched: doc values only. */
+const sortOnlyLong: estypes.MappingProperty = { type: 'long', index: false };
 const stored: estypes.MappingProperty = { type: 'keyword', index: false, doc_values: false };
 /** A folded keyword (exact filters, facets of keys) with a text sub-field for scoring. */
 const foldedKeyword = (): estypes.MappingProperty => ({
@@ -118,6 +129,8 @@ export const FRAGRANCE_MAPPING: estypes.MappingTypeMapping = {
         },
         notes: foldedKeyword(),
         accords: foldedKeyword(),
+        id_key: { properties: { hi: sortOnlyLong, mid: sortOnlyLong, lo: sortOnlyLong } },
+        summary: { type: 'binary', doc_values: true },
       },
     },
     // Everything a free-text query may match, for the "all words must match" condition. No
@@ -135,7 +148,8 @@ export interface IndexSettingsOptions {
 
 /**
  * Settings of a new version while it loads: no refresh, no replicas, translog fsync in the
- * background rather than per bulk request (a failed load is thrown away anyway).
+ * background rather than per bulk request (a failed load is thrown away anyway). Stored in the
+ * default order (INDEX_SORT), which the settings of an index can only say at its creation.
  */
 export function loadingSettings({ shards = 1 }: IndexSettingsOptions = {}): estypes.IndicesIndexSettings {
   return {
@@ -144,5 +158,6 @@ export function loadingSettings({ shards = 1 }: IndexSettingsOptions = {}): esty
     refresh_interval: '-1',
     translog: { durability: 'async' },
     max_result_window: 10_000,
+    sort: INDEX_SORT,
   };
 }

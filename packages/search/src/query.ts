@@ -1,9 +1,10 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { DEFAULT_LIMIT, foldKey, type Facet, type Occasion, type SearchQuery, type Season } from '@fragrance/contracts';
 import { queryFingerprint, type CursorCodec, type CursorState } from './cursor.ts';
-import { SUMMARY_FIELDS } from './mapping.ts';
+import { HIGHLIGHT_SOURCE_FIELDS } from './highlight.ts';
 import { queryKey } from './normalise.ts';
-import { sortOrderOf, updatedSinceFilter } from './sort.ts';
+import { searchAfterOf, sortOrderOf, updatedSinceFilter } from './sort.ts';
+import { SUMMARY_FIELDS, SUMMARY_FROM_DOC_VALUES } from './summary.ts';
 import { equivalentKeys, queryVariants } from './synonyms.ts';
 
 /**
@@ -277,9 +278,10 @@ export function buildSearchQuery(params: SearchQuery, cursors: CursorCodec): Bui
     sort: [...order.sort],
     size: limit,
     track_total_hits: true,
-    _source: { includes: [...SUMMARY_FIELDS] },
+    // Highlights need the matched fields themselves; a plain page reads summaries from doc values.
+    ...(params.highlight && key ? { _source: { includes: [...SUMMARY_FIELDS, ...HIGHLIGHT_SOURCE_FIELDS] } } : SUMMARY_FROM_DOC_VALUES),
   };
-  if (cursor) body.search_after = cursor.after;
+  if (cursor) body.search_after = searchAfterOf(cursor.after);
   else if (params.offset) body.from = params.offset;
   if (params.facets?.length) {
     body.aggs = Object.fromEntries(params.facets.map((facet) => [facet, FACET_AGGREGATIONS[facet]]));

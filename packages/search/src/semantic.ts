@@ -13,8 +13,8 @@ import {
 import { facetsOf, type FacetAggregations } from './facets.ts';
 import { InvalidCursorError, queryFingerprint, type CursorCodec } from './cursor.ts';
 import { HIGHLIGHT_SOURCE_FIELDS, highlightRecord, queryWords } from './highlight.ts';
-import { SUMMARY_FIELDS } from './mapping.ts';
 import { attributeQuery, BRAND_SIGNAL, buildSearchQuery, FACET_AGGREGATIONS, NAME_SIGNAL, recallQuery, searchFilters } from './query.ts';
+import { SUMMARY_FIELDS, SUMMARY_FROM_DOC_VALUES, summaryOf, summaryOfHit } from './summary.ts';
 import { EMBEDDING_OBJECT, EMBEDDING_VECTOR_FIELD } from './vectors.ts';
 
 /** What semantic search needs of the embedding model: the query's vector, and which model made it. */
@@ -158,7 +158,11 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
       if (!vector) throw new Error('the embedder returned no vector');
       return Array.from(vector);
     };
-    const includes = params.highlight ? [...SUMMARY_FIELDS, ...HIGHLIGHT_SOURCE_FIELDS] : [...SUMMARY_FIELDS];
+    // Highlights need the matched fields themselves; a plain page reads summaries from doc values.
+    const pageFetch = params.highlight ? { _source: { includes: [...SUMMARY_FIELDS, ...HIGHLIGHT_SOURCE_FIELDS] } } : SUMMARY_FROM_DOC_VALUES;
+    const words = params.highlight ? queryWords(key) : undefined;
+    const shownHit = (hit: estypes.SearchHit<Source>): SearchHit =>
+      words ? { ...summaryOf(hit._source!), highlight: highlightRecord(hit._source!, words) } : summaryOfHit(hit);
     const aggs = aggsOf(params);
 
     if (mode === 'semantic') {
@@ -169,14 +173,14 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
           size: limit,
           from: offset,
           track_total_hits: true,
-          _source: { includes },
+          ...pageFetch,
           ...(aggs ? { aggs } : {}),
         },
-        { querystring: { filter_path: 'hits.total.value,hits.hits._source,aggregations' } },
+        { querystring: { filter_path: 'hits.total.value,hits.hits._source,hits.hits.fields,aggregations' } },
       );
-      const shown = (response.hits?.hits ?? []).map((h) => h._source!);
+      const shown = (response.hits?.hits ?? []).map(shownHit);
       const total = (response.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0;
-      return page(params, key, shown, total, response.aggregations, { limit, offset, reachable: total, mode });
+      return page(params, shown, total, response.aggregations, { limit, offset, reachable: total, mode });
     }
 
     // Hybrid, in two steps. First the three ranked legs, ids only: the lexical top window, the
@@ -268,7 +272,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
       : [];
     const pageSearch =
       pageIds.length > 0
-        ? [{}, { query: { ids: { values: pageIds } }, size: pageIds.length, track_total_hits: false, _source: { includes } }]
+        ? [{}, { query: { ids: { values: pageIds } }, size: pageIds.length, track_total_hits: false, ...pageFetch }]
         : [];
     const second =
       countSearch.length + pageSearch.length > 0
@@ -277,7 +281,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
             {
               querystring: {
                 filter_path:
-                  'responses.status,responses.hits.total.value,responses.hits.hits._id,responses.hits.hits._source,responses.aggregations,responses.error',
+                  'responses.status,responses.hits.total.value,responses.hits.hits._source,responses.hits.hits.fields,responses.aggregations,responses.error',
               },
             },
           )
@@ -285,10 +289,10 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     const parts = (second?.responses ?? []).map(succeeded);
     const counted = countNeeded ? parts[0] : undefined;
     const sources = parts[countNeeded ? 1 : 0];
-    const byId = new Map((sources?.hits?.hits ?? []).map((hit) => [hit._id!, hit._source!]));
+    const byId = new Map((sources?.hits?.hits ?? []).map(shownHit).map((hit) => [hit.id, hit]));
     const shown = pageIds.flatMap((id) => byId.get(id) ?? []);
     const total = Math.max((counted?.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0, rankedIds.length);
-    return page(params, key, shown, total, counted?.aggregations as FacetAggregations | undefined, {
+    return page(params, shown, total, counted?.aggregations as FacetAggregations | undefined, {
       limit,
       offset,
       reachable: rankedIds.length,
@@ -298,19 +302,13 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
 
   function page(
     params: SearchQuery,
-    key: string,
-    shown: readonly Source[],
+    data: SearchHit[],
     total: number,
     aggregations: FacetAggregations | undefined,
     at: { limit: number; offset: number; reachable: number; mode: SearchMode },
   ): SearchResponse {
     // How far a cursor may page: semantic's kNN window, hybrid's fused lists up to two windows.
     const reachable = Math.min(at.reachable, SEMANTIC_WINDOW * (at.mode === 'hybrid' ? 2 : 1));
-    const words = params.highlight ? queryWords(key) : undefined;
-    const data: SearchHit[] = shown.map((source) => {
-      const summary = Object.fromEntries(SUMMARY_FIELDS.map((field) => [field, source[field]])) as FragranceSummary;
-      return words ? { ...summary, highlight: highlightRecord(source, words) } : summary;
-    });
     const nextPosition = at.offset + data.length;
     const next_cursor =
       data.length === at.limit && nextPosition < reachable

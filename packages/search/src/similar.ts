@@ -1,6 +1,8 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { foldKey } from '@fragrance/contracts';
-import { SUMMARY_FIELDS, type IndexedFragrance } from './mapping.ts';
+import type { IndexedFragrance } from './mapping.ts';
+import { SORT_ORDERS } from './sort.ts';
+import { SUMMARY_FROM_DOC_VALUES } from './summary.ts';
 
 /**
  * "More like this" over notes and accords: each shared note or accord scores (rarer ones
@@ -26,9 +28,9 @@ export function buildSimilarQuery(
         must_not: [{ ids: { values: [id] } }],
       },
     },
-    sort: ['_score', { 'rating.count': 'desc' }, { id: 'asc' }],
+    sort: [...SORT_ORDERS.relevance.sort],
     size: limit,
     track_total_hits: false,
-    _source: { includes: [...SUMMARY_FIELDS] },
+    ...SUMMARY_FROM_DOC_VALUES,
   };
 }

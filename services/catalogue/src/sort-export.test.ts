@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { foldKey, FragranceDetail, Problem, SearchResponse, SORTS, type FragranceSummary, type Sort } from '@fragrance/contracts';
+import { foldKey, FragranceDetail, FragranceSummary, Problem, SearchResponse, SORTS, type Sort } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { createLogger } from '@fragrance/http';
 import { ingestCatalogue } from '@fragrance/search';
@@ -27,6 +27,8 @@ const records: FragranceDetail[] = [...generated, ...awkward].map((r, i) => ({
   updated_at: new Date(Date.UTC(2026, 0, 1) + Math.floor(i / 3) * 60_000).toISOString(),
 }));
 const byId = new Map(records.map((r) => [r.id, r]));
+/** What a search hit shows of a record: its summary fields (FragranceSummary strips the rest). */
+const summaryOf = (record: FragranceDetail) => FragranceSummary.parse(record);
 
 describe('sort, updated_since and export', () => {
   let es: TestElasticsearch;
@@ -75,18 +77,24 @@ describe('sort, updated_since and export', () => {
     return Problem.parse(await res.json());
   }
 
-  /** Whether b may follow a in this order (ties allowed; the id breaks them). */
-  const inOrder: Record<Exclude<Sort, 'relevance'>, (a: FragranceDetail, b: FragranceDetail) => boolean> = {
-    rating: (a, b) => (a.rating.average ?? -1) >= (b.rating.average ?? -1),
-    votes: (a, b) => a.rating.count >= b.rating.count,
-    newest: (a, b) => (a.year_released ?? 0) >= (b.year_released ?? 0),
-    oldest: (a, b) => (a.year_released ?? 9999) <= (b.year_released ?? 9999),
+  /** a's place against b's in each order (negative: a first), before the id breaks a tie. */
+  const compare: Record<Exclude<Sort, 'relevance'>, (a: FragranceDetail, b: FragranceDetail) => number> = {
+    rating: (a, b) => (b.rating.average ?? -1) - (a.rating.average ?? -1) || b.rating.count - a.rating.count,
+    votes: (a, b) => b.rating.count - a.rating.count,
+    newest: (a, b) => (b.year_released ?? 0) - (a.year_released ?? 0) || b.rating.count - a.rating.count,
+    oldest: (a, b) => (a.year_released ?? 9999) - (b.year_released ?? 9999) || b.rating.count - a.rating.count,
     // Names past the keyword's 512 characters sort last.
-    name: (a, b) => foldKey(b.name).length > 512 || (foldKey(a.name).length <= 512 && foldKey(a.name) <= foldKey(b.name)),
-    updated: (a, b) => a.updated_at <= b.updated_at,
+    name: (a, b) => {
+      const [x, y] = [foldKey(a.name), foldKey(b.name)].map((n) => (n.length > 512 ? '\uffff' : n)) as [string, string];
+      return x < y ? -1 : x > y ? 1 : 0;
+    },
+    updated: (a, b) => Date.parse(a.updated_at) - Date.parse(b.updated_at),
   };
+  // Ties broken by the id in byte order, as the `id` keyword sorts.
+  const order = (sort: Exclude<Sort, 'relevance'>) => (a: FragranceDetail, b: FragranceDetail) =>
+    compare[sort](a, b) || Buffer.compare(Buffer.from(a.id), Buffer.from(b.id));
 
-  it.each(SORTS)('sort=%s pages through every hit by cursor without a duplicate or a gap', async (sort) => {
+  it.each(SORTS)('sort=%s pages through every hit by cursor without a duplicate or a gap, in exactly its order', async (sort) => {
     const query = sort === 'relevance' ? 'query=a' : '';
     const { hits, total } = await all(`sort=${sort}&${query}`);
     const ids = hits.map((h) => h.id);
@@ -97,8 +105,19 @@ describe('sort, updated_since and export', () => {
       return;
     }
     expect(total).toBe(records.length);
-    const full = ids.map((id) => byId.get(id)!);
-    for (let i = 1; i < full.length; i++) expect(inOrder[sort](full[i - 1]!, full[i]!), `${sort} at ${i}`).toBe(true);
+    expect(ids).toEqual([...records].sort(order(sort)).map((r) => r.id));
+  });
+
+  it('a deep offset is the same page as cursors reach, and its hits are the records summaries', async () => {
+    const { hits } = await all('sort=votes');
+    for (const [offset, limit] of [
+      [900, 100],
+      [1003, 7],
+    ] as const) {
+      const page = await search(`sort=votes&offset=${offset}&limit=${limit}`);
+      expect(page.data).toEqual(hits.slice(offset, offset + limit));
+      for (const hit of page.data) expect(hit).toEqual(summaryOf(byId.get(hit.id)!));
+    }
   });
 
   it('defaults: votes without query, relevance with it', async () => {
