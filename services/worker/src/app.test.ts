@@ -14,7 +14,7 @@ import { buildEnrichers } from './enrichers/index.ts';
 import type { Enricher } from './enrichers/types.ts';
 import { feedLoader } from './feed.ts';
 import { allDocs, catalogueFixture, testConfig, waitForRun, workerEnv, type CatalogueFixture } from './test-fixtures.ts';
-import { currentIndex, readCatalogueGeneration, searchFields, toIndexDocument } from '@fragrance/search';
+import { currentIndex, readCatalogueGeneration, toIndexDocument } from '@fragrance/search';
 import type { DocumentBuilder } from './catalogue.ts';
 
 const logger = createLogger('worker-test', 'silent');
@@ -152,8 +152,8 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
       } else {
         expect(rec.provenance_tags).not.toContain('au_retailer_scrape');
       }
-      // The folded search fields follow the record.
-      expect(doc.search).toEqual(searchFields(rec));
+      // The folded search fields and the summary searches read (available_in_au is in it) follow the record.
+      expect(doc.search).toEqual(toIndexDocument(rec).search);
     }
     expect(aiStamped).toBeGreaterThan(50);
     expect(auStamped).toBeGreaterThan(10);
