@@ -4,7 +4,6 @@ import {
   DEFAULT_SEARCH_MODE,
   SEMANTIC_WINDOW,
   type FragranceDetail,
-  type FragranceSummary,
   type SearchHit,
   type SearchMode,
   type SearchQuery,
@@ -159,7 +158,9 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
       return Array.from(vector);
     };
     // Highlights need the matched fields themselves; a plain page reads summaries from doc values.
-    const pageFetch = params.highlight ? { _source: { includes: [...SUMMARY_FIELDS, ...HIGHLIGHT_SOURCE_FIELDS] } } : SUMMARY_FROM_DOC_VALUES;
+    const pageFetch = params.highlight
+      ? { _source: { includes: [...SUMMARY_FIELDS, ...HIGHLIGHT_SOURCE_FIELDS] } }
+      : SUMMARY_FROM_DOC_VALUES;
     const words = params.highlight ? queryWords(key) : undefined;
     const shownHit = (hit: estypes.SearchHit<Source>): SearchHit =>
       words ? { ...summaryOf(hit._source!), highlight: highlightRecord(hit._source!, words) } : summaryOfHit(hit);
@@ -271,9 +272,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
         ]
       : [];
     const pageSearch =
-      pageIds.length > 0
-        ? [{}, { query: { ids: { values: pageIds } }, size: pageIds.length, track_total_hits: false, ...pageFetch }]
-        : [];
+      pageIds.length > 0 ? [{}, { query: { ids: { values: pageIds } }, size: pageIds.length, track_total_hits: false, ...pageFetch }] : [];
     const second =
       countSearch.length + pageSearch.length > 0
         ? await client.msearch<Source, FacetAggregations>(

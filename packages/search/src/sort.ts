@@ -88,8 +88,11 @@ export const INDEX_SORT: { field: string[]; order: estypes.SortOrder[] } = (() =
   return { field: keys.map(([field]) => field), order: keys.map(([, order]) => order) };
 })();
 
+/** A value of a sort (Elasticsearch's FieldValue admits `any`; these are what ours hold). */
+type SortValue = number | string | boolean | null;
+
 /** search_after for a cursor's values (which end in the record id): the id as its sort key. */
-export function searchAfterOf(values: readonly estypes.FieldValue[]): estypes.FieldValue[] {
+export function searchAfterOf(values: readonly SortValue[]): SortValue[] {
   const id = values.at(-1);
   const key = typeof id === 'string' ? idSortKey(id) : undefined;
   // Signed by us, so only a leaked key gets here with something else.
@@ -98,7 +101,7 @@ export function searchAfterOf(values: readonly estypes.FieldValue[]): estypes.Fi
 }
 
 /** A cursor's values for a hit (its sort values and id): the id in place of its sort key. */
-export function cursorValuesOf(sort: estypes.SortResults, id: string): estypes.FieldValue[] {
+export function cursorValuesOf(sort: readonly SortValue[], id: string): SortValue[] {
   return [...sort.slice(0, -ID_KEY_FIELDS.length), id];
 }
 

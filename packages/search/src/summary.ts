@@ -23,7 +23,9 @@ export const SUMMARY_FROM_DOC_VALUES = {
 
 /** The summary fields of a record, in the contract's order. */
 export function summaryOf(record: FragranceSummary): FragranceSummary {
-  return Object.fromEntries(SUMMARY_FIELDS.filter((field) => record[field] !== undefined).map((field) => [field, record[field]])) as FragranceSummary;
+  return Object.fromEntries(
+    SUMMARY_FIELDS.filter((field) => record[field] !== undefined).map((field) => [field, record[field]]),
+  ) as FragranceSummary;
 }
 
 /** The doc value written for a record: its summary as JSON (binary doc values travel as base64). */
