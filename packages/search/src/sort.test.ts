@@ -4,7 +4,9 @@ import { idSortKey, INDEX_SORT, SORT_ORDERS } from './sort.ts';
 
 /** A random UUID-shaped id; `mixed` upper-cases some hex letters (the contract's z.uuid() admits both cases). */
 function randomId(mixed: boolean): string {
-  const hex = Array.from(randomBytes(16).toString('hex'), (c) => c).map((c) => (mixed && Math.random() < 0.5 ? c.toUpperCase() : c)).join('');
+  const hex = Array.from(randomBytes(16).toString('hex'), (c) => c)
+    .map((c) => (mixed && Math.random() < 0.5 ? c.toUpperCase() : c))
+    .join('');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
