@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { failedBatches, nightlySchedule, QUEUE_NAMES, requestEnrichmentRun, requestIngest, type RunStore } from '@fragrance/jobs';
 import { Problem } from '@fragrance/contracts';
 import { createLogger, Lifecycle } from '@fragrance/http';
-import { close, listen, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
+import { close, listen, testElasticsearch, testRedis, waitFor, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
 import { Job, Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthServer, startWorker, type RunningWorker } from './app.ts';
@@ -379,7 +379,15 @@ describe('failing batches and the nightly schedule', () => {
     // Three attempts, one request each (the first row fails the batch), 100 ms then 200 ms apart.
     expect(requests).toBe(3);
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
-    const failed = await failedBatches(worker.queues.enrichment);
+    // The processor records the batch's failure (finishing the run) before it throws; BullMQ
+    // moves the job to the failed set only after that, so the set may lag the run by a moment.
+    const failed = await waitFor(
+      async () => {
+        const batches = await failedBatches(worker.queues.enrichment);
+        return batches.length > 0 ? batches : undefined;
+      },
+      { description: 'the batch in the failed set' },
+    );
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ run_id: runId, batch_no: 0, attempts: 3, reason: 'AI endpoint answered 500' });
     // Nothing was written.
