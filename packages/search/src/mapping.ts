@@ -36,8 +36,8 @@ export type IndexedFragrance = FragranceDetail & { search: SearchFields & Record
 export const HELPER_OBJECTS = [SEARCH_OBJECT, EMBEDDING_OBJECT] as const;
 
 /**
- * Folded copies of every searchable field. Anyone who changes name, brand, perfumers, notes
- * or accords of an indexed record (e.g. a partial update) must rewrite `search` with this.
+ * Folded copies of every searchable field. Anyone who changes an indexed record (e.g. a partial
+ * update) must rewrite `search` from toIndexDocument, which adds the record's keys to these.
  */
 export function searchFields(record: Pick<FragranceDetail, 'name' | 'brand' | 'perfumers' | 'notes' | 'accords'>): SearchFields {
   const notes = [...record.notes.top, ...record.notes.heart, ...record.notes.base].map(foldKey);
