@@ -3,7 +3,7 @@ import { errors, type Client, type estypes } from '@elastic/elasticsearch';
 import type { FragranceDetail, FragranceSummary, SearchHit, SearchQuery, SearchResponse } from '@fragrance/contracts';
 import { createCursorCodec, type CursorKeys } from './cursor.ts';
 import { HELPER_OBJECTS, SEARCH_OBJECT, type IndexedFragrance } from './mapping.ts';
-import { highlightRecord, queryWords } from './highlight.ts';
+import { queryWords } from './highlight.ts';
 import { queryKey } from './normalise.ts';
 import { buildSearchQuery } from './query.ts';
 import { DID_YOU_MEAN_BELOW, didYouMean } from './spellcheck.ts';
@@ -11,7 +11,7 @@ import { facetsOf, type FacetAggregations } from './facets.ts';
 import { buildSimilarQuery } from './similar.ts';
 import { createSemanticSearch, plannedMode, type QueryEmbedder } from './semantic.ts';
 import { cursorValuesOf } from './sort.ts';
-import { summaryOf, summaryOfHit } from './summary.ts';
+import { pageHit, summaryOfHit } from './summary.ts';
 
 /** Trims search responses to what a page needs (less JSON to move and parse). */
 export const SEARCH_FILTER_PATH = ['hits.total.value', 'hits.hits._source', 'hits.hits.fields', 'hits.hits.sort', 'aggregations'];
@@ -66,11 +66,7 @@ export function createCatalogueRepository({
     const hits = response.hits?.hits ?? [];
     const total = (response.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0;
     const words = params.highlight && key ? queryWords(key) : undefined;
-    // With highlights of a query the page read `_source` (buildSearchQuery), else the summaries' doc values.
-    const data: SearchHit[] = hits.map((hit) => {
-      if (words) return { ...summaryOf(hit._source!), highlight: highlightRecord(hit._source!, words) };
-      return params.highlight ? { ...summaryOfHit(hit), highlight: {} } : summaryOfHit(hit);
-    });
+    const data: SearchHit[] = hits.map((hit) => pageHit(hit, params.highlight, words));
     const last = hits.at(-1);
     const lastId = data.at(-1)?.id;
     const nextPosition = built.offset + data.length;

@@ -1,10 +1,9 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { DEFAULT_LIMIT, foldKey, type Facet, type Occasion, type SearchQuery, type Season } from '@fragrance/contracts';
 import { queryFingerprint, type CursorCodec, type CursorState } from './cursor.ts';
-import { HIGHLIGHT_SOURCE_FIELDS } from './highlight.ts';
 import { queryKey } from './normalise.ts';
 import { searchAfterOf, sortOrderOf, updatedSinceFilter } from './sort.ts';
-import { SUMMARY_FIELDS, SUMMARY_FROM_DOC_VALUES } from './summary.ts';
+import { pageFetch } from './summary.ts';
 import { equivalentKeys, queryVariants } from './synonyms.ts';
 
 /**
@@ -278,8 +277,7 @@ export function buildSearchQuery(params: SearchQuery, cursors: CursorCodec): Bui
     sort: [...order.sort],
     size: limit,
     track_total_hits: true,
-    // Highlights need the matched fields themselves; a plain page reads summaries from doc values.
-    ...(params.highlight && key ? { _source: { includes: [...SUMMARY_FIELDS, ...HIGHLIGHT_SOURCE_FIELDS] } } : SUMMARY_FROM_DOC_VALUES),
+    ...pageFetch(Boolean(params.highlight && key)),
   };
   if (cursor) body.search_after = searchAfterOf(cursor.after);
   else if (params.offset) body.from = params.offset;

@@ -11,9 +11,9 @@ import {
 } from '@fragrance/contracts';
 import { facetsOf, type FacetAggregations } from './facets.ts';
 import { InvalidCursorError, queryFingerprint, type CursorCodec } from './cursor.ts';
-import { HIGHLIGHT_SOURCE_FIELDS, highlightRecord, queryWords } from './highlight.ts';
+import { queryWords } from './highlight.ts';
 import { attributeQuery, BRAND_SIGNAL, buildSearchQuery, FACET_AGGREGATIONS, NAME_SIGNAL, recallQuery, searchFilters } from './query.ts';
-import { SUMMARY_FIELDS, SUMMARY_FROM_DOC_VALUES, summaryOf, summaryOfHit } from './summary.ts';
+import { pageFetch, pageHit } from './summary.ts';
 import { EMBEDDING_OBJECT, EMBEDDING_VECTOR_FIELD } from './vectors.ts';
 
 /** What semantic search needs of the embedding model: the query's vector, and which model made it. */
@@ -157,13 +157,9 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
       if (!vector) throw new Error('the embedder returned no vector');
       return Array.from(vector);
     };
-    // Highlights need the matched fields themselves; a plain page reads summaries from doc values.
-    const pageFetch = params.highlight
-      ? { _source: { includes: [...SUMMARY_FIELDS, ...HIGHLIGHT_SOURCE_FIELDS] } }
-      : SUMMARY_FROM_DOC_VALUES;
     const words = params.highlight ? queryWords(key) : undefined;
-    const shownHit = (hit: estypes.SearchHit<Source>): SearchHit =>
-      words ? { ...summaryOf(hit._source!), highlight: highlightRecord(hit._source!, words) } : summaryOfHit(hit);
+    const pageRead = pageFetch(words !== undefined);
+    const shownHit = (hit: estypes.SearchHit<Source>): SearchHit => pageHit(hit, params.highlight, words);
     const aggs = aggsOf(params);
 
     if (mode === 'semantic') {
@@ -174,7 +170,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
           size: limit,
           from: offset,
           track_total_hits: true,
-          ...pageFetch,
+          ...pageRead,
           ...(aggs ? { aggs } : {}),
         },
         { querystring: { filter_path: 'hits.total.value,hits.hits._source,hits.hits.fields,aggregations' } },
@@ -272,7 +268,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
         ]
       : [];
     const pageSearch =
-      pageIds.length > 0 ? [{}, { query: { ids: { values: pageIds } }, size: pageIds.length, track_total_hits: false, ...pageFetch }] : [];
+      pageIds.length > 0 ? [{}, { query: { ids: { values: pageIds } }, size: pageIds.length, track_total_hits: false, ...pageRead }] : [];
     const second =
       countSearch.length + pageSearch.length > 0
         ? await client.msearch<Source, FacetAggregations>(

@@ -1,5 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
-import { FragranceSummary } from '@fragrance/contracts';
+import { FragranceSummary, type FragranceDetail, type SearchHit } from '@fragrance/contracts';
+import { HIGHLIGHT_SOURCE_FIELDS, highlightRecord, type QueryWords } from './highlight.ts';
 
 /**
  * Fields of a FragranceSummary, read off its schema: what a search hit returns. A field added
@@ -39,4 +40,21 @@ export function summaryOfHit(hit: { _id?: string | null; fields?: Record<string,
   // Every record written by this schema version has one (INDEX_SCHEMA_VERSION).
   if (typeof value !== 'string') throw new Error(`record ${hit._id ?? '?'} has no ${SUMMARY_DOC_VALUE} doc value: re-ingest the catalogue`);
   return JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as FragranceSummary;
+}
+
+/**
+ * What a page of hits reads: the matched fields from `_source` when it highlights a query's
+ * words (they need the fields themselves), the summaries' doc values otherwise.
+ */
+export function pageFetch(highlighting: boolean): Pick<estypes.SearchRequest, '_source' | 'stored_fields' | 'docvalue_fields'> {
+  return highlighting ? { _source: { includes: [...SUMMARY_FIELDS, ...HIGHLIGHT_SOURCE_FIELDS] } } : SUMMARY_FROM_DOC_VALUES;
+}
+
+/**
+ * One hit of a page read with pageFetch(words !== undefined): its summary, with the highlights
+ * of `words`; `highlight: {}` when highlights were asked for without a query to highlight.
+ */
+export function pageHit(hit: estypes.SearchHit<FragranceDetail>, highlight: boolean | undefined, words: QueryWords | undefined): SearchHit {
+  if (words) return { ...summaryOf(hit._source!), highlight: highlightRecord(hit._source!, words) };
+  return highlight ? { ...summaryOfHit(hit), highlight: {} } : summaryOfHit(hit);
 }
