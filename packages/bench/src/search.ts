@@ -289,6 +289,46 @@ async function buildMix(records: Sampled[], catalogueUrl: string): Promise<Pair[
   return pairs;
 }
 
+type Lookups = Record<string, Record<string, number>>;
+
+/** The response caches' lookups by outcome so far, from the catalogue's and the gateway's /metrics. */
+async function cacheLookups(cataloguePort: string, gatewayPort: string): Promise<Lookups> {
+  const read = async (port: string, metric: string): Promise<Record<string, number>> => {
+    const byOutcome: Record<string, number> = {};
+    try {
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      for (const line of text.split('\n')) {
+        if (!line.startsWith(`${metric}{`)) continue;
+        const outcome = /outcome="([a-z_]+)"/.exec(line)?.[1] ?? 'other';
+        byOutcome[outcome] = (byOutcome[outcome] ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
+      }
+    } catch {
+      // A target that is not running (BENCH_SKIP_GATEWAY, a gateway of the caller's): nothing to read.
+    }
+    return byOutcome;
+  };
+  return {
+    catalogue: await read(cataloguePort, 'catalogue_response_cache_lookups_total'),
+    edge: await read(gatewayPort, 'gateway_edge_cache_lookups_total'),
+  };
+}
+
+/** Lookups between two readings, with the share answered from the cache (hit or shared). */
+function cacheOutcomesSince(before: Lookups, after: Lookups): Record<string, Record<string, number>> {
+  const since: Record<string, Record<string, number>> = {};
+  for (const [cache, outcomes] of Object.entries(after)) {
+    const delta: Record<string, number> = {};
+    let total = 0;
+    for (const [outcome, n] of Object.entries(outcomes)) {
+      delta[outcome] = n - (before[cache]?.[outcome] ?? 0);
+      total += delta[outcome];
+    }
+    delta.hit_ratio = total === 0 ? 0 : Math.round((((delta.hit ?? 0) + (delta.shared ?? 0)) / total) * 1000) / 1000;
+    since[cache] = delta;
+  }
+  return since;
+}
+
 interface Summary {
   rps: number;
   p50_ms: number;
@@ -442,6 +482,9 @@ async function main(): Promise<void> {
   const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
   // Metrics on (the default) on a free port of their own, so two instances never collide.
   const metricsOn = async () => ({ METRICS_PORT: String(await freePort()) });
+  // The metrics ports of (b) and (c), to read their caches' hit counts.
+  const catalogueMetrics = await metricsOn();
+  const gatewayMetrics = await metricsOn();
   const catalogue = startService(
     'catalogue',
     {
@@ -452,7 +495,7 @@ async function main(): Promise<void> {
       CURSOR_SECRET,
       REDIS_URL: redisUrl,
       JOBS_PREFIX: 'bench',
-      ...(await metricsOn()),
+      ...catalogueMetrics,
       // descriptions: every answer computed (see the header).
       ...(WORKLOAD === 'descriptions' ? { RESPONSE_CACHE_MAX_BYTES: '0' } : {}),
     },
@@ -493,7 +536,16 @@ async function main(): Promise<void> {
       gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
       gatewayPid = startService(
         'gateway',
-        { PORT: String(gatewayPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL, ...(await metricsOn()) },
+        {
+          PORT: String(gatewayPort),
+          REDIS_URL: redisUrl,
+          CATALOGUE_SERVICE_URL: catalogueUrl,
+          // The catalogue's generation key, so the edge cache keeps the catalogue's answers.
+          JOBS_PREFIX: 'bench',
+          CATALOGUE_ALIAS: ALIAS,
+          LOG_LEVEL,
+          ...gatewayMetrics,
+        },
         'search',
       ).pid;
       await waitForHealthy(gatewayUrl, 60_000);
@@ -502,7 +554,15 @@ async function main(): Promise<void> {
         gatewayOffUrl = `http://127.0.0.1:${offPort}`;
         offPids.gateway = startService(
           'gateway',
-          { PORT: String(offPort), REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueOffUrl, LOG_LEVEL, METRICS_ENABLED: 'false' },
+          {
+            PORT: String(offPort),
+            REDIS_URL: redisUrl,
+            CATALOGUE_SERVICE_URL: catalogueOffUrl,
+            JOBS_PREFIX: 'bench',
+            CATALOGUE_ALIAS: ALIAS,
+            LOG_LEVEL,
+            METRICS_ENABLED: 'false',
+          },
           'search',
         ).pid;
         await waitForHealthy(gatewayOffUrl, 60_000);
@@ -557,7 +617,10 @@ async function main(): Promise<void> {
     if (queryEmbedding)
       say(`query embedding alone: p50 ${queryEmbedding.p50_ms} ms, p99 ${queryEmbedding.p99_ms} ms (${queryEmbedding.texts} texts)`);
     say(`throughput: concurrency ${CONCURRENCY}, ${DURATION_S} s per target in ${ROUNDS} interleaved rounds`);
+    const lookups0 = await cacheLookups(catalogueMetrics.METRICS_PORT, gatewayMetrics.METRICS_PORT);
     const results = await measure(mix, targets, pids, CONCURRENCY, DURATION_S, ROUNDS, WARMUP_S, order, esCpuMs);
+    const cacheOutcomes = cacheOutcomesSince(lookups0, await cacheLookups(catalogueMetrics.METRICS_PORT, gatewayMetrics.METRICS_PORT));
+    say(`cache lookups during the throughput phase: ${JSON.stringify(cacheOutcomes)}`);
     // Unsaturated: one request at a time, so latency is the hops' own cost, not queueing.
     say(`latency: concurrency 1, ${LATENCY_S} s per target`);
     const latency = await measure(mix, targets, pids, 1, LATENCY_S, 2, 1, order, esCpuMs);
@@ -606,6 +669,8 @@ async function main(): Promise<void> {
         p50_overhead_c_ms: lc ? ms(lc.p50_ms - la.p50_ms) : null,
       },
       cache_hit_p50_ms: cacheHitP50,
+      // Lookups by outcome during the throughput phase: the catalogue's cache ((b) and (c)'s misses at the edge) and the gateway's edge cache ((c)).
+      cache_lookups: cacheOutcomes,
       ...(WORKLOAD === 'descriptions'
         ? {
             response_cache: 'off',

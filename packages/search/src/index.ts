@@ -95,10 +95,3 @@ export {
 } from './safety.ts';
 export { idSortKey, INDEX_SORT, SORT_ORDERS, sortOrderOf, type SortOrder } from './sort.ts';
 export { SUMMARY_FIELDS, summaryOfHit } from './summary.ts';
-export {
-  bumpCatalogueGeneration,
-  catalogueGenerationKey,
-  readCatalogueGeneration,
-  type GenerationScope,
-  type GenerationStore,
-} from './generation.ts';

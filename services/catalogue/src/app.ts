@@ -2,10 +2,10 @@ import type { Client } from '@elastic/elasticsearch';
 import express, { type Express } from 'express';
 import { Lifecycle, notFoundHandler, probeRoutes, problemHandler, requestLogger, type Logger } from '@fragrance/http';
 import { httpMetrics } from '@fragrance/metrics';
-import { createCatalogueRepository, createDiscoveryRepository, type GenerationStore, type QueryEmbedder } from '@fragrance/search';
+import { createResponseCache, type GenerationStore } from '@fragrance/response-cache';
+import { createCatalogueRepository, createDiscoveryRepository, type QueryEmbedder } from '@fragrance/search';
 import { generationSource, type GenerationSubscriber } from './cache/generation.ts';
 import { createResponder } from './cache/responder.ts';
-import { createResponseCache } from './cache/response-cache.ts';
 import { traceContext } from '@fragrance/tracing';
 import type { CatalogueConfig } from './config.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
@@ -65,15 +65,16 @@ export function buildApp({
   if (redis && config.RESPONSE_CACHE_MAX_BYTES > 0) {
     const responses = createResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES });
     observeResponseCache(responses);
+    const scope = { prefix: config.JOBS_PREFIX, alias: config.CATALOGUE_ALIAS };
     const generation = generationSource({
       elasticsearch,
       redis,
       ...(subscriber ? { subscriber } : {}),
-      scope: { prefix: config.JOBS_PREFIX, alias: config.CATALOGUE_ALIAS },
+      scope,
       logger,
       checkMs: config.RESPONSE_CACHE_GENERATION_CHECK_MS,
     });
-    cache = { responses, generation: generation.current };
+    cache = { responses, generation: generation.current, scope };
   }
   // Before the detail route, which would read `export` as an id.
   app.use(exportRoutes(elasticsearch, config.CATALOGUE_ALIAS, logger));

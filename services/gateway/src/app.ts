@@ -14,16 +14,18 @@ import {
   type Logger,
 } from '@fragrance/http';
 import { httpMetrics } from '@fragrance/metrics';
+import { createResponseCache } from '@fragrance/response-cache';
 import { traceContext } from '@fragrance/tracing';
 import { apiKeyAuth, quotaOf, unitsOf } from './api-key-auth.ts';
 import type { DeprecatableRoute, GatewayConfig } from './config.ts';
 import { sizeExport } from './export-admission.ts';
 import { redisCheck, upstreamCheck, type HealthCheck } from './health.ts';
-import { proxyTo } from './proxy.ts';
+import { edgeCache } from './edge-cache.ts';
+import { proxyTo, upstreamReader } from './proxy.ts';
 import { setRateLimitHeaders } from './rate-limit-headers.ts';
 import { inSequence } from './in-sequence.ts';
 import { normaliseRequestTargets } from './request-target.ts';
-import { timedRedisCall } from './metrics.ts';
+import { observeEdgeCache, timedRedisCall } from './metrics.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { meRoutes } from './routes/me.ts';
@@ -93,14 +95,29 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     bucketDefaults: { capacity: config.BURST_CAPACITY, refillPerSecond: config.BURST_REFILL_PER_SECOND },
     ...(clock ? { clock } : {}),
   });
-  const toCatalogue = proxyTo({
+  const catalogue = {
     name: 'catalogue',
     upstream: config.CATALOGUE_SERVICE_URL,
     agent: agents.catalogue,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     // The customer's key stops at the edge.
     dropRequestHeaders: ['authorization', 'cookie'],
-  });
+  };
+  const toCatalogue = proxyTo(catalogue);
+  // Popular answers served at the edge, still admitted and counted (edge-cache.ts); off with EDGE_CACHE_MAX_BYTES=0.
+  let edge: ReturnType<typeof edgeCache> | undefined;
+  if (config.EDGE_CACHE_MAX_BYTES > 0) {
+    const cache = createResponseCache({ maxBytes: config.EDGE_CACHE_MAX_BYTES });
+    observeEdgeCache(cache);
+    edge = edgeCache({
+      cache,
+      redis,
+      scope: { prefix: config.JOBS_PREFIX, alias: config.CATALOGUE_ALIAS },
+      read: upstreamReader(catalogue),
+    });
+  }
+  /** The answers the catalogue caches (and marks with its generation): cached at the edge too. */
+  const edgeCached: ReadonlySet<string> = new Set(['/v1/fragrances', '/v1/fragrances/:id', '/v1/fragrances/:id/similar']);
   const isRead = (method: string) => method === 'GET' || method === 'HEAD';
   const readOnly: RequestHandler = (req, _res, next) => {
     next(isRead(req.method) ? undefined : new MethodNotAllowedError(['GET', 'HEAD'], 'The data API is read-only: use GET.'));
@@ -167,7 +184,9 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     '/v1/accords',
     '/v1/perfumers',
   ] as const satisfies readonly DeprecatableRoute[]) {
-    app.all(path, ...announce(path), chargeReads, readOnly, refundServerErrors, toCatalogue);
+    if (edge && edgeCached.has(path))
+      app.all(path, ...announce(path), edge.readGeneration, chargeReads, readOnly, refundServerErrors, edge.serve, toCatalogue);
+    else app.all(path, ...announce(path), chargeReads, readOnly, refundServerErrors, toCatalogue);
   }
   // GET /v1/me and GET /v1/usage do not count against the quota.
   app.use('/v1/me', ...announce('/v1/me'), peek, readOnly, meRoutes());

@@ -1,4 +1,4 @@
-import { Counter, Histogram } from '@fragrance/metrics';
+import { Counter, Gauge, Histogram } from '@fragrance/metrics';
 
 /** The gateway's own metrics (docs/observability.md); labels are outcomes, never keys or owners. */
 export const admissions = new Counter({
@@ -21,6 +21,32 @@ export const upstreamErrors = new Counter({
   name: 'gateway_upstream_errors_total',
   help: 'Proxied requests that failed on the way to or from an upstream service, by upstream and kind.',
   labelNames: ['upstream', 'kind'] as const,
+});
+
+export const edgeCacheLookups = new Counter({
+  name: 'gateway_edge_cache_lookups_total',
+  help: 'Edge cache lookups of GET data requests by route and outcome (hit, miss, stale, shared, uncacheable, bypass).',
+  labelNames: ['route', 'outcome'] as const,
+});
+
+export type EdgeCacheOutcome = 'hit' | 'miss' | 'stale' | 'shared' | 'uncacheable' | 'bypass';
+
+/** What the edge cache holds; read at scrape time from the cache given to observeEdgeCache. */
+let observedEdgeCache: { bytes: number; entries: number } | undefined;
+export const observeEdgeCache = (cache: { bytes: number; entries: number }): void => void (observedEdgeCache = cache);
+export const edgeCacheBytes = new Gauge({
+  name: 'gateway_edge_cache_bytes',
+  help: 'Bytes held by the edge cache (bodies, headers, keys, per-entry overhead).',
+  collect() {
+    this.set(observedEdgeCache?.bytes ?? 0);
+  },
+});
+export const edgeCacheEntries = new Gauge({
+  name: 'gateway_edge_cache_entries',
+  help: 'Answers held by the edge cache.',
+  collect() {
+    this.set(observedEdgeCache?.entries ?? 0);
+  },
 });
 
 export const redisDuration = new Histogram({

@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { Agent, errors as undiciErrors } from 'undici';
 import { PayloadTooLargeError, UpstreamError } from '@fragrance/http';
+import { CATALOGUE_GENERATION_HEADER } from '@fragrance/response-cache';
 import { upstreamErrors } from './metrics.ts';
 
 /** Headers that describe one hop, not the message (RFC 9110 §7.6.1), plus ones we recompute. */
@@ -19,6 +20,8 @@ const HOP_BY_HOP = new Set([
   // Node answers `Expect: 100-continue` to the client itself and the body is buffered here, so the
   // expectation is met at this hop (undici refuses to send the header at all).
   'expect',
+  // Internal between the catalogue and the edge cache: never relayed, nor taken from a client.
+  CATALOGUE_GENERATION_HEADER,
 ]);
 
 export interface ProxyOptions {
@@ -79,15 +82,94 @@ export function createUpstreamAgent(): Agent {
   return new Agent({ keepAliveTimeout: UPSTREAM_IDLE_MS, keepAliveMaxTimeout: 60_000, connections: 128, pipelining: 1 });
 }
 
-function forwardedHeaders(headers: IncomingHttpHeaders, drop: ReadonlySet<string>): Record<string, string | string[]> {
+function forwardedHeaders(
+  headers: IncomingHttpHeaders,
+  drop: ReadonlySet<string>,
+  alsoDrop?: ReadonlySet<string>,
+): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   // for…in over Node's own header object (no inherited keys): no entry arrays per request.
   for (const name in headers) {
     const value = headers[name];
-    if (value === undefined || HOP_BY_HOP.has(name) || drop.has(name)) continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || drop.has(name) || alsoDrop?.has(name)) continue;
     out[name] = value;
   }
   return out;
+}
+
+/** What every proxied request to one upstream shares: where it goes and which headers it drops. */
+function upstreamTarget(options: ProxyOptions) {
+  const drop = new Set((options.dropRequestHeaders ?? []).map((h) => h.toLowerCase()));
+  const publicOrigin = options.publicOrigin ? new URL(options.publicOrigin) : undefined;
+  const upstream = new URL(options.upstream);
+  // A base path in the upstream's URL (none by default) still prefixes every forwarded path.
+  const basePath = upstream.pathname.replace(/\/$/, '');
+  return {
+    origin: upstream.origin,
+    path: (req: Request) => `${basePath}${req.originalUrl}`,
+    /** The request's headers as forwarded: hop-by-hop and dropped ones removed, X-Forwarded-* set. */
+    headers(req: Request, alsoDrop?: ReadonlySet<string>): Record<string, string | string[]> {
+      const headers = forwardedHeaders(req.headers, drop, alsoDrop);
+      headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
+      headers['x-forwarded-proto'] = publicOrigin ? publicOrigin.protocol.slice(0, -1) : req.protocol;
+      headers['x-forwarded-host'] = publicOrigin ? publicOrigin.host : (req.headers.host ?? '');
+      return headers;
+    },
+  };
+}
+
+/** The upstream's whole answer to a GET, read into memory. */
+export interface UpstreamAnswer {
+  statusCode: number;
+  /** Its headers but hop-by-hop ones (and the internal generation header, given apart). */
+  headers: Record<string, string | string[]>;
+  /** CATALOGUE_GENERATION_HEADER: the catalogue generation the answer was computed under, when it says. */
+  generation: string | undefined;
+  body: Buffer;
+}
+
+/** A GET to one upstream, its answer read whole; the request's headers as proxyTo forwards them, give or take the named ones. */
+export type UpstreamRead = (
+  req: Request,
+  options?: { omitRequestHeaders?: ReadonlySet<string>; addRequestHeaders?: Readonly<Record<string, string>> },
+) => Promise<UpstreamAnswer>;
+
+/**
+ * Sends a GET to the upstream and reads the whole answer (the edge cache keeps some of them).
+ * Fails like proxyTo before a response starts: unreachable → 503, timeout → 504, else 502, all
+ * as UpstreamError; a body that stalls or breaks is a 502 too, since nothing was sent yet.
+ */
+export function upstreamReader(options: ProxyOptions): UpstreamRead {
+  const target = upstreamTarget(options);
+  return async (req, { omitRequestHeaders, addRequestHeaders } = {}) => {
+    try {
+      const forwarded = target.headers(req, omitRequestHeaders);
+      if (addRequestHeaders) Object.assign(forwarded, addRequestHeaders);
+      const answer = await options.agent.request({
+        origin: target.origin,
+        path: target.path(req),
+        method: 'GET',
+        headers: forwarded,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.bodyIdleTimeoutMs ?? options.timeoutMs,
+      });
+      const body = Buffer.from(await answer.body.arrayBuffer());
+      const headers: Record<string, string | string[]> = {};
+      for (const name in answer.headers) {
+        const value = answer.headers[name];
+        if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+      }
+      const generation = answer.headers[CATALOGUE_GENERATION_HEADER];
+      return { statusCode: answer.statusCode, headers, generation: typeof generation === 'string' ? generation : undefined, body };
+    } catch (error) {
+      const upstreamError = toUpstreamError(error);
+      upstreamErrors.inc({
+        upstream: options.name,
+        kind: upstreamError.status === 504 ? 'timeout' : upstreamError.status === 503 ? 'unavailable' : 'failed',
+      });
+      throw upstreamError;
+    }
+  };
 }
 
 /**
@@ -100,17 +182,10 @@ function forwardedHeaders(headers: IncomingHttpHeaders, drop: ReadonlySet<string
  * the CPU per request of request() + pipeline().
  */
 export function proxyTo(options: ProxyOptions): RequestHandler {
-  const drop = new Set((options.dropRequestHeaders ?? []).map((h) => h.toLowerCase()));
-  const publicOrigin = options.publicOrigin ? new URL(options.publicOrigin) : undefined;
-  const upstream = new URL(options.upstream);
-  const origin = upstream.origin;
-  // A base path in the upstream's URL (none by default) still prefixes every forwarded path.
-  const basePath = upstream.pathname.replace(/\/$/, '');
+  const target = upstreamTarget(options);
+  const origin = target.origin;
   return async (req, res, next) => {
-    const headers = forwardedHeaders(req.headers, drop);
-    headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
-    headers['x-forwarded-proto'] = publicOrigin ? publicOrigin.protocol.slice(0, -1) : req.protocol;
-    headers['x-forwarded-host'] = publicOrigin ? publicOrigin.host : (req.headers.host ?? '');
+    const headers = target.headers(req);
     let body: Buffer | null = null;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       try {
@@ -126,7 +201,7 @@ export function proxyTo(options: ProxyOptions): RequestHandler {
       await options.agent.stream(
         {
           origin,
-          path: `${basePath}${req.originalUrl}`,
+          path: target.path(req),
           method: req.method,
           headers,
           body,

@@ -14,7 +14,8 @@ import { buildEnrichers } from './enrichers/index.ts';
 import type { Enricher } from './enrichers/types.ts';
 import { feedLoader } from './feed.ts';
 import { allDocs, catalogueFixture, testConfig, waitForRun, workerEnv, type CatalogueFixture } from './test-fixtures.ts';
-import { currentIndex, readCatalogueGeneration, toIndexDocument } from '@fragrance/search';
+import { readCatalogueGeneration } from '@fragrance/response-cache';
+import { currentIndex, toIndexDocument } from '@fragrance/search';
 import type { DocumentBuilder } from './catalogue.ts';
 
 const logger = createLogger('worker-test', 'silent');

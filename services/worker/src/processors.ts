@@ -11,7 +11,8 @@ import {
   type BatchResult,
   type RunStore,
 } from '@fragrance/jobs';
-import { bumpCatalogueGeneration, ingestCatalogue, SwapRefusedError, type GenerationStore } from '@fragrance/search';
+import { bumpCatalogueGeneration, type GenerationStore } from '@fragrance/response-cache';
+import { ingestCatalogue, SwapRefusedError } from '@fragrance/search';
 import { DelayedError, UnrecoverableError, WaitingError, type Job, type Queue } from 'bullmq';
 import { processBatch, type BatchDeps } from './enrich/batch.ts';
 import { planRun, type PlanDeps } from './enrich/plan.ts';

@@ -5,7 +5,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SearchResponse, type FragranceDetail } from '@fragrance/contracts';
 import { createLogger } from '@fragrance/http';
-import { bumpCatalogueGeneration, currentIndex, ingestCatalogue } from '@fragrance/search';
+import { bumpCatalogueGeneration, CATALOGUE_GENERATION_HEADER, catalogueGenerationKey, generationMark } from '@fragrance/response-cache';
+import { currentIndex, ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
 import { close, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
 import { buildApp } from '../app.ts';
@@ -100,9 +101,16 @@ describe('response cache (real Elasticsearch and Redis)', () => {
     const bodies = await Promise.all([a, b, c].map(async (r) => Buffer.from(await r.arrayBuffer())));
     expect(bodies[1]?.equals(bodies[0] ?? Buffer.alloc(0))).toBe(true);
     expect(bodies[2]?.equals(bodies[0] ?? Buffer.alloc(0))).toBe(true);
-    // Every header but the ones that describe the moment or the connection is the same.
+    // Every header but the ones that describe the moment or the connection is the same, and the
+    // internal mark of the generation (for the gateway's edge cache, which removes it).
     const headers = (r: Response) =>
-      Object.fromEntries([...r.headers].filter(([name]) => !['date', 'keep-alive', 'connection', 'x-request-id'].includes(name)));
+      Object.fromEntries(
+        [...r.headers].filter(
+          ([name]) => !['date', 'keep-alive', 'connection', 'x-request-id', CATALOGUE_GENERATION_HEADER].includes(name),
+        ),
+      );
+    expect(a.headers.get(CATALOGUE_GENERATION_HEADER)).toMatch(/^.+:catalogue-generation:.+=\d+$/);
+    expect(c.headers.has(CATALOGUE_GENERATION_HEADER)).toBe(false);
     expect(headers(b)).toEqual(headers(a));
     expect(headers(c)).toEqual(headers(a));
     expect(a.headers.get('cache-control')).toBe(CACHE_CONTROL);
@@ -156,6 +164,29 @@ describe('response cache (real Elasticsearch and Redis)', () => {
     // PUBLISH and the next request race on a loaded machine (seen once in CI), so the test allows
     // the documented bound.
     await expect.poll(description, { timeout: 1_000, interval: 10 }).toBe('A garden after rain.');
+  });
+
+  it('reads the generation again when the edge forwards a newer counter than the one held', async () => {
+    const base = await start({ cache: true });
+    const id = first[0]?.id ?? '';
+    const path = `/v1/fragrances/${id}`;
+    const description = async (headers: Record<string, string> = {}) =>
+      ((await (await fetch(base + path, { headers })).json()) as FragranceDetail).description;
+    await untilHeld(base, path);
+    const index = (await currentIndex(es.client, alias)) ?? '';
+    await es.client.update({ index, id, doc: { description: 'Read again.' }, refresh: true });
+    // A bump whose message never arrives (INCR without PUBLISH): the held generation stays.
+    const counter = await redis.redis.incr(catalogueGenerationKey(scope()));
+    expect(await description()).not.toBe('Read again.');
+    // The gateway's edge cache forwards the counter it read with the admission.
+    const seen = { [CATALOGUE_GENERATION_HEADER]: generationMark(scope(), String(counter)) };
+    const answer = await fetch(base + path, { headers: seen });
+    expect(((await answer.json()) as FragranceDetail).description).toBe('Read again.');
+    expect(answer.headers.get(CATALOGUE_GENERATION_HEADER)).toBe(generationMark(scope(), String(counter)));
+    // …and holds the new generation from then on.
+    expect(await description()).toBe('Read again.');
+    // A mark for another key (another catalogue's) changes nothing.
+    expect(await description({ [CATALOGUE_GENERATION_HEADER]: 'elsewhere:catalogue-generation:x=999' })).toBe('Read again.');
   });
 
   /** Waits until repeated hits cost Elasticsearch nothing: the subscriber is listening. */

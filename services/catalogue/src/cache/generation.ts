@@ -1,13 +1,18 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { Logger } from '@fragrance/http';
 import {
-  aliasTargets,
   catalogueGenerationKey,
+  enrichmentGenerationOf,
   readCatalogueGeneration,
+  recordAliasTargets,
   type GenerationScope,
   type GenerationStore,
-} from '@fragrance/search';
+} from '@fragrance/response-cache';
+import { aliasTargets } from '@fragrance/search';
 import { freshRead } from './fresh-read.ts';
+
+/** The counter of a generation `<indices>#<counter>`, as a number (NaN for anything else). */
+const counterOf = (generation: string | undefined): number => Number(enrichmentGenerationOf(generation) ?? Number.NaN);
 
 /**
  * What the watcher needs of a Redis connection in subscriber mode (ioredis's Redis satisfies
@@ -21,8 +26,13 @@ export interface GenerationSubscriber {
 }
 
 export interface GenerationSource {
-  /** The catalogue's generation now; undefined while it cannot be known (answer uncached). */
-  current: () => Promise<string | undefined>;
+  /**
+   * The catalogue's generation now; undefined while it cannot be known (answer uncached). With
+   * `atLeast`, a counter the caller has already seen in Redis (the gateway's edge cache forwards
+   * the one it read for the request): a held generation with an older counter is read again
+   * first, so the bump's message may still be on its way without the answer being stale.
+   */
+  current: (atLeast?: number) => Promise<string | undefined>;
   /** Stops the periodic check (the subscriber connection belongs to the caller). */
   close: () => void;
 }
@@ -39,6 +49,11 @@ export interface GenerationSource {
  * background (the bound for an alias swapped by hand without a bump), and when the subscriber
  * reconnects. While the subscriber is not connected, a missed message is possible, so every
  * request reads the generation itself as without one.
+ *
+ * When a read finds the alias pointing at other indices than this instance last saw, it records
+ * them (`recordAliasTargets`), which bumps the counter if no instance has yet: a swap made by
+ * hand then reaches every reader of the counter, the gateway's edge cache included, within the
+ * check interval.
  */
 export function generationSource({
   elasticsearch,
@@ -57,12 +72,25 @@ export function generationSource({
 }): GenerationSource {
   // One warning per outage, not one per request.
   let failing = false;
+  /** The indices this instance last recorded for the alias. */
+  let recorded: string | undefined;
   const read = freshRead(async (): Promise<string | undefined> => {
     try {
-      const [indices, enrichment] = await Promise.all([aliasTargets(elasticsearch, scope.alias), readCatalogueGeneration(redis, scope)]);
+      const [indices, counter] = await Promise.all([aliasTargets(elasticsearch, scope.alias), readCatalogueGeneration(redis, scope)]);
       if (failing) logger.info('catalogue generation readable again; response cache back in use');
       failing = false;
-      return indices.length === 0 ? undefined : `${indices.join(',')}#${enrichment}`;
+      if (indices.length === 0) return undefined;
+      const targets = indices.join(',');
+      let enrichment = counter;
+      if (targets !== recorded) {
+        const bumped = await recordAliasTargets(redis, scope, targets);
+        if (bumped !== undefined) {
+          enrichment = String(bumped);
+          logger.info({ indices: targets, generation: bumped }, 'alias targets recorded as changed: catalogue generation bumped');
+        }
+        recorded = targets;
+      }
+      return `${targets}#${enrichment}`;
     } catch (error) {
       if (!failing) logger.warn({ err: error }, 'cannot read the catalogue generation; answering without the response cache');
       failing = true;
@@ -123,9 +151,11 @@ export function generationSource({
   timer.unref();
 
   return {
-    current: () => {
+    current: async (atLeast) => {
       if (!listening) return read();
-      return held ?? reread();
+      const value = await (held ?? reread());
+      // Behind a counter the caller has seen (or unknown): the message has not arrived yet.
+      return atLeast !== undefined && !(counterOf(value) >= atLeast) ? reread() : value;
     },
     close: () => clearInterval(timer),
   };

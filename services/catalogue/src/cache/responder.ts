@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
+import {
+  CATALOGUE_GENERATION_HEADER,
+  enrichmentGenerationOf,
+  generationMark,
+  matchesEtag,
+  type CachedResponse,
+  type GenerationScope,
+  type ResponseCache,
+} from '@fragrance/response-cache';
 import { responseCacheLookups } from '../metrics.ts';
-import type { CachedResponse, ResponseCache } from './response-cache.ts';
 
 /**
  * Sent with every cacheable 200 and 304. `private`: answers belong to the API key that asked
@@ -36,13 +44,6 @@ export type Responder = (
 /** Strong ETag of a body: the first 128 bits of its SHA-256, so equal bytes give equal tags. */
 const bodyEtag = (body: Buffer): string => `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
 
-/** Does an If-None-Match header list this ETag (weak comparison, RFC 9110 §13.1.2)? */
-export function matchesEtag(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
-
 async function render(compute: () => Promise<Computed | undefined>): Promise<CachedResponse | undefined> {
   const computed = await compute();
   if (!computed) return undefined;
@@ -51,7 +52,9 @@ async function render(compute: () => Promise<Computed | undefined>): Promise<Cac
   return { body, etag: computed.etag ?? bodyEtag(body) };
 }
 
-function send(req: Request, res: Response, response: CachedResponse): void {
+function send(req: Request, res: Response, response: CachedResponse, mark: string | undefined): void {
+  // The counter the answer was computed under, for the gateway's edge cache (which removes the header).
+  if (mark !== undefined) res.setHeader(CATALOGUE_GENERATION_HEADER, mark);
   res.setHeader('ETag', response.etag);
   res.setHeader('Cache-Control', CACHE_CONTROL);
   if (matchesEtag(req.get('if-none-match'), response.etag)) {
@@ -65,11 +68,26 @@ function send(req: Request, res: Response, response: CachedResponse): void {
 /**
  * The responder of the routes. With a cache, `key` (the normalised request) is looked up under
  * the catalogue's current generation; without one, or while the generation cannot be read,
- * every answer is computed (same bytes, same headers).
+ * every answer is computed (same bytes, same headers). A request from the gateway's edge cache
+ * carries the counter it read (CATALOGUE_GENERATION_HEADER); a held generation older than that
+ * is read again before answering, and every cacheable answer is marked with its own counter.
  */
-export function createResponder(cache?: { responses: ResponseCache; generation: () => Promise<string | undefined> }): Responder {
+export function createResponder(cache?: {
+  responses: ResponseCache;
+  /** The generation now, read again first when it is older than `atLeast` (GenerationSource.current). */
+  generation: (atLeast?: number) => Promise<string | undefined>;
+  scope: GenerationScope;
+}): Responder {
+  const markPrefix = cache ? generationMark(cache.scope, '') : '';
+  /** The counter the gateway's edge cache read for this request, when it forwards one for our key. */
+  const seenByEdge = (req: Request): number | undefined => {
+    const mark = req.headers[CATALOGUE_GENERATION_HEADER];
+    if (typeof mark !== 'string' || !mark.startsWith(markPrefix)) return undefined;
+    const counter = Number(mark.slice(markPrefix.length));
+    return Number.isSafeInteger(counter) ? counter : undefined;
+  };
   return async (req, res, route, params, compute) => {
-    const generation = cache ? await cache.generation() : undefined;
+    const generation = cache ? await cache.generation(seenByEdge(req)) : undefined;
     let response: CachedResponse | undefined;
     if (cache && generation !== undefined) {
       const lookup = await cache.responses.get(requestKey(route, params), generation, () => render(compute));
@@ -81,7 +99,8 @@ export function createResponder(cache?: { responses: ResponseCache; generation: 
       response = await render(compute);
     }
     if (!response) return false;
-    send(req, res, response);
+    const counter = enrichmentGenerationOf(generation);
+    send(req, res, response, cache && counter !== undefined ? generationMark(cache.scope, counter) : undefined);
     return true;
   };
 }

@@ -2,14 +2,8 @@ import type { Client } from '@elastic/elasticsearch';
 import type { FragranceDetail, ProvenanceSource } from '@fragrance/contracts';
 import type { BatchResult, EnrichBatchJobData } from '@fragrance/jobs';
 import type { Logger } from '@fragrance/http';
-import {
-  bumpCatalogueGeneration,
-  currentIndex,
-  saveEnrichment,
-  type EnrichmentUpdate,
-  type GenerationStore,
-  type StoredEmbedding,
-} from '@fragrance/search';
+import { bumpCatalogueGeneration, type GenerationStore } from '@fragrance/response-cache';
+import { currentIndex, saveEnrichment, type EnrichmentUpdate, type StoredEmbedding } from '@fragrance/search';
 import { readRows, writeRows, type DocumentBuilder, type RowWrite, type StoredRow } from '../catalogue.ts';
 import type { Enricher, EnrichContext } from '../enrichers/types.ts';
 import { applySupplied, sameValue } from './apply.ts';

@@ -1,9 +1,20 @@
 import { LRUCache } from 'lru-cache';
 
-/** A 200 answer exactly as sent: the serialised body and its strong ETag. */
+/**
+ * A 200 answer exactly as sent: the serialised body, its strong ETag and, where the answer is
+ * relayed (the gateway's edge cache), the upstream's own headers that go with it.
+ */
 export interface CachedResponse {
   body: Buffer;
   etag: string;
+  headers?: Readonly<Record<string, string>>;
+}
+
+/** Bytes an answer's headers take in the cache (names and values, up to 2 bytes a character). */
+function headerBytes(headers: Readonly<Record<string, string>> | undefined): number {
+  let bytes = 0;
+  for (const name in headers) bytes += (name.length + (headers[name]?.length ?? 0)) * 2;
+  return bytes;
 }
 
 /** Bytes counted per entry beyond its body and key (the entry object, the LRU's bookkeeping). */
@@ -47,7 +58,8 @@ export function createResponseCache({ maxBytes }: { maxBytes: number }): Respons
   const lru = new LRUCache<string, Entry>({
     maxSize: maxBytes,
     // A string costs up to 2 bytes a character in V8.
-    sizeCalculation: (entry, key) => entry.response.body.length + (key.length + entry.generation.length) * 2 + ENTRY_OVERHEAD_BYTES,
+    sizeCalculation: (entry, key) =>
+      entry.response.body.length + headerBytes(entry.response.headers) + (key.length + entry.generation.length) * 2 + ENTRY_OVERHEAD_BYTES,
   });
   const inFlight = new Map<string, Promise<CachedResponse | undefined>>();
 

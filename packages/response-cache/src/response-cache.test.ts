@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { createResponseCache, type CachedResponse } from './response-cache.ts';
-import { freshRead } from './fresh-read.ts';
 
 const answer = (bytes: number): CachedResponse => ({ body: Buffer.alloc(bytes, 97), etag: '"x"' });
 
@@ -51,33 +50,13 @@ describe('response cache (in process)', () => {
     expect(cache.entries).toBe(1); // replaced, not kept beside the old one
     expect((await cache.get('k', 'g2', () => Promise.reject(new Error('not called')))).response?.body.length).toBe(20);
   });
-});
 
-describe('freshRead', () => {
-  it('gives a caller a read that started after it asked, one read for all who waited', async () => {
-    let reads = 0;
-    const release: (() => void)[] = [];
-    const read = freshRead(
-      () =>
-        new Promise<number>((resolve) => {
-          const n = ++reads;
-          release.push(() => resolve(n));
-        }),
-    );
-    const first = read();
-    // These arrive while read 1 is in flight: it may predate what they must see, so they share read 2.
-    const later = [read(), read(), read()];
-    expect(reads).toBe(1);
-    release.shift()?.();
-    expect(await first).toBe(1);
-    await new Promise((r) => setTimeout(r, 0));
-    expect(reads).toBe(2);
-    release.shift()?.();
-    expect(await Promise.all(later)).toEqual([2, 2, 2]);
-    // Idle again: the next caller starts its own read at once.
-    const next = read();
-    expect(reads).toBe(3);
-    release.shift()?.();
-    expect(await next).toBe(3);
+  it('counts a relayed answer’s headers against the bound', async () => {
+    const withHeaders = createResponseCache({ maxBytes: 10_000 });
+    const headers = { 'content-type': 'application/json; charset=utf-8', 'x-padding': 'p'.repeat(1_000) };
+    await withHeaders.get('k', 'g1', () => Promise.resolve({ ...answer(100), headers }));
+    const bare = createResponseCache({ maxBytes: 10_000 });
+    await bare.get('k', 'g1', () => Promise.resolve(answer(100)));
+    expect(withHeaders.bytes - bare.bytes).toBe(('content-type'.length + headers['content-type'].length + 'x-padding'.length + 1_000) * 2);
   });
 });

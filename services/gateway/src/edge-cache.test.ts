@@ -1,0 +1,231 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
+import { FragranceDetail, MeResponse, SearchResponse } from '@fragrance/contracts';
+import { bumpCatalogueGeneration } from '@fragrance/response-cache';
+import { currentIndex, ingestCatalogue } from '@fragrance/search';
+import { makeRecord } from '@fragrance/search/testing';
+import {
+  freePort,
+  startService,
+  testElasticsearch,
+  testRedis,
+  type RunningService,
+  type TestElasticsearch,
+  type TestRedis,
+} from '@fragrance/testkit';
+import { edgeCacheBytes, edgeCacheEntries } from './metrics.ts';
+import { bearer, close, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+
+/** Sits between the gateway and the catalogue and counts the requests that reach the catalogue, by target. */
+async function countingRelay(target: string): Promise<{ url: string; server: Server; seen: (url: string) => number }> {
+  const counts = new Map<string, number>();
+  const server = createServer((req, res) => {
+    counts.set(req.url ?? '', (counts.get(req.url ?? '') ?? 0) + 1);
+    const upstream = httpRequest(`${target}${req.url ?? ''}`, { method: req.method, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  return { url: await listen(server), server, seen: (url) => counts.get(url) ?? 0 };
+}
+
+/** Headers that belong to one exchange (or count the quota down): the only ones a cached answer may differ in. */
+const EXCHANGE = new Set(['date', 'x-request-id', 'ratelimit', 'ratelimit-remaining', 'ratelimit-reset', 'keep-alive', 'connection']);
+const answerHeaders = (res: Response) => [...res.headers].filter(([name]) => !EXCHANGE.has(name)).sort();
+
+const rose = (n: number) => makeRecord({ name: `Rose Garden ${n}`, brand: 'Edge House', votes: 100 + n });
+
+// Real gateway, real catalogue (its own process, its own response cache), real Redis and
+// Elasticsearch; a counting relay between the two shows which requests reached the catalogue.
+describe('edge cache (gateway)', () => {
+  let es: TestElasticsearch;
+  let redis: TestRedis;
+  let catalogue: RunningService;
+  let relay: Awaited<ReturnType<typeof countingRelay>>;
+  let gateway: GatewayUnderTest;
+  let store: KeyStore;
+  let alias: string;
+  let apiKey: string;
+  const records = [rose(1), rose(2), rose(3)];
+  const scope = () => ({ prefix: redis.prefix.replace(/:$/, ''), alias });
+  const gatewayEnv = () => ({ UPSTREAM_TIMEOUT_MS: '5000', JOBS_PREFIX: scope().prefix, CATALOGUE_ALIAS: alias });
+
+  beforeAll(async () => {
+    es = await testElasticsearch('gw-edge');
+    redis = await testRedis('gw-edge');
+    alias = es.index('fragrances');
+    await ingestCatalogue({ client: es.client, alias, records });
+    catalogue = await startService('catalogue', await freePort(), {
+      ELASTICSEARCH_URL: es.url,
+      REDIS_URL: redis.url,
+      JOBS_PREFIX: scope().prefix,
+      CATALOGUE_ALIAS: alias,
+      CURSOR_SECRET: randomBytes(32).toString('base64url'),
+      EMBEDDINGS_ENABLED: 'false',
+      // A swap made by hand is noticed within this (the edge test below waits up to 3 s).
+      RESPONSE_CACHE_GENERATION_CHECK_MS: '100',
+    });
+    relay = await countingRelay(catalogue.url);
+    gateway = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl: relay.url, env: gatewayEnv() });
+    store = createKeyStore({ redis: redis.redis, prefix: redis.prefix });
+    ({ apiKey } = await store.create({ owner: 'edge-cache', quota: 100_000 }));
+  }, 90_000);
+  afterAll(async () => {
+    await gateway.close();
+    await close(relay.server);
+    await catalogue.stop();
+    await redis.cleanup();
+    await es.cleanup();
+  });
+
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${gateway.url}${path}`, { headers: { ...bearer(apiKey), ...headers } });
+  const names = async (res: Response) => SearchResponse.parse(await res.json()).data.map((d) => d.name);
+  const searches = async () => (await es.client.indices.stats({ index: alias, metric: 'search' }))._all.primaries?.search?.query_total ?? 0;
+
+  it('answers a repeated search and detail at the edge, byte for byte, each one admitted and counted', async () => {
+    const { apiKey: counted } = await store.create({ owner: 'edge-billing', quota: 100 });
+    for (const path of ['/v1/fragrances?query=rose%20garden&limit=2', `/v1/fragrances/${records[0]?.id ?? ''}`]) {
+      const answers = [];
+      for (let i = 0; i < 3; i++) answers.push(await fetch(`${gateway.url}${path}`, { headers: bearer(counted) }));
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 200]);
+      expect(relay.seen(path)).toBe(1); // the second and third never left the gateway
+      const [first, ...rest] = await Promise.all(
+        answers.map(async (r) => ({ headers: answerHeaders(r), body: Buffer.from(await r.arrayBuffer()) })),
+      );
+      for (const other of rest) {
+        expect(other.body.equals(first!.body)).toBe(true);
+        expect(other.headers).toEqual(first!.headers);
+      }
+      // The catalogue's caching headers pass through; its internal generation header does not.
+      expect(answers[0]?.headers.get('etag')).toMatch(/^"/);
+      expect(answers[0]?.headers.get('cache-control')).toBe('private, max-age=0, must-revalidate');
+      expect(answers.some((r) => r.headers.has('x-catalogue-generation'))).toBe(false);
+    }
+    const me = MeResponse.parse(await (await fetch(`${gateway.url}/v1/me`, { headers: bearer(counted) })).json());
+    expect(me.used_today).toBe(6);
+  });
+
+  it('answers If-None-Match with 304 at the edge, counted, and 200 when the tag is another', async () => {
+    const path = `/v1/fragrances/${records[1]?.id ?? ''}`;
+    const first = await get(path);
+    const etag = first.headers.get('etag') ?? '';
+    const remaining = Number(first.headers.get('ratelimit-remaining'));
+    const revalidated = await get(path, { 'if-none-match': etag });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get('etag')).toBe(etag);
+    expect(revalidated.headers.get('cache-control')).toBe('private, max-age=0, must-revalidate');
+    expect(revalidated.headers.has('content-type')).toBe(false);
+    expect(Number(revalidated.headers.get('ratelimit-remaining'))).toBe(remaining - 1);
+    expect((await get(path, { 'if-none-match': '"something-else"' })).status).toBe(200);
+    expect(relay.seen(path)).toBe(1);
+  });
+
+  it('sends 50 concurrent requests for a cold key to the catalogue (and Elasticsearch) once', async () => {
+    const path = '/v1/fragrances?query=garden&limit=3';
+    const before = await searches();
+    const answers = await Promise.all(Array.from({ length: 50 }, () => get(path)));
+    expect(answers.map((r) => r.status)).toEqual(Array.from({ length: 50 }, () => 200));
+    const bodies = new Set(await Promise.all(answers.map((r) => r.text())));
+    expect(bodies.size).toBe(1);
+    expect(relay.seen(path)).toBe(1);
+    expect(await searches()).toBe(before + 1);
+    // Each was admitted on its own: 50 distinct counts of the quota.
+    expect(new Set(answers.map((r) => r.headers.get('ratelimit-remaining'))).size).toBe(50);
+  });
+
+  it('shows an enrichment change on the very next request once its batch bumps the generation', async () => {
+    const id = records[2]?.id ?? '';
+    const path = `/v1/fragrances/${id}`;
+    const description = async () => FragranceDetail.parse(await (await get(path)).json()).description;
+    expect(await description()).toBeNull();
+    expect(await description()).toBeNull();
+    // What an enrichment batch does: write, make it searchable, then bump the generation.
+    const index = (await currentIndex(es.client, alias)) ?? '';
+    await es.client.update({ index, id, doc: { description: 'Petals at the edge.' }, refresh: true });
+    expect(await description()).toBeNull(); // not bumped yet: the cached answer
+    await bumpCatalogueGeneration(redis.redis, scope());
+    // No waiting: the edge reads the counter with the admission and tells the catalogue which one it saw.
+    expect(await description()).toBe('Petals at the edge.');
+    expect(await description()).toBe('Petals at the edge.');
+  });
+
+  it('serves a new index on the very next request after an ingest announces its swap', async () => {
+    const path = '/v1/fragrances?query=rose%20garden';
+    const before = await names(await get(path));
+    expect(await names(await get(path))).toEqual(before);
+    await ingestCatalogue({
+      client: es.client,
+      alias,
+      records: [...records, rose(4)],
+      afterSwap: () => bumpCatalogueGeneration(redis.redis, scope()),
+    });
+    expect(await names(await get(path))).toContain('Rose Garden 4');
+  });
+
+  it('serves a swap nobody announced once a catalogue notices it (its check interval)', async () => {
+    const path = '/v1/fragrances?query=rose%20garden&limit=20';
+    expect(await names(await get(path))).not.toContain('Rose Garden 5');
+    await ingestCatalogue({ client: es.client, alias, records: [...records, rose(4), rose(5)] });
+    await expect.poll(async () => names(await get(path)), { timeout: 3_000, interval: 20 }).toContain('Rose Garden 5');
+  });
+
+  it('keeps nothing the catalogue does not mark as cacheable: errors, 404s, HEAD', async () => {
+    const missing = '/v1/fragrances/00000000-0000-4000-8000-000000000000';
+    expect((await get(missing)).status).toBe(404);
+    expect((await get(missing)).status).toBe(404);
+    expect(relay.seen(missing)).toBe(2);
+    const bad = '/v1/fragrances?limit=0';
+    expect((await get(bad)).status).toBe(400);
+    expect((await get(bad)).status).toBe(400);
+    expect(relay.seen(bad)).toBe(2);
+    const head = `/v1/fragrances/${records[0]?.id ?? ''}`;
+    const seen = relay.seen(head);
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${gateway.url}${head}`, { method: 'HEAD', headers: bearer(apiKey) });
+      expect(res.status).toBe(200);
+      expect(res.headers.has('x-catalogue-generation')).toBe(false);
+    }
+    expect(relay.seen(head) - seen).toBe(2);
+  });
+
+  it('keeps nothing when its generation key is not the catalogue’s (another JOBS_PREFIX)', async () => {
+    const other = await startGateway({
+      redis: redis.redis,
+      prefix: redis.prefix,
+      upstreamUrl: relay.url,
+      env: { ...gatewayEnv(), JOBS_PREFIX: `${scope().prefix}-other` },
+    });
+    try {
+      const path = '/v1/fragrances?query=rose&limit=4';
+      for (let i = 0; i < 3; i++) expect((await fetch(`${other.url}${path}`, { headers: bearer(apiKey) })).status).toBe(200);
+      expect(relay.seen(path)).toBe(3);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('never holds more bytes than EDGE_CACHE_MAX_BYTES', async () => {
+    const small = await startGateway({
+      redis: redis.redis,
+      prefix: redis.prefix,
+      upstreamUrl: relay.url,
+      env: { ...gatewayEnv(), EDGE_CACHE_MAX_BYTES: '6000' },
+    });
+    const gauge = async (metric: typeof edgeCacheBytes) => (await metric.get()).values[0]?.value ?? 0;
+    try {
+      for (let limit = 1; limit <= 30; limit++) {
+        const res = await fetch(`${small.url}/v1/fragrances?query=rose&limit=${limit}`, { headers: bearer(apiKey) });
+        expect(res.status).toBe(200);
+        expect(await gauge(edgeCacheBytes)).toBeLessThanOrEqual(6000);
+      }
+      expect(await gauge(edgeCacheEntries)).toBeGreaterThan(0);
+    } finally {
+      await small.close();
+    }
+  });
+});

@@ -1,0 +1,163 @@
+import type { Request, RequestHandler, Response } from 'express';
+import {
+  CATALOGUE_GENERATION_HEADER,
+  catalogueGenerationKey,
+  generationMark,
+  matchesEtag,
+  type CachedResponse,
+  type CacheLookup,
+  type GenerationScope,
+  type ResponseCache,
+} from '@fragrance/response-cache';
+import { edgeCacheLookups, type EdgeCacheOutcome } from './metrics.ts';
+import type { UpstreamAnswer, UpstreamRead } from './proxy.ts';
+
+/** Answer headers that belong to one exchange, not to the answer: the edge sets its own. */
+const PER_EXCHANGE = new Set(['date', 'x-request-id', 'content-length']);
+/** What a 304 repeats of the 200 it stands for (RFC 9110 §15.4.5). */
+const NOT_MODIFIED_HEADERS = ['cache-control', 'content-location', 'etag', 'expires', 'vary'] as const;
+/** The edge asks for whole answers on a miss and decides If-None-Match itself, for every client alike. */
+const CONDITIONAL_REQUEST_HEADERS: ReadonlySet<string> = new Set(['if-none-match', 'if-modified-since']);
+
+export interface EdgeCacheOptions {
+  cache: ResponseCache;
+  /** Reads the counter (ioredis's Redis satisfies it); on the request path's connection. */
+  redis: { get: (key: string) => Promise<string | null> };
+  scope: GenerationScope;
+  /** Fetches the catalogue's whole answer (upstreamReader). */
+  read: UpstreamRead;
+}
+
+export interface EdgeCache {
+  /**
+   * Starts reading the catalogue generation for a GET; mounted right before admission, so both
+   * commands leave in the same tick and share one round trip to Redis (auto-pipelining).
+   */
+  readGeneration: RequestHandler;
+  /** Answers an admitted GET from the cache, or from the catalogue and keeps the answer; else next(). */
+  serve: RequestHandler;
+}
+
+const generationOf = (res: Response): Promise<string | undefined> | undefined =>
+  res.locals.edgeGeneration as Promise<string | undefined> | undefined;
+
+/** The answer as the cache keeps it, when the catalogue marked it with `mark` (the counter read for this request) and it may be kept. */
+function cacheable(answer: UpstreamAnswer, mark: string): CachedResponse | undefined {
+  if (answer.statusCode !== 200 || answer.generation !== mark) return undefined;
+  const etag = answer.headers.etag;
+  if (typeof etag !== 'string') return undefined;
+  const headers: Record<string, string> = {};
+  for (const name in answer.headers) {
+    const value = answer.headers[name];
+    if (PER_EXCHANGE.has(name)) continue;
+    // A repeated header (Set-Cookie and the like) belongs to one client: such an answer is not shared.
+    if (typeof value !== 'string') return undefined;
+    headers[name] = value;
+  }
+  return { body: answer.body, etag, headers };
+}
+
+/** Sends a 200 (or the 304 a matching If-None-Match asks for) with the answer's own headers. */
+function send(req: Request, res: Response, statusCode: number, headers: Readonly<Record<string, string | string[]>>, body: Buffer): void {
+  const etag = headers.etag;
+  if (statusCode === 200 && typeof etag === 'string' && matchesEtag(req.headers['if-none-match'], etag)) {
+    for (const name of NOT_MODIFIED_HEADERS) {
+      const value = headers[name];
+      if (value !== undefined) res.setHeader(name, value);
+    }
+    res.statusCode = 304;
+    res.end();
+    return;
+  }
+  for (const name in headers) {
+    const value = headers[name];
+    if (value !== undefined && !PER_EXCHANGE.has(name)) res.setHeader(name, value);
+  }
+  res.statusCode = statusCode;
+  res.setHeader('content-length', body.length);
+  res.end(body);
+}
+
+/**
+ * The edge cache (docs/search.md#the-edge-cache): catalogue answers kept in the gateway, keyed by
+ * the request target and the catalogue's generation, so a popular search costs one admission
+ * and no hop to the catalogue.
+ *
+ * - Every request is still admitted and counted first (billing exact; 429s and 401s as ever).
+ * - The generation's counter is read from Redis with each request's admission, so a bump (an
+ *   enrichment batch, an ingest or rollback, a swap a catalogue noticed) is seen by the very next
+ *   request. A miss tells the catalogue the counter it read, so a catalogue whose bump message is
+ *   still on its way reads the generation again rather than answer from the old one; an answer is
+ *   kept only when the catalogue marks it with that very counter (CATALOGUE_GENERATION_HEADER).
+ * - Only 200s with an ETag that the catalogue marks with a generation are kept: errors, 404s and
+ *   answers of a catalogue without its own cache (no generation) are relayed and forgotten.
+ * - Concurrent requests for a missing answer share one request to the catalogue.
+ * - If the counter cannot be read (Redis trouble after admission), the request is proxied as usual.
+ */
+export function edgeCache({ cache, redis, scope, read }: EdgeCacheOptions): EdgeCache {
+  const key = catalogueGenerationKey(scope);
+  // One labels object per route and outcome, made once (every cached request counts one).
+  const labels = new Map<string, { route: string; outcome: EdgeCacheOutcome }>();
+  const count = (route: string, outcome: EdgeCacheOutcome) => {
+    const id = `${route} ${outcome}`;
+    let pair = labels.get(id);
+    if (!pair) labels.set(id, (pair = { route, outcome }));
+    edgeCacheLookups.inc(pair);
+  };
+
+  const readGeneration: RequestHandler = (req, res, next) => {
+    if (req.method === 'GET') {
+      res.locals.edgeGeneration = redis.get(key).then(
+        (value) => value ?? '0',
+        () => undefined,
+      );
+    }
+    next();
+  };
+
+  const serve: RequestHandler = async (req, res, next) => {
+    const pending = generationOf(res);
+    if (req.method !== 'GET' || !pending) {
+      next();
+      return;
+    }
+    const route = (req.route as { path?: string } | undefined)?.path ?? 'other';
+    const generation = await pending;
+    if (generation === undefined) {
+      count(route, 'bypass');
+      next();
+      return;
+    }
+    let own: UpstreamAnswer | undefined;
+    let lookup: CacheLookup;
+    try {
+      const mark = generationMark(scope, generation);
+      lookup = await cache.get(req.originalUrl, generation, async () => {
+        // The counter read for this request goes along: a catalogue still holding an older one reads it again first.
+        own = await read(req, {
+          omitRequestHeaders: CONDITIONAL_REQUEST_HEADERS,
+          addRequestHeaders: { [CATALOGUE_GENERATION_HEADER]: mark },
+        });
+        return cacheable(own, mark);
+      });
+    } catch (error) {
+      // The catalogue's failure (503/504/502), for this request and every one that waited on it.
+      next(error);
+      return;
+    }
+    if (lookup.response) {
+      count(route, lookup.outcome);
+      send(req, res, 200, lookup.response.headers ?? {}, lookup.response.body);
+      return;
+    }
+    count(route, 'uncacheable');
+    if (own) {
+      send(req, res, own.statusCode, own.headers, own.body);
+      return;
+    }
+    // Waited on another request's answer that could not be shared (an error with its request id, say): ask for our own.
+    next();
+  };
+
+  return { readGeneration, serve };
+}
