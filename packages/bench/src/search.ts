@@ -13,7 +13,8 @@
 // BENCH_GATEWAY_URL + BENCH_API_KEY (use a running gateway instead of starting one), BENCH_SKIP_GATEWAY=1, BENCH_ROUNDS (4: each target's 20 s
 // are split into interleaved rounds, so load drifting on a shared machine hits all alike),
 // BENCH_ALIAS (fragrances), BENCH_PORT_BASE (catalogue, gateway and Redis on this port and the
-// next two instead of free ephemeral ports).
+// next two instead of free ephemeral ports), BENCH_DRIVER (raw: every target gets bare requests
+// whose answers are read, not parsed; client: the service's through @fragrance/client).
 //
 // Workloads (`npm run bench:search -- --workload uniform|zipf`): `uniform` (default) cycles the
 // 3,000-request mix; `zipf` builds 10,000 distinct requests of the same mix and replays one
@@ -72,6 +73,18 @@ const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
 const ALIAS = process.env.BENCH_ALIAS ?? 'fragrances';
 const PORT_BASE = process.env.BENCH_PORT_BASE ? Number(process.env.BENCH_PORT_BASE) : undefined;
 const WORKLOAD = parseWorkload(process.argv.slice(2));
+/**
+ * How the load generator sends the service's requests: `raw` (default) as the bare GET the client
+ * would send, the answer read whole but not parsed, exactly as target (a) reads Elasticsearch's;
+ * `client` through @fragrance/client, as customers do, parsing every answer. The load generator
+ * shares the machine's two cores, so its own CPU per request (driver_cpu_ms_per_request in the
+ * JSON) is taken from the targets it drives: with `client`, (b) and (c) pay for JSON parsing that
+ * (a) does not (about 0.2 ms more per request), on the cores they are measured on.
+ */
+const DRIVER = process.env.BENCH_DRIVER ?? 'raw';
+if (DRIVER !== 'client' && DRIVER !== 'raw') throw new Error(`BENCH_DRIVER must be client or raw, got ${DRIVER}`);
+/** A service request as the chosen driver sends it. */
+const serviceRequest = (call: ClientCall, raw: LoadRequest): ClientCall | LoadRequest => (DRIVER === 'raw' ? raw : call);
 /** Distinct requests: the uniform mix is cycled; the zipf one is drawn from by popularity. */
 const MIX_SIZE = WORKLOAD === 'zipf' ? 10_000 : 3_000;
 const ZIPF_EXPONENT = 1.1;
@@ -97,9 +110,12 @@ interface Sampled {
 interface Pair {
   kind: string;
   service: ClientCall;
+  /** The same request as the bare GET the client sends (BENCH_DRIVER=raw). */
+  raw: LoadRequest;
   elasticsearch: LoadRequest;
   /** descriptions workload: the same text with search_mode=lexical, through the gateway (target d). */
   lexical?: ClientCall;
+  lexicalRaw?: LoadRequest;
   /** descriptions workload: the query text (its embedding time is measured). */
   text?: string;
 }
@@ -192,8 +208,10 @@ function descriptionMix(records: Sampled[]): Pair[] {
     pairs.push({
       kind: 'description',
       service: searchCall({ query, limit, search_mode: 'hybrid' }),
+      raw: { path: servicePath({ query, limit, search_mode: 'hybrid' }) },
       elasticsearch: esSearch({ query, limit, search_mode: 'lexical' }),
       lexical: searchCall({ query, limit, search_mode: 'lexical' }),
+      lexicalRaw: { path: servicePath({ query, limit, search_mode: 'lexical' }) },
       text: query,
     });
   }
@@ -232,7 +250,7 @@ async function buildMix(records: Sampled[], catalogueUrl: string): Promise<Pair[
     const path = servicePath(params);
     if (WORKLOAD === 'zipf' && distinct.has(path)) return;
     distinct.add(path);
-    pairs.push({ kind, service: searchCall(params), elasticsearch: esSearch(params) });
+    pairs.push({ kind, service: searchCall(params), raw: { path: servicePath(params) }, elasticsearch: esSearch(params) });
   };
   while (pairs.length < MIX_SIZE) {
     const r = pick(random, records);
@@ -243,6 +261,7 @@ async function buildMix(records: Sampled[], catalogueUrl: string): Promise<Pair[
       pairs.push({
         kind: 'detail',
         service: (client) => client.fragrance(r.id),
+        raw: { path: `/v1/fragrances/${r.id}` },
         elasticsearch: { path: `/${ALIAS}/_doc/${r.id}?_source_excludes=${SEARCH_OBJECT}` },
       });
     } else if (roll < 0.55) {
@@ -340,6 +359,7 @@ interface Summary {
   gateway_cpu_ms_per_request: number;
   /** Node stats CPU time of the Elasticsearch cluster per request of this target. */
   elasticsearch_cpu_ms_per_request: number;
+  driver_cpu_ms_per_request: number;
 }
 
 interface Target {
@@ -386,6 +406,7 @@ async function measure(
         catalogueCpu: 0,
         gatewayCpu: 0,
         esCpu: 0,
+        driverCpu: 0,
       },
     ]),
   );
@@ -397,16 +418,19 @@ async function measure(
       const own = target.pids ?? pids;
       const cpu0 = [cpuMs(own.catalogue), cpuMs(own.gateway)];
       const es0 = await esCpuMs();
+      const driver0 = process.cpuUsage();
       const res = await runLoad({
         url: target.url,
         concurrency,
         durationMs: (durationS * 1_000) / rounds,
         warmupMs: round === 0 ? warmupS * 1_000 : 0,
         seed: 11,
-        ...(target.apiKey ? { apiKey: target.apiKey } : {}),
+        ...(target.apiKey ? { apiKey: target.apiKey, headers: { authorization: `Bearer ${target.apiKey}` } } : {}),
         histogram: total.histogram,
         next: (_r, i) => target.pick(at(i + round * 997)),
       });
+      const driver = process.cpuUsage(driver0);
+      total.driverCpu += (driver.user + driver.system) / 1000;
       total.catalogueCpu += cpuMs(own.catalogue) - (cpu0[0] ?? 0);
       total.gatewayCpu += cpuMs(own.gateway) - (cpu0[1] ?? 0);
       total.esCpu += (await esCpuMs()) - es0;
@@ -431,10 +455,12 @@ async function measure(
       catalogue_cpu_ms_per_request: Math.round((t.catalogueCpu / Math.max(1, t.requests)) * 1000) / 1000,
       gateway_cpu_ms_per_request: Math.round((t.gatewayCpu / Math.max(1, t.requests)) * 1000) / 1000,
       elasticsearch_cpu_ms_per_request: Math.round((t.esCpu / Math.max(1, t.requests)) * 1000) / 1000,
+      // The load generator's own (warm-ups included, so slightly high).
+      driver_cpu_ms_per_request: Math.round((t.driverCpu / Math.max(1, t.requests)) * 1000) / 1000,
     };
     results.set(target.name, summary);
     say(
-      `  ${target.label}: ${summary.rps} req/s, p50 ${summary.p50_ms} ms, p99 ${summary.p99_ms} ms, errors ${summary.errors}, ES CPU ${summary.elasticsearch_cpu_ms_per_request} ms/req, load average ${(loadavg()[0] ?? 0).toFixed(2)}`,
+      `  ${target.label}: ${summary.rps} req/s, p50 ${summary.p50_ms} ms, p99 ${summary.p99_ms} ms, errors ${summary.errors}, ES CPU ${summary.elasticsearch_cpu_ms_per_request} ms/req, load generator CPU ${summary.driver_cpu_ms_per_request} ms/req, load average ${(loadavg()[0] ?? 0).toFixed(2)}`,
     );
   }
   return results;
@@ -579,7 +605,7 @@ async function main(): Promise<void> {
     );
     const targets: Target[] = [
       { name: 'a', label: '(a) Elasticsearch directly', url: ELASTICSEARCH_URL, pick: (p) => p.elasticsearch },
-      { name: 'b', label: '(b) catalogue service', url: catalogueUrl, pick: (p) => p.service },
+      { name: 'b', label: '(b) catalogue service', url: catalogueUrl, pick: (p) => serviceRequest(p.service, p.raw) },
       ...(gatewayUrl && apiKey
         ? [
             {
@@ -587,13 +613,21 @@ async function main(): Promise<void> {
               label: '(c) through the gateway',
               url: gatewayUrl,
               apiKey,
-              pick: (p: Pair) => p.service,
+              pick: (p: Pair) => serviceRequest(p.service, p.raw),
             },
           ]
         : []),
       // The same services with METRICS_ENABLED=false (BENCH_METRICS_OFF=1), with their own CPU accounting.
       ...(catalogueOffUrl
-        ? [{ name: 'b_off', label: '(b) catalogue, metrics off', url: catalogueOffUrl, pick: (p: Pair) => p.service, pids: offPids }]
+        ? [
+            {
+              name: 'b_off',
+              label: '(b) catalogue, metrics off',
+              url: catalogueOffUrl,
+              pick: (p: Pair) => serviceRequest(p.service, p.raw),
+              pids: offPids,
+            },
+          ]
         : []),
       ...(gatewayOffUrl && apiKey
         ? [
@@ -602,13 +636,21 @@ async function main(): Promise<void> {
               label: '(c) through the gateway, metrics off',
               url: gatewayOffUrl,
               apiKey,
-              pick: (p: Pair) => p.service,
+              pick: (p: Pair) => serviceRequest(p.service, p.raw),
               pids: offPids,
             },
           ]
         : []),
       ...(WORKLOAD === 'descriptions' && gatewayUrl && apiKey
-        ? [{ name: 'd', label: '(d) lexical through the gateway', url: gatewayUrl, apiKey, pick: (p: Pair) => p.lexical ?? p.service }]
+        ? [
+            {
+              name: 'd',
+              label: '(d) lexical through the gateway',
+              url: gatewayUrl,
+              apiKey,
+              pick: (p: Pair) => serviceRequest(p.lexical ?? p.service, p.lexicalRaw ?? p.raw),
+            },
+          ]
         : []),
     ];
     const pids = { catalogue: catalogue.pid, gateway: gatewayPid };
@@ -647,6 +689,7 @@ async function main(): Promise<void> {
       // The machine's 1/5/15-minute load average at the end: on a shared machine latencies are only comparable at like load.
       load_average: loadavg().map((x) => Math.round(x * 100) / 100),
       workload: WORKLOAD,
+      driver: DRIVER,
       ...(WORKLOAD === 'zipf' ? { zipf: { distinct: mix.length, exponent: ZIPF_EXPONENT, seed: 2027 } } : {}),
       documents,
       concurrency: CONCURRENCY,

@@ -21,7 +21,7 @@ import type { DeprecatableRoute, GatewayConfig } from './config.ts';
 import { sizeExport } from './export-admission.ts';
 import { redisCheck, upstreamCheck, type HealthCheck } from './health.ts';
 import { edgeCache } from './edge-cache.ts';
-import { proxyTo, upstreamReader } from './proxy.ts';
+import { proxyTo, upstreamForwarder } from './proxy.ts';
 import { setRateLimitHeaders } from './rate-limit-headers.ts';
 import { inSequence } from './in-sequence.ts';
 import { normaliseRequestTargets } from './request-target.ts';
@@ -113,7 +113,7 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
       cache,
       redis,
       scope: { prefix: config.JOBS_PREFIX, alias: config.CATALOGUE_ALIAS },
-      read: upstreamReader(catalogue),
+      forward: upstreamForwarder(catalogue),
     });
   }
   /** The answers the catalogue caches (and marks with its generation): cached at the edge too. */

@@ -72,7 +72,8 @@ describe('edge cache (gateway)', () => {
     relay = await countingRelay(catalogue.url);
     gateway = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl: relay.url, env: gatewayEnv() });
     store = createKeyStore({ redis: redis.redis, prefix: redis.prefix });
-    ({ apiKey } = await store.create({ owner: 'edge-cache', quota: 100_000 }));
+    // Bursts far above the default: every test here sends dozens of requests at once.
+    ({ apiKey } = await store.create({ owner: 'edge-cache', quota: 100_000, burst: 10_000, refillPerSecond: 10_000 }));
   }, 90_000);
   afterAll(async () => {
     await gateway.close();
@@ -123,6 +124,22 @@ describe('edge cache (gateway)', () => {
     expect(Number(revalidated.headers.get('ratelimit-remaining'))).toBe(remaining - 1);
     expect((await get(path, { 'if-none-match': '"something-else"' })).status).toBe(200);
     expect(relay.seen(path)).toBe(1);
+  });
+
+  it('passes a revalidation of an answer it does not hold to the catalogue, and keeps nothing of its 304', async () => {
+    const path = `/v1/fragrances/${records[0]?.id ?? ''}/similar`;
+    const etag = (await fetch(`${catalogue.url}${path}`)).headers.get('etag') ?? '';
+    expect(etag).toMatch(/^"/);
+    const revalidated = await get(path, { 'if-none-match': etag });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.headers.get('etag')).toBe(etag);
+    expect(relay.seen(path)).toBe(1);
+    const full = await get(path);
+    expect(full.status).toBe(200);
+    expect(full.headers.get('etag')).toBe(etag);
+    expect(relay.seen(path)).toBe(2); // the 304 had no body to keep
+    expect((await get(path)).status).toBe(200);
+    expect(relay.seen(path)).toBe(2);
   });
 
   it('sends 50 concurrent requests for a cold key to the catalogue (and Elasticsearch) once', async () => {

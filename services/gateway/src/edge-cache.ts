@@ -10,22 +10,20 @@ import {
   type ResponseCache,
 } from '@fragrance/response-cache';
 import { edgeCacheLookups, type EdgeCacheOutcome } from './metrics.ts';
-import type { UpstreamAnswer, UpstreamRead } from './proxy.ts';
+import type { Forward, UpstreamAnswer } from './proxy.ts';
 
 /** Answer headers that belong to one exchange, not to the answer: the edge sets its own. */
 const PER_EXCHANGE = new Set(['date', 'x-request-id', 'content-length']);
 /** What a 304 repeats of the 200 it stands for (RFC 9110 §15.4.5). */
 const NOT_MODIFIED_HEADERS = ['cache-control', 'content-location', 'etag', 'expires', 'vary'] as const;
-/** The edge asks for whole answers on a miss and decides If-None-Match itself, for every client alike. */
-const CONDITIONAL_REQUEST_HEADERS: ReadonlySet<string> = new Set(['if-none-match', 'if-modified-since']);
 
 export interface EdgeCacheOptions {
   cache: ResponseCache;
   /** Reads the counter (ioredis's Redis satisfies it); on the request path's connection. */
   redis: { get: (key: string) => Promise<string | null> };
   scope: GenerationScope;
-  /** Fetches the catalogue's whole answer (upstreamReader). */
-  read: UpstreamRead;
+  /** Forwards a request to the catalogue (upstreamForwarder). */
+  forward: Forward;
 }
 
 export interface EdgeCache {
@@ -41,9 +39,14 @@ export interface EdgeCache {
 const generationOf = (res: Response): Promise<string | undefined> | undefined =>
   res.locals.edgeGeneration as Promise<string | undefined> | undefined;
 
-/** The answer as the cache keeps it, when the catalogue marked it with `mark` (the counter read for this request) and it may be kept. */
-function cacheable(answer: UpstreamAnswer, mark: string): CachedResponse | undefined {
-  if (answer.statusCode !== 200 || answer.generation !== mark) return undefined;
+/** Read whole and offered to the cache: a 200 with an ETag the catalogue marked with `mark` (the counter read for this request). */
+const worthKeeping =
+  (mark: string) =>
+  (statusCode: number, headers: Readonly<Record<string, string | string[] | undefined>>, generation: string | undefined): boolean =>
+    statusCode === 200 && generation === mark && typeof headers.etag === 'string';
+
+/** The answer as the cache keeps it (worthKeeping said so), unless a header of it belongs to one client. */
+function cacheable(answer: UpstreamAnswer): CachedResponse | undefined {
   const etag = answer.headers.etag;
   if (typeof etag !== 'string') return undefined;
   const headers: Record<string, string> = {};
@@ -89,12 +92,13 @@ function send(req: Request, res: Response, statusCode: number, headers: Readonly
  *   request. A miss tells the catalogue the counter it read, so a catalogue whose bump message is
  *   still on its way reads the generation again rather than answer from the old one; an answer is
  *   kept only when the catalogue marks it with that very counter (CATALOGUE_GENERATION_HEADER).
- * - Only 200s with an ETag that the catalogue marks with a generation are kept: errors, 404s and
- *   answers of a catalogue without its own cache (no generation) are relayed and forgotten.
+ * - Only 200s with an ETag that the catalogue marks with that counter are read whole and kept;
+ *   everything else (errors, 404s, 304s, answers of a catalogue without its own cache) streams
+ *   through as the plain proxy streams it, and is forgotten.
  * - Concurrent requests for a missing answer share one request to the catalogue.
  * - If the counter cannot be read (Redis trouble after admission), the request is proxied as usual.
  */
-export function edgeCache({ cache, redis, scope, read }: EdgeCacheOptions): EdgeCache {
+export function edgeCache({ cache, redis, scope, forward }: EdgeCacheOptions): EdgeCache {
   const key = catalogueGenerationKey(scope);
   // One labels object per route and outcome, made once (every cached request counts one).
   const labels = new Map<string, { route: string; outcome: EdgeCacheOutcome }>();
@@ -129,16 +133,19 @@ export function edgeCache({ cache, redis, scope, read }: EdgeCacheOptions): Edge
       return;
     }
     let own: UpstreamAnswer | undefined;
+    let streamed = false;
     let lookup: CacheLookup;
     try {
       const mark = generationMark(scope, generation);
       lookup = await cache.get(req.originalUrl, generation, async () => {
-        // The counter read for this request goes along: a catalogue still holding an older one reads it again first.
-        own = await read(req, {
-          omitRequestHeaders: CONDITIONAL_REQUEST_HEADERS,
+        own = await forward(req, res, {
+          // The counter read for this request goes along: a catalogue still holding an older one reads it again first.
           addRequestHeaders: { [CATALOGUE_GENERATION_HEADER]: mark },
+          collect: worthKeeping(mark),
         });
-        return cacheable(own, mark);
+        // Anything else (an error, a 404, a 304 to this client's If-None-Match, an unmarked answer) went straight to the client.
+        streamed = own === undefined;
+        return own && cacheable(own);
       });
     } catch (error) {
       // The catalogue's failure (503/504/502), for this request and every one that waited on it.
@@ -151,6 +158,7 @@ export function edgeCache({ cache, redis, scope, read }: EdgeCacheOptions): Edge
       return;
     }
     count(route, 'uncacheable');
+    if (streamed) return;
     if (own) {
       send(req, res, own.statusCode, own.headers, own.body);
       return;

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import type { Request, RequestHandler } from 'express';
+import { Writable } from 'node:stream';
+import type { Request, RequestHandler, Response } from 'express';
 import { Agent, errors as undiciErrors } from 'undici';
 import { PayloadTooLargeError, UpstreamError } from '@fragrance/http';
 import { CATALOGUE_GENERATION_HEADER } from '@fragrance/response-cache';
@@ -82,16 +83,12 @@ export function createUpstreamAgent(): Agent {
   return new Agent({ keepAliveTimeout: UPSTREAM_IDLE_MS, keepAliveMaxTimeout: 60_000, connections: 128, pipelining: 1 });
 }
 
-function forwardedHeaders(
-  headers: IncomingHttpHeaders,
-  drop: ReadonlySet<string>,
-  alsoDrop?: ReadonlySet<string>,
-): Record<string, string | string[]> {
+function forwardedHeaders(headers: IncomingHttpHeaders, drop: ReadonlySet<string>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   // for…in over Node's own header object (no inherited keys): no entry arrays per request.
   for (const name in headers) {
     const value = headers[name];
-    if (value === undefined || HOP_BY_HOP.has(name) || drop.has(name) || alsoDrop?.has(name)) continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || drop.has(name)) continue;
     out[name] = value;
   }
   return out;
@@ -108,8 +105,8 @@ function upstreamTarget(options: ProxyOptions) {
     origin: upstream.origin,
     path: (req: Request) => `${basePath}${req.originalUrl}`,
     /** The request's headers as forwarded: hop-by-hop and dropped ones removed, X-Forwarded-* set. */
-    headers(req: Request, alsoDrop?: ReadonlySet<string>): Record<string, string | string[]> {
-      const headers = forwardedHeaders(req.headers, drop, alsoDrop);
+    headers(req: Request): Record<string, string | string[]> {
+      const headers = forwardedHeaders(req.headers, drop);
       headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
       headers['x-forwarded-proto'] = publicOrigin ? publicOrigin.protocol.slice(0, -1) : req.protocol;
       headers['x-forwarded-host'] = publicOrigin ? publicOrigin.host : (req.headers.host ?? '');
@@ -118,7 +115,7 @@ function upstreamTarget(options: ProxyOptions) {
   };
 }
 
-/** The upstream's whole answer to a GET, read into memory. */
+/** An upstream's answer read whole (the edge cache keeps some of them). */
 export interface UpstreamAnswer {
   statusCode: number;
   /** Its headers but hop-by-hop ones (and the internal generation header, given apart). */
@@ -128,74 +125,51 @@ export interface UpstreamAnswer {
   body: Buffer;
 }
 
-/** A GET to one upstream, its answer read whole; the request's headers as proxyTo forwards them, give or take the named ones. */
-export type UpstreamRead = (
-  req: Request,
-  options?: { omitRequestHeaders?: ReadonlySet<string>; addRequestHeaders?: Readonly<Record<string, string>> },
-) => Promise<UpstreamAnswer>;
-
-/**
- * Sends a GET to the upstream and reads the whole answer (the edge cache keeps some of them).
- * Fails like proxyTo before a response starts: unreachable → 503, timeout → 504, else 502, all
- * as UpstreamError; a body that stalls or breaks is a 502 too, since nothing was sent yet.
- */
-export function upstreamReader(options: ProxyOptions): UpstreamRead {
-  const target = upstreamTarget(options);
-  return async (req, { omitRequestHeaders, addRequestHeaders } = {}) => {
-    try {
-      const forwarded = target.headers(req, omitRequestHeaders);
-      if (addRequestHeaders) Object.assign(forwarded, addRequestHeaders);
-      const answer = await options.agent.request({
-        origin: target.origin,
-        path: target.path(req),
-        method: 'GET',
-        headers: forwarded,
-        headersTimeout: options.timeoutMs,
-        bodyTimeout: options.bodyIdleTimeoutMs ?? options.timeoutMs,
-      });
-      const body = Buffer.from(await answer.body.arrayBuffer());
-      const headers: Record<string, string | string[]> = {};
-      for (const name in answer.headers) {
-        const value = answer.headers[name];
-        if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-      }
-      const generation = answer.headers[CATALOGUE_GENERATION_HEADER];
-      return { statusCode: answer.statusCode, headers, generation: typeof generation === 'string' ? generation : undefined, body };
-    } catch (error) {
-      const upstreamError = toUpstreamError(error);
-      upstreamErrors.inc({
-        upstream: options.name,
-        kind: upstreamError.status === 504 ? 'timeout' : upstreamError.status === 503 ? 'unavailable' : 'failed',
-      });
-      throw upstreamError;
-    }
-  };
+export interface ForwardOptions {
+  /** Request headers set on top of the forwarded ones (internal ones the edge adds). */
+  addRequestHeaders?: Readonly<Record<string, string>>;
+  /**
+   * Decides from the answer's status and headers whether to read it whole and hand it back
+   * (an answer the edge cache may keep) instead of streaming it to the client as it comes.
+   */
+  collect?: (
+    statusCode: number,
+    headers: Readonly<Record<string, string | string[] | undefined>>,
+    generation: string | undefined,
+  ) => boolean;
 }
 
 /**
- * Streams a request to the upstream and its response back. Failures before the response starts
- * become problem+json: unreachable → 503, timeout → 504, anything else broken → 502; a failure
- * mid-body cuts the response (its status is already out). Never hangs past timeoutMs waiting for
- * headers, nor past the body idle timeout.
- *
- * undici's stream() writes the upstream body straight into the response: measured at about half
- * the CPU per request of request() + pipeline().
+ * Forwards one request: `undefined` once the answer has been streamed to the client (or cut
+ * mid-body: the response is destroyed), or the answer read whole when `collect` asked for it
+ * (nothing sent yet). Fails with UpstreamError before anything is sent: unreachable → 503,
+ * timeout → 504, anything else broken (a collected body included) → 502.
  */
-export function proxyTo(options: ProxyOptions): RequestHandler {
+export type Forward = (req: Request, res: Response, options?: ForwardOptions) => Promise<UpstreamAnswer | undefined>;
+
+/**
+ * The forwarder of proxyTo and the edge cache. Never hangs past timeoutMs waiting for headers,
+ * nor past the body idle timeout. undici's stream() writes the upstream body straight into the
+ * response: measured at about half the CPU per request of request() + pipeline().
+ */
+export function upstreamForwarder(options: ProxyOptions): Forward {
   const target = upstreamTarget(options);
   const origin = target.origin;
-  return async (req, res, next) => {
+  const failed = (error: unknown): UpstreamError => {
+    const upstreamError = toUpstreamError(error);
+    upstreamErrors.inc({
+      upstream: options.name,
+      kind: upstreamError.status === 504 ? 'timeout' : upstreamError.status === 503 ? 'unavailable' : 'failed',
+    });
+    return upstreamError;
+  };
+  return async (req, res, { addRequestHeaders, collect } = {}) => {
     const headers = target.headers(req);
-    let body: Buffer | null = null;
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      try {
-        body = await readBody(req, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES);
-      } catch (error) {
-        next(error);
-        return;
-      }
-    }
+    if (addRequestHeaders) Object.assign(headers, addRequestHeaders);
+    // readBody's 413 (a PayloadTooLargeError) goes to the caller as it is.
+    const body = req.method !== 'GET' && req.method !== 'HEAD' ? await readBody(req, options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES) : null;
     let started = false;
+    let collected: UpstreamAnswer | undefined;
     try {
       // Straight to the agent with origin and path: the top-level stream(url) would parse a URL per request.
       await options.agent.stream(
@@ -210,6 +184,28 @@ export function proxyTo(options: ProxyOptions): RequestHandler {
           bodyTimeout: options.bodyIdleTimeoutMs ?? options.timeoutMs,
         },
         ({ statusCode, headers: upstreamHeaders }) => {
+          const mark = upstreamHeaders[CATALOGUE_GENERATION_HEADER];
+          const generation = typeof mark === 'string' ? mark : undefined;
+          if (collect?.(statusCode, upstreamHeaders, generation)) {
+            const kept: Record<string, string | string[]> = {};
+            for (const name in upstreamHeaders) {
+              const value = upstreamHeaders[name];
+              if (value !== undefined && !HOP_BY_HOP.has(name)) kept[name] = value;
+            }
+            const answer: UpstreamAnswer = { statusCode, headers: kept, generation, body: Buffer.alloc(0) };
+            collected = answer;
+            const chunks: Buffer[] = [];
+            return new Writable({
+              write(chunk: Buffer, _encoding, callback) {
+                chunks.push(chunk);
+                callback();
+              },
+              final(callback) {
+                answer.body = Buffer.concat(chunks);
+                callback();
+              },
+            });
+          }
           started = true;
           res.statusCode = statusCode;
           for (const name in upstreamHeaders) {
@@ -220,19 +216,29 @@ export function proxyTo(options: ProxyOptions): RequestHandler {
         },
       );
     } catch (error) {
-      if (!started) {
-        const upstreamError = toUpstreamError(error);
-        upstreamErrors.inc({
-          upstream: options.name,
-          kind: upstreamError.status === 504 ? 'timeout' : upstreamError.status === 503 ? 'unavailable' : 'failed',
-        });
-        next(upstreamError);
-        return;
-      }
+      if (!started) throw failed(error);
       upstreamErrors.inc({ upstream: options.name, kind: 'response_cut' });
       // Also the normal path of a client that hung up mid-response.
       req.log?.warn({ err: error }, 'upstream response stream ended early');
       res.destroy();
+      return undefined;
+    }
+    return collected;
+  };
+}
+
+/**
+ * Streams a request to the upstream and its response back (upstreamForwarder). Failures before
+ * the response starts become problem+json: unreachable → 503, timeout → 504, anything else
+ * broken → 502; a failure mid-body cuts the response (its status is already out).
+ */
+export function proxyTo(options: ProxyOptions): RequestHandler {
+  const forward = upstreamForwarder(options);
+  return async (req, res, next) => {
+    try {
+      await forward(req, res);
+    } catch (error) {
+      next(error);
     }
   };
 }
