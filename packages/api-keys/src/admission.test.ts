@@ -37,6 +37,37 @@ describe('admission script against real Redis', () => {
     expect(admittedCounts).toEqual(Array.from({ length: 250 }, (_, i) => i + 1));
   });
 
+  it('reads the readAlong key in the same script, whatever the decision', async () => {
+    const along = `${redis.prefix}read-along-test`;
+    const admit = createAdmitter({
+      redis: redis.redis,
+      prefix: redis.prefix,
+      timeZone: 'UTC',
+      bucketDefaults: roomyBucket,
+      readAlong: along,
+    });
+    const { apiKey } = await store.create({ owner: 'reader', quota: 1 });
+    expect(await admit(apiKey, 'admit')).toMatchObject({ outcome: 'admitted', readAlong: '' }); // nothing stored yet
+    await redis.redis.set(along, '41');
+    expect(await admit(apiKey, 'admit')).toMatchObject({ outcome: 'daily_quota_exceeded', readAlong: '41' });
+    expect(await admit(apiKey, 'peek')).toMatchObject({ outcome: 'authenticated', readAlong: '41' });
+    expect(await admit(generateApiKey(), 'admit')).toMatchObject({ outcome: 'invalid_key', reason: 'unknown', readAlong: '41' });
+    // One command per admission: the script, nothing beside it.
+    const monitor = await redis.connect().monitor();
+    const commands: string[] = [];
+    // (MONITOR also lists the commands a script runs, with "lua" as their source: those are not round trips.)
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua') commands.push(String(args[0]).toLowerCase());
+    });
+    await admit(apiKey, 'peek');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    monitor.disconnect();
+    expect(commands.filter((c) => c === 'evalsha' || c === 'eval' || c === 'get')).toEqual(['evalsha']);
+    // Without the option nothing is read along and the answer says nothing about it.
+    const plain = createAdmitter({ redis: redis.redis, prefix: redis.prefix, timeZone: 'UTC', bucketDefaults: roomyBucket });
+    expect(await plain(apiKey, 'peek')).not.toHaveProperty('readAlong');
+  });
+
   it('counts on the day of the Redis clock, not the gateway clock: a host a day off still counts on the right day', async () => {
     const [seconds] = await redis.redis.time();
     const redisNow = Number(seconds) * 1_000;

@@ -32,15 +32,19 @@ export interface QuotaState {
   admission?: { id: string; attempt: string };
 }
 
-export type Admission =
-  /** `repeat`: admitted before under the same admission id (an edge retry), not counted again. */
-  | { outcome: 'admitted'; quota: QuotaState; repeat?: true }
-  /** Authenticated without counting (GET /v1/me and other free routes). */
+export type Admission = (
+  | /** `repeat`: admitted before under the same admission id (an edge retry), not counted again. */
+    { outcome: 'admitted'; quota: QuotaState; repeat?: true }
+    /** Authenticated without counting (GET /v1/me and other free routes). */
   | { outcome: 'authenticated'; quota: QuotaState }
   | { outcome: 'daily_quota_exceeded'; quota: QuotaState; retryAfterSeconds: number }
   | { outcome: 'burst_limit_exceeded'; quota: QuotaState; retryAfterSeconds: number }
   /** Missing, malformed, unknown and revoked keys look the same to the caller. */
-  | { outcome: 'invalid_key'; reason: 'malformed' | 'unknown' | 'revoked' };
+  | { outcome: 'invalid_key'; reason: 'malformed' | 'unknown' | 'revoked' }
+) & {
+  /** The value of AdmitterOptions.readAlong's key, read in the same round trip ('' when it holds none); absent without that option or when a malformed key never reached Redis. */
+  readAlong?: string;
+};
 
 export interface AdmitterOptions {
   redis: Redis;
@@ -59,6 +63,12 @@ export interface AdmitterOptions {
    * may touch; Redis's clock decides among them. Tests pass a skewed one; default Date.now.
    */
   hostClock?: Clock;
+  /**
+   * A Redis key (full name, no prefix added) whose value every admission reads in the same
+   * script, so a caller that needs it per request pays no second command (the gateway's edge
+   * cache: the catalogue generation counter).
+   */
+  readAlong?: string;
 }
 
 /**
@@ -70,20 +80,38 @@ export interface AdmitterOptions {
  */
 export type Admitter = (apiKey: string, mode: 'admit' | 'peek', units?: number, admissionId?: string) => Promise<Admission>;
 
-type AdmitReply = [status: string, owner: string, quota: number, used: number, retryMs: number, now: number, day: 1 | 2 | 3];
+type AdmitReply = [
+  status: string,
+  owner: string,
+  quota: number,
+  used: number,
+  retryMs: number,
+  now: number,
+  day: 1 | 2 | 3,
+  readAlong: string,
+];
 type AdmitCommand = (...keysThenArgv: ScriptArg[]) => Promise<AdmitReply>;
 
 /** The admission script, registered on the connection once. */
 function admitCommandOf(redis: Redis): AdmitCommand {
-  return scriptCommand<AdmitReply>(redis, COMMAND, ADMIT_LUA, 6);
+  return scriptCommand<AdmitReply>(redis, COMMAND, ADMIT_LUA, 7);
 }
 
 /**
  * Builds the per-request admission check: hash the presented key, then one atomic script decides
  * (authenticate, daily quota, token bucket, count). Redis errors propagate: the caller fails closed.
  */
-export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock, hostClock = systemClock }: AdmitterOptions): Admitter {
+export function createAdmitter({
+  redis,
+  prefix,
+  timeZone,
+  bucketDefaults,
+  clock,
+  hostClock = systemClock,
+  readAlong,
+}: AdmitterOptions): Admitter {
   const keys = redisKeys(prefix);
+  const readAlongKey = readAlong ?? keys.nothingToRead();
   const admitCommand = admitCommandOf(redis);
   const usageTtlSeconds = USAGE_RETENTION_DAYS * 86_400;
   return async (apiKey, mode, units = 1, admissionId) => {
@@ -101,12 +129,13 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock,
     const remember = admissionId !== undefined && mode === 'admit';
     // Which attempt answers for the charge (a repeat takes it over): its refund alone gives it back.
     const attempt = remember ? randomBytes(9).toString('base64url') : '';
-    const [status, owner, limit, used, retryMs, now, day] = await admitCommand(
+    const [status, owner, limit, used, retryMs, now, day, readValue] = await admitCommand(
       keys.record(hash),
       ...days.map((d) => keys.usage(id, d.day)),
       keys.bucket(id),
-      // Always six keys (one script shape); without an id this one is never touched.
+      // Always seven keys (one script shape); without an id this one is never touched.
       keys.admitted(id, admissionId ?? ''),
+      readAlongKey,
       mode,
       fakeNow ?? '',
       usageTtlSeconds,
@@ -119,7 +148,8 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock,
       ADMISSION_ID_TTL_SECONDS,
       attempt,
     );
-    if (status === 'unknown' || status === 'revoked') return { outcome: 'invalid_key', reason: status };
+    const along = readAlong === undefined ? {} : { readAlong: readValue };
+    if (status === 'unknown' || status === 'revoked') return { outcome: 'invalid_key', reason: status, ...along };
     const window = days[day - 1] ?? today;
     const resetInSeconds = secondsUntil(window.resetsAt, now);
     const quota: QuotaState = {
@@ -135,13 +165,13 @@ export function createAdmitter({ redis, prefix, timeZone, bucketDefaults, clock,
     };
     switch (status) {
       case 'ok':
-        return { outcome: mode === 'admit' ? 'admitted' : 'authenticated', quota };
+        return { outcome: mode === 'admit' ? 'admitted' : 'authenticated', quota, ...along };
       case 'again':
-        return { outcome: 'admitted', quota, repeat: true };
+        return { outcome: 'admitted', quota, repeat: true, ...along };
       case 'daily':
-        return { outcome: 'daily_quota_exceeded', quota, retryAfterSeconds: resetInSeconds };
+        return { outcome: 'daily_quota_exceeded', quota, retryAfterSeconds: resetInSeconds, ...along };
       case 'burst':
-        return { outcome: 'burst_limit_exceeded', quota, retryAfterSeconds: Math.max(1, Math.ceil(retryMs / 1000)) };
+        return { outcome: 'burst_limit_exceeded', quota, retryAfterSeconds: Math.max(1, Math.ceil(retryMs / 1000)), ...along };
       default:
         throw new Error(`unexpected admission status ${status}`);
     }

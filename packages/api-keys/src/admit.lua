@@ -7,6 +7,8 @@
 -- KEYS[5] quota:<id>:bucket        token bucket {tokens, ts}
 -- KEYS[6] admitted:<id>:<admission id>  '<attempt> <usage key>': which attempt answers for the
 --                                  charge (its refund alone gives it back) and where it counted
+-- KEYS[7] a key the caller reads along in the same round trip, whatever the decision (the
+--         gateway: the catalogue generation counter its edge cache is keyed by)
 -- ARGV[1] mode: 'admit' (counts) or 'peek' (authenticates and reads, counts nothing)
 -- ARGV[2] now, ms since the epoch: '' in production, so the time is Redis's own (TIME) and every
 --         gateway instance decides days and refills on one clock; tests pass a fake instant
@@ -19,61 +21,67 @@
 --         the same on every retry the load balancer makes of it), '' otherwise
 -- ARGV[10] how long an admission id is remembered, seconds
 -- ARGV[11] this attempt's token (unique per admission call)
--- Returns {status, owner, quota, used, retry_ms, now, day}; status is ok|again|unknown|revoked|daily|burst
+-- Returns {status, owner, quota, used, retry_ms, now, day, read_along}; status is ok|again|unknown|revoked|daily|burst
 -- (again: admitted before under this admission id, not counted now),
--- day is 1, 2 or 3 (which of KEYS[2..4] counted). An unknown key costs the same single HMGET
--- round trip as a known one.
-local rec = redis.call('HMGET', KEYS[1], 'owner', 'quota', 'revoked_at', 'burst', 'refill', 'last_used_at')
-local owner = rec[1]
-if not owner then return {'unknown', '', 0, 0, 0, 0, 2} end
-if rec[3] then return {'revoked', '', 0, 0, 0, 0, 2} end
+-- day is 1, 2 or 3 (which of KEYS[2..4] counted), read_along KEYS[7]'s value ('' when it has
+-- none). An unknown key costs the same single HMGET round trip as a known one.
+local function decide()
+  local rec = redis.call('HMGET', KEYS[1], 'owner', 'quota', 'revoked_at', 'burst', 'refill', 'last_used_at')
+  local owner = rec[1]
+  if not owner then return {'unknown', '', 0, 0, 0, 0, 2} end
+  if rec[3] then return {'revoked', '', 0, 0, 0, 0, 2} end
 
-local now = tonumber(ARGV[2])
-if not now then
-  local time = redis.call('TIME')
-  now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-end
-local day = 2
-if now < tonumber(ARGV[6]) then day = 1 elseif now >= tonumber(ARGV[7]) then day = 3 end
-local usage_key = KEYS[1 + day]
-local quota = tonumber(rec[2]) or 0
-local used = tonumber(redis.call('GET', usage_key) or '0')
--- last_used_at to the minute: one write a minute per key, not one per request (AOF size).
-local function touch()
-  if now - (tonumber(rec[6]) or 0) >= 60000 then redis.call('HSET', KEYS[1], 'last_used_at', now) end
-end
+  local now = tonumber(ARGV[2])
+  if not now then
+    local time = redis.call('TIME')
+    now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  end
+  local day = 2
+  if now < tonumber(ARGV[6]) then day = 1 elseif now >= tonumber(ARGV[7]) then day = 3 end
+  local usage_key = KEYS[1 + day]
+  local quota = tonumber(rec[2]) or 0
+  local used = tonumber(redis.call('GET', usage_key) or '0')
+  -- last_used_at to the minute: one write a minute per key, not one per request (AOF size).
+  local function touch()
+    if now - (tonumber(rec[6]) or 0) >= 60000 then redis.call('HSET', KEYS[1], 'last_used_at', now) end
+  end
 
-if ARGV[1] == 'peek' then
+  if ARGV[1] == 'peek' then
+    touch()
+    return {'ok', owner, quota, used, 0, now, day}
+  end
+
+  -- An admission id already counted: the edge retried this request on another instance after the
+  -- first one died or closed before answering. Same decision, counted (and its token taken) once.
+  -- Refusals are not recorded: they counted nothing, so deciding a repeat afresh charges nothing twice.
+  local remember = ARGV[9] == '1'
+  if remember then
+    local record = redis.call('GET', KEYS[6])
+    if record then
+      local counted_on = string.sub(record, (string.find(record, ' ', 1, true) or 0) + 1)
+      for i = 1, 3 do if KEYS[1 + i] == counted_on then day = i end end
+      -- This attempt now answers for the charge: a late refund of an earlier one (it failed, the
+      -- edge retried at once, its refund came after) must not give back a request being served.
+      redis.call('SET', KEYS[6], ARGV[11] .. ' ' .. counted_on, 'KEEPTTL')
+      return {'again', owner, quota, tonumber(redis.call('GET', counted_on) or '0'), 0, now, day}
+    end
+  end
+
+  local units = tonumber(ARGV[8]) or 1
+  if used + units > quota then return {'daily', owner, quota, used, 0, now, day} end
+
+  local capacity = tonumber(rec[4]) or tonumber(ARGV[4])
+  local refill = tonumber(rec[5]) or tonumber(ARGV[5])
+  local taken, retry_ms = take_token(KEYS[5], capacity, refill, now)
+  if not taken then return {'burst', owner, quota, used, retry_ms, now, day} end
+
+  used = redis.call('INCRBY', usage_key, units)
+  if used == units then redis.call('EXPIRE', usage_key, ARGV[3]) end
+  if remember then redis.call('SET', KEYS[6], ARGV[11] .. ' ' .. usage_key, 'EX', ARGV[10]) end
   touch()
   return {'ok', owner, quota, used, 0, now, day}
 end
 
--- An admission id already counted: the edge retried this request on another instance after the
--- first one died or closed before answering. Same decision, counted (and its token taken) once.
--- Refusals are not recorded: they counted nothing, so deciding a repeat afresh charges nothing twice.
-local remember = ARGV[9] == '1'
-if remember then
-  local record = redis.call('GET', KEYS[6])
-  if record then
-    local counted_on = string.sub(record, (string.find(record, ' ', 1, true) or 0) + 1)
-    for i = 1, 3 do if KEYS[1 + i] == counted_on then day = i end end
-    -- This attempt now answers for the charge: a late refund of an earlier one (it failed, the
-    -- edge retried at once, its refund came after) must not give back a request being served.
-    redis.call('SET', KEYS[6], ARGV[11] .. ' ' .. counted_on, 'KEEPTTL')
-    return {'again', owner, quota, tonumber(redis.call('GET', counted_on) or '0'), 0, now, day}
-  end
-end
-
-local units = tonumber(ARGV[8]) or 1
-if used + units > quota then return {'daily', owner, quota, used, 0, now, day} end
-
-local capacity = tonumber(rec[4]) or tonumber(ARGV[4])
-local refill = tonumber(rec[5]) or tonumber(ARGV[5])
-local taken, retry_ms = take_token(KEYS[5], capacity, refill, now)
-if not taken then return {'burst', owner, quota, used, retry_ms, now, day} end
-
-used = redis.call('INCRBY', usage_key, units)
-if used == units then redis.call('EXPIRE', usage_key, ARGV[3]) end
-if remember then redis.call('SET', KEYS[6], ARGV[11] .. ' ' .. usage_key, 'EX', ARGV[10]) end
-touch()
-return {'ok', owner, quota, used, 0, now, day}
+local reply = decide()
+reply[8] = redis.call('GET', KEYS[7]) or ''
+return reply

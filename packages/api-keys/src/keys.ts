@@ -10,6 +10,8 @@ export const redisKeys = (prefix: string) => ({
   bucket: (id: string) => `${prefix}quota:${id}:bucket`,
   /** String: the usage key a request admitted under this edge id was counted on (short TTL). */
   admitted: (id: string, admissionId: string) => `${prefix}admitted:${id}:${admissionId}`,
+  /** Never written: what the admission script reads along when its caller names no key. */
+  nothingToRead: () => `${prefix}admission:read-along:none`,
 });
 
 /**

@@ -25,6 +25,9 @@ function edgeRequestId(headers: IncomingHttpHeaders, trusted: boolean): string |
 /** What an authenticated request carries on to its handler. */
 export const quotaOf = (res: Response): QuotaState | undefined => res.locals.quota as QuotaState | undefined;
 
+/** The value the admission read along (createAdmitter's readAlong), when it was asked to. */
+export const readAlongOf = (res: Response): string | undefined => res.locals.readAlong as string | undefined;
+
 /** Counted requests this request was charged (1 unless a handler before set more, e.g. an export). */
 export const unitsOf = (res: Response): number => (res.locals.units as number | undefined) ?? 1;
 
@@ -74,6 +77,8 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: { t
     }
     setRateLimitHeaders(res, admission.quota, admission.outcome === 'burst_limit_exceeded' ? admission.retryAfterSeconds : undefined);
     res.locals.quota = admission.quota;
+    // What the admitter was asked to read along (the edge cache's generation counter).
+    if (admission.readAlong !== undefined) res.locals.readAlong = admission.readAlong;
     switch (admission.outcome) {
       case 'daily_quota_exceeded': {
         counted('quota_exceeded');

@@ -14,7 +14,7 @@ import {
   type Logger,
 } from '@fragrance/http';
 import { httpMetrics } from '@fragrance/metrics';
-import { createResponseCache } from '@fragrance/response-cache';
+import { catalogueGenerationKey, createResponseCache } from '@fragrance/response-cache';
 import { traceContext } from '@fragrance/tracing';
 import { apiKeyAuth, quotaOf, unitsOf } from './api-key-auth.ts';
 import type { DeprecatableRoute, GatewayConfig } from './config.ts';
@@ -88,12 +88,15 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
       paths: ['/mcp', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'],
     },
   ] as const;
+  const generationScope = { prefix: config.JOBS_PREFIX, alias: config.CATALOGUE_ALIAS };
   const admit = createAdmitter({
     redis,
     prefix: config.REDIS_PREFIX,
     timeZone: config.QUOTA_TIMEZONE,
     bucketDefaults: { capacity: config.BURST_CAPACITY, refillPerSecond: config.BURST_REFILL_PER_SECOND },
     ...(clock ? { clock } : {}),
+    // The edge cache's key: the catalogue generation counter, read in the admission's own round trip.
+    ...(config.EDGE_CACHE_MAX_BYTES > 0 ? { readAlong: catalogueGenerationKey(generationScope) } : {}),
   });
   const catalogue = {
     name: 'catalogue',
@@ -105,16 +108,11 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
   };
   const toCatalogue = proxyTo(catalogue);
   // Popular answers served at the edge, still admitted and counted (edge-cache.ts); off with EDGE_CACHE_MAX_BYTES=0.
-  let edge: ReturnType<typeof edgeCache> | undefined;
+  let edge: RequestHandler | undefined;
   if (config.EDGE_CACHE_MAX_BYTES > 0) {
     const cache = createResponseCache({ maxBytes: config.EDGE_CACHE_MAX_BYTES });
     observeEdgeCache(cache);
-    edge = edgeCache({
-      cache,
-      redis,
-      scope: { prefix: config.JOBS_PREFIX, alias: config.CATALOGUE_ALIAS },
-      forward: upstreamForwarder(catalogue),
-    });
+    edge = edgeCache({ cache, scope: generationScope, forward: upstreamForwarder(catalogue) });
   }
   /** The answers the catalogue caches (and marks with its generation): cached at the edge too. */
   const edgeCached: ReadonlySet<string> = new Set(['/v1/fragrances', '/v1/fragrances/:id', '/v1/fragrances/:id/similar']);
@@ -184,8 +182,7 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     '/v1/accords',
     '/v1/perfumers',
   ] as const satisfies readonly DeprecatableRoute[]) {
-    if (edge && edgeCached.has(path))
-      app.all(path, ...announce(path), edge.readGeneration, chargeReads, readOnly, refundServerErrors, edge.serve, toCatalogue);
+    if (edge && edgeCached.has(path)) app.all(path, ...announce(path), chargeReads, readOnly, refundServerErrors, edge, toCatalogue);
     else app.all(path, ...announce(path), chargeReads, readOnly, refundServerErrors, toCatalogue);
   }
   // GET /v1/me and GET /v1/usage do not count against the quota.

@@ -1,7 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import {
   CATALOGUE_GENERATION_HEADER,
-  catalogueGenerationKey,
   generationMark,
   matchesEtag,
   type CachedResponse,
@@ -9,6 +8,7 @@ import {
   type GenerationScope,
   type ResponseCache,
 } from '@fragrance/response-cache';
+import { readAlongOf } from './api-key-auth.ts';
 import { edgeCacheLookups, type EdgeCacheOutcome } from './metrics.ts';
 import type { Forward, UpstreamAnswer } from './proxy.ts';
 
@@ -19,25 +19,11 @@ const NOT_MODIFIED_HEADERS = ['cache-control', 'content-location', 'etag', 'expi
 
 export interface EdgeCacheOptions {
   cache: ResponseCache;
-  /** Reads the counter (ioredis's Redis satisfies it); on the request path's connection. */
-  redis: { get: (key: string) => Promise<string | null> };
+  /** The counter's key and what the catalogue marks answers with: the admitter reads it along (readAlong). */
   scope: GenerationScope;
   /** Forwards a request to the catalogue (upstreamForwarder). */
   forward: Forward;
 }
-
-export interface EdgeCache {
-  /**
-   * Starts reading the catalogue generation for a GET; mounted right before admission, so both
-   * commands leave in the same tick and share one round trip to Redis (auto-pipelining).
-   */
-  readGeneration: RequestHandler;
-  /** Answers an admitted GET from the cache, or from the catalogue and keeps the answer; else next(). */
-  serve: RequestHandler;
-}
-
-const generationOf = (res: Response): Promise<string | undefined> | undefined =>
-  res.locals.edgeGeneration as Promise<string | undefined> | undefined;
 
 /** Read whole and offered to the cache: a 200 with an ETag the catalogue marked with `mark` (the counter read for this request). */
 const worthKeeping =
@@ -87,7 +73,7 @@ function send(req: Request, res: Response, statusCode: number, headers: Readonly
  * and no hop to the catalogue.
  *
  * - Every request is still admitted and counted first (billing exact; 429s and 401s as ever).
- * - The generation's counter is read from Redis with each request's admission, so a bump (an
+ * - The generation's counter is read by each request's admission script (readAlong), so a bump (an
  *   enrichment batch, an ingest or rollback, a swap a catalogue noticed) is seen by the very next
  *   request. A miss tells the catalogue the counter it read, so a catalogue whose bump message is
  *   still on its way reads the generation again rather than answer from the old one; an answer is
@@ -98,8 +84,7 @@ function send(req: Request, res: Response, statusCode: number, headers: Readonly
  * - Concurrent requests for a missing answer share one request to the catalogue.
  * - If the counter cannot be read (Redis trouble after admission), the request is proxied as usual.
  */
-export function edgeCache({ cache, redis, scope, forward }: EdgeCacheOptions): EdgeCache {
-  const key = catalogueGenerationKey(scope);
+export function edgeCache({ cache, scope, forward }: EdgeCacheOptions): RequestHandler {
   // One labels object per route and outcome, made once (every cached request counts one).
   const labels = new Map<string, { route: string; outcome: EdgeCacheOutcome }>();
   const count = (route: string, outcome: EdgeCacheOutcome) => {
@@ -109,29 +94,21 @@ export function edgeCache({ cache, redis, scope, forward }: EdgeCacheOptions): E
     edgeCacheLookups.inc(pair);
   };
 
-  const readGeneration: RequestHandler = (req, res, next) => {
-    if (req.method === 'GET') {
-      res.locals.edgeGeneration = redis.get(key).then(
-        (value) => value ?? '0',
-        () => undefined,
-      );
-    }
-    next();
-  };
-
-  const serve: RequestHandler = async (req, res, next) => {
-    const pending = generationOf(res);
-    if (req.method !== 'GET' || !pending) {
+  return async (req, res, next) => {
+    if (req.method !== 'GET') {
       next();
       return;
     }
     const route = (req.route as { path?: string } | undefined)?.path ?? 'other';
-    const generation = await pending;
-    if (generation === undefined) {
+    const counter = readAlongOf(res);
+    if (counter === undefined) {
+      // Not admitted by an admitter that reads the counter (a wiring mistake): proxy as usual.
       count(route, 'bypass');
       next();
       return;
     }
+    // Before any writer bumped it the counter has no value: the catalogue calls that "0" too.
+    const generation = counter === '' ? '0' : counter;
     let own: UpstreamAnswer | undefined;
     let streamed = false;
     let lookup: CacheLookup;
@@ -166,6 +143,4 @@ export function edgeCache({ cache, redis, scope, forward }: EdgeCacheOptions): E
     // Waited on another request's answer that could not be shared (an error with its request id, say): ask for our own.
     next();
   };
-
-  return { readGeneration, serve };
 }
