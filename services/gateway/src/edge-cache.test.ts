@@ -226,6 +226,43 @@ describe('edge cache (gateway)', () => {
     }
   });
 
+  it('keeps no answer that varies by request headers or belongs to one client', async () => {
+    // A stand-in catalogue that marks its answers with the counter, as the real one does, and adds one header each time.
+    const asked = new Map<string, number>();
+    const extras: Record<string, [string, string]> = {
+      '/v1/fragrances?q=vary': ['vary', 'accept-encoding'],
+      '/v1/fragrances?q=encoding': ['content-encoding', 'identity'],
+      '/v1/fragrances?q=cookie': ['set-cookie', 'session=1'],
+      '/v1/fragrances?q=plain': ['x-plain', 'yes'],
+    };
+    const standIn = createServer((req, res) => {
+      if (req.url === '/health') return void res.end('ok');
+      asked.set(req.url ?? '', (asked.get(req.url ?? '') ?? 0) + 1);
+      const [name, value] = extras[req.url ?? ''] ?? ['x-none', ''];
+      res.setHeader(name, value);
+      res.setHeader('etag', '"stand-in"');
+      res.setHeader('x-catalogue-generation', String(req.headers['x-catalogue-generation']));
+      res.setHeader('content-type', 'application/json');
+      res.end('{"data":[]}');
+    });
+    const standInUrl = await listen(standIn);
+    const other = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl: standInUrl, env: gatewayEnv() });
+    try {
+      for (const path of Object.keys(extras)) {
+        for (let i = 0; i < 2; i++) expect((await fetch(`${other.url}${path}`, { headers: bearer(apiKey) })).status).toBe(200);
+      }
+      expect(Object.fromEntries(asked)).toEqual({
+        '/v1/fragrances?q=vary': 2,
+        '/v1/fragrances?q=encoding': 2,
+        '/v1/fragrances?q=cookie': 2,
+        '/v1/fragrances?q=plain': 1,
+      });
+    } finally {
+      await other.close();
+      await close(standIn);
+    }
+  });
+
   it('never holds more bytes than EDGE_CACHE_MAX_BYTES', async () => {
     const small = await startGateway({
       redis: redis.redis,

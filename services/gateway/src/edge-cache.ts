@@ -31,10 +31,15 @@ const worthKeeping =
   (statusCode: number, headers: Readonly<Record<string, string | string[] | undefined>>, generation: string | undefined): boolean =>
     statusCode === 200 && generation === mark && typeof headers.etag === 'string';
 
-/** The answer as the cache keeps it (worthKeeping said so), unless a header of it belongs to one client. */
+/** Headers that make an answer depend on more than the request target: kept out of the cache. */
+const PER_CLIENT = ['vary', 'content-encoding', 'set-cookie'] as const;
+
+/** The answer as the cache keeps it (worthKeeping said so), unless it depends on who asked. */
 function cacheable(answer: UpstreamAnswer): CachedResponse | undefined {
   const etag = answer.headers.etag;
   if (typeof etag !== 'string') return undefined;
+  // The key is the request target alone: an answer negotiated on request headers, or meant for one client, is not shared.
+  if (PER_CLIENT.some((name) => answer.headers[name] !== undefined)) return undefined;
   const headers: Record<string, string> = {};
   for (const name in answer.headers) {
     const value = answer.headers[name];
