@@ -73,7 +73,7 @@ function send(req: Request, res: Response, statusCode: number, headers: Readonly
 }
 
 /**
- * The edge cache (docs/search.md#the-edge-cache): catalogue answers kept in the gateway, keyed by
+ * The edge cache (docs/search.md#the-edge-cache-gateway): catalogue answers kept in the gateway, keyed by
  * the request target and the catalogue's generation, so a popular search costs one admission
  * and no hop to the catalogue.
  *
@@ -87,7 +87,8 @@ function send(req: Request, res: Response, statusCode: number, headers: Readonly
  *   everything else (errors, 404s, 304s, answers of a catalogue without its own cache) streams
  *   through as the plain proxy streams it, and is forgotten.
  * - Concurrent requests for a missing answer share one request to the catalogue.
- * - If the counter cannot be read (Redis trouble after admission), the request is proxied as usual.
+ * - No Redis, no admission (503), so no counter is ever guessed; a request admitted without one
+ *   (an admitter not set up to read it) is proxied as usual.
  */
 export function edgeCache({ cache, scope, forward }: EdgeCacheOptions): RequestHandler {
   // One labels object per route and outcome, made once (every cached request counts one).
