@@ -32,17 +32,22 @@ export interface QuotaState {
   admission?: { id: string; attempt: string };
 }
 
-export type Admission = (
-  | /** `repeat`: admitted before under the same admission id (an edge retry), not counted again. */
-    { outcome: 'admitted'; quota: QuotaState; repeat?: true }
-    /** Authenticated without counting (GET /v1/me and other free routes). */
+/** What one admission decided. */
+type Decision =
+  /** `repeat`: admitted before under the same admission id (an edge retry), not counted again. */
+  | { outcome: 'admitted'; quota: QuotaState; repeat?: true }
+  /** Authenticated without counting (GET /v1/me and other free routes). */
   | { outcome: 'authenticated'; quota: QuotaState }
   | { outcome: 'daily_quota_exceeded'; quota: QuotaState; retryAfterSeconds: number }
   | { outcome: 'burst_limit_exceeded'; quota: QuotaState; retryAfterSeconds: number }
   /** Missing, malformed, unknown and revoked keys look the same to the caller. */
-  | { outcome: 'invalid_key'; reason: 'malformed' | 'unknown' | 'revoked' }
-) & {
-  /** The value of AdmitterOptions.readAlong's key, read in the same round trip ('' when it holds none); absent without that option or when a malformed key never reached Redis. */
+  | { outcome: 'invalid_key'; reason: 'malformed' | 'unknown' | 'revoked' };
+
+export type Admission = Decision & {
+  /**
+   * The value of AdmitterOptions.readAlong's key, read in the same round trip ('' when it holds
+   * none); absent without that option, or when a malformed key never reached Redis.
+   */
   readAlong?: string;
 };
 
@@ -133,8 +138,9 @@ export function createAdmitter({
       keys.record(hash),
       ...days.map((d) => keys.usage(id, d.day)),
       keys.bucket(id),
-      // Always seven keys (one script shape); without an id this one is never touched.
+      // Always seven keys (one script shape); without an id this one is never touched…
       keys.admitted(id, admissionId ?? ''),
+      // …and this one is only read.
       readAlongKey,
       mode,
       fakeNow ?? '',
