@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ConfigError, parseConfig } from './parse-config.ts';
 import {
+  cacheBytes,
   catalogueAlias,
   isValidTimeZone,
   millis,
@@ -31,6 +32,18 @@ function expectRejected(field: z.ZodType, value: string, message: RegExp, name =
   expect(error.message).toMatch(new RegExp(`${name}: ${message.source}`));
   if (value.length > 3) expect(error.message).not.toContain(value);
 }
+
+describe('cacheBytes (RESPONSE_CACHE_MAX_BYTES, EDGE_CACHE_MAX_BYTES)', () => {
+  it('takes whole bytes from 0 (off) to 4 GiB, and the default when unset', () => {
+    expect(parseOne(cacheBytes(1024), undefined)).toBe(1024);
+    expect(parseOne(cacheBytes(1024), '0')).toBe(0);
+    expect(parseOne(cacheBytes(1024), '33554432')).toBe(33_554_432);
+    expectRejected(cacheBytes(1024), '-1', /must be at least 0/, 'EDGE_CACHE_MAX_BYTES');
+    expectRejected(cacheBytes(1024), '1.5', /must be a whole number of bytes/, 'EDGE_CACHE_MAX_BYTES');
+    expectRejected(cacheBytes(1024), '99999999999', /must be at most 4 GiB/, 'RESPONSE_CACHE_MAX_BYTES');
+    expectRejected(cacheBytes(1024), 'lots', /must be a whole number of bytes/, 'RESPONSE_CACHE_MAX_BYTES');
+  });
+});
 
 describe('redisPrefix (REDIS_PREFIX, JOBS_PREFIX)', () => {
   it('defaults to fcs: and accepts 1 to 64 printable characters', () => {

@@ -27,6 +27,15 @@ export const millis = (fallback: number) =>
     .max(MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS} ms` })
     .default(fallback);
 
+/** Bytes an in-process cache may hold (0 turns it off), at most 4 GiB. */
+export const cacheBytes = (fallback: number) =>
+  z.coerce
+    .number({ error: 'must be a whole number of bytes' })
+    .int({ error: 'must be a whole number of bytes' })
+    .min(0, { error: 'must be at least 0 (0 turns the cache off)' })
+    .max(4 * 1024 * 1024 * 1024, { error: 'must be at most 4 GiB' })
+    .default(fallback);
+
 /** Positive whole seconds (lifetimes, TTLs, windows). */
 export const seconds = (fallback: number) =>
   z.coerce

@@ -1,6 +1,7 @@
 export { ConfigError, parseConfig } from './parse-config.ts';
 export {
   booleanFlag,
+  cacheBytes,
   catalogueAlias,
   DEFAULT_REDIS_PREFIX,
   host,

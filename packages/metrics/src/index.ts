@@ -9,4 +9,5 @@ export { httpMetrics, httpRequestDuration, routeLabel, type HttpMetricsOptions }
 export { parseTargets, prometheusConfig, type PrometheusConfigOptions, type ScrapeTarget } from './prometheus-config.ts';
 export { histogramQuantile, parsePrometheusText, type Sample } from './text-format.ts';
 export { serveMetrics, type MetricsServer, type MetricsServerOptions } from './server.ts';
+export { cacheGauges, type ObservedCache } from './cache-gauges.ts';
 export { Counter, Gauge, Histogram } from 'prom-client';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   booleanFlag,
+  cacheBytes,
   catalogueAlias,
   host,
   httpUrl,
@@ -56,12 +57,7 @@ export const CatalogueConfig = z.object({
   /** Directory with model.onnx and tokenizer.json (infra/embedding-model.sh); default: the checkout's .local copy. */
   EMBEDDING_MODEL_DIR: z.string().min(1).optional(),
   /** Bytes of answers the in-process response cache may hold (bodies, keys, overhead); 0 turns it off. */
-  RESPONSE_CACHE_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(4 * 1024 * 1024 * 1024)
-    .default(64 * 1024 * 1024),
+  RESPONSE_CACHE_MAX_BYTES: cacheBytes(64 * 1024 * 1024),
   /**
    * How often the generation held in process is read again in the background: the bound for an
    * alias swapped without a generation bump (ingest, rollback and the worker bump it, which is

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram } from '@fragrance/metrics';
+import { cacheGauges, Counter, Histogram } from '@fragrance/metrics';
 
 /** Matches per search (the exact total): shows how selective customers' queries are. */
 export const searchHits = new Histogram({
@@ -18,20 +18,5 @@ export const responseCacheLookups = new Counter({
   labelNames: ['route', 'outcome'] as const,
 });
 
-/** What the response cache holds; read at scrape time from the cache given to observeResponseCache. */
-let observed: { bytes: number; entries: number } | undefined;
-export const observeResponseCache = (cache: { bytes: number; entries: number }): void => void (observed = cache);
-export const responseCacheBytes = new Gauge({
-  name: 'catalogue_response_cache_bytes',
-  help: 'Bytes held by the in-process response cache (bodies, keys, per-entry overhead).',
-  collect() {
-    this.set(observed?.bytes ?? 0);
-  },
-});
-export const responseCacheEntries = new Gauge({
-  name: 'catalogue_response_cache_entries',
-  help: 'Answers held by the in-process response cache.',
-  collect() {
-    this.set(observed?.entries ?? 0);
-  },
-});
+/** What the response cache holds (catalogue_response_cache_bytes, _entries), read at scrape time. */
+export const { observe: observeResponseCache } = cacheGauges('catalogue_response_cache', 'in-process response cache');

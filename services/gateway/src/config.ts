@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DeprecationNotice } from '@fragrance/http';
 import {
   booleanFlag,
+  cacheBytes,
   catalogueAlias,
   host,
   httpUrl,
@@ -103,12 +104,7 @@ export const GatewayConfig = z.object({
    * detail and similar answers are served here, still admitted and counted, without asking the
    * catalogue again while the catalogue's generation is unchanged. 0 turns it off.
    */
-  EDGE_CACHE_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .max(4 * 1024 * 1024 * 1024)
-    .default(32 * 1024 * 1024),
+  EDGE_CACHE_MAX_BYTES: cacheBytes(32 * 1024 * 1024),
   /** The worker's and the catalogue's JOBS_PREFIX: the catalogue generation is read at `<prefix>:catalogue-generation:<alias>`. */
   JOBS_PREFIX: redisPrefix('fcs:jobs'),
   /** The catalogue's CATALOGUE_ALIAS (the same generation key). */

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram } from '@fragrance/metrics';
+import { cacheGauges, Counter, Histogram } from '@fragrance/metrics';
 
 /** The gateway's own metrics (docs/observability.md); labels are outcomes, never keys or owners. */
 export const admissions = new Counter({
@@ -31,23 +31,12 @@ export const edgeCacheLookups = new Counter({
 
 export type EdgeCacheOutcome = 'hit' | 'miss' | 'stale' | 'shared' | 'uncacheable' | 'bypass';
 
-/** What the edge cache holds; read at scrape time from the cache given to observeEdgeCache. */
-let observedEdgeCache: { bytes: number; entries: number } | undefined;
-export const observeEdgeCache = (cache: { bytes: number; entries: number }): void => void (observedEdgeCache = cache);
-export const edgeCacheBytes = new Gauge({
-  name: 'gateway_edge_cache_bytes',
-  help: 'Bytes held by the edge cache (bodies, headers, keys, per-entry overhead).',
-  collect() {
-    this.set(observedEdgeCache?.bytes ?? 0);
-  },
-});
-export const edgeCacheEntries = new Gauge({
-  name: 'gateway_edge_cache_entries',
-  help: 'Answers held by the edge cache.',
-  collect() {
-    this.set(observedEdgeCache?.entries ?? 0);
-  },
-});
+/** What the edge cache holds (gateway_edge_cache_bytes, _entries), read at scrape time. */
+export const {
+  observe: observeEdgeCache,
+  bytes: edgeCacheBytes,
+  entries: edgeCacheEntries,
+} = cacheGauges('gateway_edge_cache', 'edge cache');
 
 export const redisDuration = new Histogram({
   name: 'gateway_redis_duration_seconds',
