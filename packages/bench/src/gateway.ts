@@ -18,7 +18,9 @@
 // rotating segments as `baseline`, so before and after are measured in one run),
 // BENCH_GATEWAY_NODE_OPTIONS / BENCH_BASELINE_NODE_OPTIONS (node flags of either gateway),
 // BENCH_BASELINE_ENV (JSON: variables of the baseline gateway only; with BENCH_BASELINE_SRC set to
-// services/gateway/src it measures one setting against another in one run).
+// services/gateway/src it measures one setting against another in one run),
+// BENCH_FLOOR=1 (floor-edge.ts, the least a Node.js edge that counts each request in Redis can do,
+// joins the same rotating segments as `floor`: what the gateway costs above it is its own).
 // The machine's load average is printed with the figures: on a shared machine the CPU per request
 // and the interleaved ratios are the robust figures, not absolute throughput.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -76,6 +78,7 @@ const GATEWAY_NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '';
 const BASELINE_NODE_OPTIONS = process.env.BENCH_BASELINE_NODE_OPTIONS ?? '';
 /** BENCH_BASELINE_ENV: a JSON object of variables for the baseline gateway only (e.g. {"LOG_LEVEL":"warn"}). */
 const BASELINE_ENV = JSON.parse(process.env.BENCH_BASELINE_ENV ?? '{}') as Record<string, string>;
+const FLOOR = process.env.BENCH_FLOOR === '1';
 /** Targets of issue 13 (gateway cost) and issue 12 (metrics cost). */
 const TARGETS = { ratio: 0.9, gateway_cpu_ms_per_request: 0.4, gateway_rss_mb: 200, metrics_on_off: 0.97 };
 
@@ -227,7 +230,7 @@ const asRaw = (item: MixItem): LoadRequest =>
         path: `/v1/fragrances?${new URLSearchParams(Object.entries(item.query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
       };
 
-type Side = 'direct' | 'gateway' | 'gateway_off' | 'baseline';
+type Side = 'direct' | 'gateway' | 'gateway_off' | 'baseline' | 'floor';
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -312,6 +315,18 @@ async function main(): Promise<void> {
       offPort === undefined
         ? undefined
         : startBenchService('gateway', { ...gatewayEnv, PORT: String(offPort), METRICS_ENABLED: 'false' }, 'gateway');
+    // The floor (BENCH_FLOOR=1): the least a Node.js edge does per request, on the same catalogue and Redis.
+    const floorPort = FLOOR ? await freePort() : undefined;
+    const floorUrl = floorPort === undefined ? undefined : `http://127.0.0.1:${floorPort}`;
+    const floor =
+      floorPort === undefined
+        ? undefined
+        : startBenchService(
+            'floor-edge',
+            { ...gatewayEnv, PORT: String(floorPort), ...(GATEWAY_NODE_OPTIONS ? { NODE_OPTIONS: GATEWAY_NODE_OPTIONS } : {}) },
+            'gateway',
+            'packages/bench/src/floor-edge.ts',
+          );
     // Another gateway's code (BENCH_BASELINE_SRC), e.g. the commit before a change, on the same catalogue and Redis.
     const baselinePort = BASELINE_SRC ? await freePort() : undefined;
     const baselineUrl = baselinePort === undefined ? undefined : `http://127.0.0.1:${baselinePort}`;
@@ -335,6 +350,7 @@ async function main(): Promise<void> {
       await waitForHealthy(gatewayUrl, 60_000);
       if (gatewayOffUrl) await waitForHealthy(gatewayOffUrl, 60_000);
       if (baselineUrl) await waitForHealthy(baselineUrl, 60_000);
+      if (floorUrl) await waitForHealthy(floorUrl, 60_000);
 
       const apiKey = createBenchKey(redisUrl);
 
@@ -351,6 +367,7 @@ async function main(): Promise<void> {
         { side: 'gateway', url: gatewayUrl, pid: gateway.pid, headers: keyHeader },
         ...(gatewayOffUrl ? [{ side: 'gateway_off' as const, url: gatewayOffUrl, pid: gatewayOff?.pid, headers: keyHeader }] : []),
         ...(baselineUrl ? [{ side: 'baseline' as const, url: baselineUrl, pid: baseline?.pid, headers: keyHeader }] : []),
+        ...(floorUrl ? [{ side: 'floor' as const, url: floorUrl, pid: floor?.pid, headers: keyHeader }] : []),
       ];
       const histograms = Object.fromEntries(sides.map(({ side }) => [side, newLatencyHistogram()])) as Record<Side, Histogram>;
       const SEED = 7;
@@ -376,7 +393,7 @@ async function main(): Promise<void> {
         runLoad({ url, headers: keyHeader, apiKey, concurrency: CONCURRENCY, durationMs, seed: SEED, next: mix });
       const warm = await warmUp(gatewayUrl, WARMUP_S * 1_000);
       if (warm.errors > 0) throw new Error(`the warm-up had ${warm.errors} failed requests: ${JSON.stringify(warm.statuses)}`);
-      for (const { side, url } of sides) if (side === 'gateway_off' || side === 'baseline') await warmUp(url, 3_000);
+      for (const { side, url } of sides) if (side !== 'direct' && side !== 'gateway') await warmUp(url, 3_000);
 
       // From here the driver's CPU counts, against the measured requests (segment warm-ups included).
       const driverCpu0 = process.cpuUsage();
@@ -386,7 +403,7 @@ async function main(): Promise<void> {
       const sampler = setInterval(() => {
         for (const { side, pid } of edges) if (pid) rss[side]?.push(rssMb(pid));
       }, 500);
-      const results: Record<Side, LoadResult[]> = { direct: [], gateway: [], gateway_off: [], baseline: [] };
+      const results: Record<Side, LoadResult[]> = { direct: [], gateway: [], gateway_off: [], baseline: [], floor: [] };
       // Mirrored rounds (ABC CBA …): a linear drift in the machine's load hits every side alike over
       // an even number of rounds, and neighbours run back to back, each first half of the time.
       const order = Array.from({ length: SEGMENTS }, (_, i) => (i % 2 === 0 ? sides : [...sides].reverse())).flat();
@@ -416,6 +433,7 @@ async function main(): Promise<void> {
       const viaGateway = combine(results.gateway);
       const viaGatewayOff = gatewayOffUrl ? combine(results.gateway_off) : undefined;
       const viaBaseline = baselineUrl ? combine(results.baseline) : undefined;
+      const viaFloor = floorUrl ? combine(results.floor) : undefined;
 
       for (const side of Object.values(results)) driverRequests += side.reduce((sum, r) => sum + r.requests, 0);
       const driverCpu = process.cpuUsage(driverCpu0);
@@ -440,23 +458,24 @@ async function main(): Promise<void> {
             target: TARGETS.metrics_on_off,
           }
         : null;
+      /** Another edge's figures (the baseline, the floor), beside the gateway's in the same rounds. */
+      const otherEdge = (side: 'baseline' | 'floor', figures: ReturnType<typeof combine>, pid: number | undefined) => {
+        const cpu = perRequest(edgeCpu[side] ?? 0, figures.requests);
+        return {
+          ...figures,
+          ratio: round3(figures.rps / direct.rps),
+          // This run's gateway / that edge, per round (they ran back to back).
+          [`gateway_over_${side}`]: roundRatios('gateway', side),
+          cpu_ms_per_request: cpu,
+          cpu_system_ms_per_request: perRequest(edgeSystem[side] ?? 0, figures.requests),
+          gateway_cpu_over_this: round3(gatewayCpu / cpu),
+          rss_mb: { max: Math.max(...(rss[side] ?? [])), end: pid ? rssMb(pid) : null, ...(pid ? rssSplit(pid) : {}) },
+        };
+      };
       const baselineFigures = viaBaseline
-        ? {
-            src: BASELINE_SRC,
-            node_options: BASELINE_NODE_OPTIONS,
-            ...viaBaseline,
-            ratio: round3(viaBaseline.rps / direct.rps),
-            // This run's gateway / the baseline, per round (they ran back to back).
-            gateway_over_baseline: roundRatios('gateway', 'baseline'),
-            cpu_ms_per_request: perRequest(edgeCpu.baseline ?? 0, viaBaseline.requests),
-            cpu_system_ms_per_request: perRequest(edgeSystem.baseline ?? 0, viaBaseline.requests),
-            rss_mb: {
-              max: Math.max(...(rss.baseline ?? [])),
-              end: baseline?.pid ? rssMb(baseline.pid) : null,
-              ...(baseline?.pid ? rssSplit(baseline.pid) : {}),
-            },
-          }
+        ? { src: BASELINE_SRC, node_options: BASELINE_NODE_OPTIONS, ...otherEdge('baseline', viaBaseline, baseline?.pid) }
         : null;
+      const floorFigures = viaFloor ? otherEdge('floor', viaFloor, floor?.pid) : null;
       const result = {
         bench: 'gateway',
         concurrency: CONCURRENCY,
@@ -494,6 +513,8 @@ async function main(): Promise<void> {
         gateway_memory_mb: gatewayMemory,
         metrics_on_off: metricsOnOff,
         baseline: baselineFigures,
+        // BENCH_FLOOR=1: the least a Node.js edge does per request (floor-edge.ts), same rounds, same load.
+        floor: floorFigures,
         // The load generator's own CPU per measured request (segment warm-ups included, so slightly high):
         // what BENCH_DRIVER=client costs over raw.
         driver: DRIVER,

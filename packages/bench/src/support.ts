@@ -59,8 +59,13 @@ const children: ChildProcess[] = [];
 let stopping = false;
 
 /** A service as its own process (as in production); output kept only for error reports. */
-export function startService(name: string, env: Record<string, string>, bench: string): ChildProcess {
-  const child = spawn(process.execPath, [`services/${name}/src/main.ts`], {
+export function startService(
+  name: string,
+  env: Record<string, string>,
+  bench: string,
+  entry = `services/${name}/src/main.ts`,
+): ChildProcess {
+  const child = spawn(process.execPath, [entry], {
     cwd: ROOT,
     // METRICS_PORT 0: any free port, so a bench beside a running stack (or another bench) never collides.
     env: { ...process.env, METRICS_PORT: '0', ...env },
