@@ -263,6 +263,49 @@ describe('edge cache (gateway)', () => {
     }
   });
 
+  it('does not queue requests behind one another for an answer they cannot share', async () => {
+    // A catalogue without its own cache marks nothing: every request needs its own answer. The
+    // stand-in holds each answer until `gate` requests for it are in flight (or 3 s pass).
+    const path = '/v1/fragrances?q=unmarked';
+    let gate = 1;
+    let inFlight = 0;
+    let mostInFlight = 0;
+    let asked = 0;
+    const waiting: (() => void)[] = [];
+    const standIn = createServer((req, res) => {
+      if (req.url === '/health') return void res.end('ok');
+      asked++;
+      mostInFlight = Math.max(mostInFlight, ++inFlight);
+      const answer = () => {
+        inFlight--;
+        res.setHeader('etag', '"unmarked"');
+        res.setHeader('content-type', 'application/json');
+        res.end('{"data":[]}');
+      };
+      waiting.push(answer);
+      const timer = setTimeout(() => waiting.splice(0).forEach((go) => go()), 3_000);
+      if (waiting.length >= gate) {
+        clearTimeout(timer);
+        waiting.splice(0).forEach((go) => go());
+      }
+    });
+    const standInUrl = await listen(standIn);
+    const other = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl: standInUrl, env: gatewayEnv() });
+    try {
+      expect((await fetch(`${other.url}${path}`, { headers: bearer(apiKey) })).status).toBe(200);
+      gate = 5;
+      mostInFlight = 0;
+      const burst = await Promise.all(Array.from({ length: 5 }, () => fetch(`${other.url}${path}`, { headers: bearer(apiKey) })));
+      expect(burst.map((res) => res.status)).toEqual([200, 200, 200, 200, 200]);
+      // All five reached the catalogue together: none waited for another's answer first.
+      expect(asked).toBe(6);
+      expect(mostInFlight).toBe(5);
+    } finally {
+      await other.close();
+      await close(standIn);
+    }
+  });
+
   it('never holds more bytes than EDGE_CACHE_MAX_BYTES', async () => {
     const small = await startGateway({
       redis: redis.redis,

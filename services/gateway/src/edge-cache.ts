@@ -1,4 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
+import { LRUCache } from 'lru-cache';
 import {
   CATALOGUE_GENERATION_HEADER,
   generationMark,
@@ -30,6 +31,14 @@ const worthKeeping =
   (mark: string) =>
   (statusCode: number, headers: Readonly<Record<string, string | string[] | undefined>>, generation: string | undefined): boolean =>
     statusCode === 200 && generation === mark && typeof headers.etag === 'string';
+
+/**
+ * How long a target whose answer could not be shared (a 404, a 400, an answer the catalogue did
+ * not mark) goes straight to the catalogue. Only that generation's: a bump ends it too.
+ */
+const UNSHARED_TTL_MS = 5_000;
+/** Most such targets remembered (the least recently asked go first). */
+const UNSHARED_MAX_TARGETS = 10_000;
 
 /** Headers that make an answer depend on more than the request target: kept out of the cache. */
 const PER_CLIENT = ['vary', 'content-encoding', 'set-cookie'] as const;
@@ -86,7 +95,10 @@ function send(req: Request, res: Response, statusCode: number, headers: Readonly
  * - Only 200s with an ETag that the catalogue marks with that counter are read whole and kept;
  *   everything else (errors, 404s, 304s, answers of a catalogue without its own cache) streams
  *   through as the plain proxy streams it, and is forgotten.
- * - Concurrent requests for a missing answer share one request to the catalogue.
+ * - Concurrent requests for a missing answer share one request to the catalogue. When that answer
+ *   cannot be shared, each of them asks for its own, and for a few seconds so does every request
+ *   for that target under that generation, at once: without that, requests for an answer nobody
+ *   can share (a catalogue that marks nothing, a popular 404) would queue behind one another.
  * - No Redis, no admission (503), so no counter is ever guessed; a request admitted without one
  *   (an admitter not set up to read it) is proxied as usual.
  */
@@ -99,6 +111,9 @@ export function edgeCache({ cache, scope, forward }: EdgeCacheOptions): RequestH
     if (!pair) labels.set(id, (pair = { route, outcome }));
     edgeCacheLookups.inc(pair);
   };
+
+  /** Target → the generation under which its answer could not be shared, for UNSHARED_TTL_MS. */
+  const unshared = new LRUCache<string, string>({ max: UNSHARED_MAX_TARGETS, ttl: UNSHARED_TTL_MS });
 
   return async (req, res, next) => {
     if (req.method !== 'GET') {
@@ -115,6 +130,11 @@ export function edgeCache({ cache, scope, forward }: EdgeCacheOptions): RequestH
     }
     // Before any writer bumped it the counter has no value: the catalogue calls that "0" too.
     const generation = counter === '' ? '0' : counter;
+    if (unshared.get(req.originalUrl) === generation) {
+      count(route, 'uncacheable');
+      next();
+      return;
+    }
     let own: UpstreamAnswer | undefined;
     let streamed = false;
     let lookup: CacheLookup;
@@ -141,6 +161,8 @@ export function edgeCache({ cache, scope, forward }: EdgeCacheOptions): RequestH
       return;
     }
     count(route, 'uncacheable');
+    // A 304 answered this client's If-None-Match: the target's answer may still be shareable.
+    if (lookup.outcome !== 'shared' && res.statusCode !== 304) unshared.set(req.originalUrl, generation);
     if (streamed) return;
     if (own) {
       send(req, res, own.statusCode, own.headers, own.body);
