@@ -1,7 +1,8 @@
 // `npm run bench:gateway`: the same seeded request mix straight to the catalogue service and
 // through the gateway with a valid API key (concurrency 32, 20 s each), both real processes over
 // the real catalogue in Elasticsearch. Prints both throughputs, p50/p99, the ratio and the
-// gateway's RSS; the last line is one JSON object. Target: throughput ratio ≥ 0.85.
+// gateway's RSS; the last line is one JSON object. Targets (TARGETS below, issue 13 part 5): ratio ≥ 0.9,
+// ≤ 0.4 ms of gateway CPU per request, ≤ 200 MB RSS.
 //
 // Options (env): BENCH_DURATION_S (20 per side), BENCH_SEGMENTS (4 per side), BENCH_CONCURRENCY (32), BENCH_WARMUP_S (10),
 // ELASTICSEARCH_URL (dev cluster, http://127.0.0.1:9200, started if it is the default and down),
