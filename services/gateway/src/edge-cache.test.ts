@@ -264,45 +264,48 @@ describe('edge cache (gateway)', () => {
   });
 
   it('does not queue requests behind one another for an answer they cannot share', async () => {
-    // A catalogue without its own cache marks nothing: every request needs its own answer. The
-    // stand-in holds each answer until `gate` requests for it are in flight (or 3 s pass).
-    const path = '/v1/fragrances?q=unmarked';
+    // A popular 404 (the real catalogue, Elasticsearch behind it): every request needs its own
+    // answer. A relay in front of the catalogue holds each request until `gate` of them are in
+    // flight (or 3 s pass), then lets them all through.
+    const path = '/v1/fragrances/00000000-0000-4000-8000-00000000abcd';
     let gate = 1;
     let inFlight = 0;
     let mostInFlight = 0;
     let asked = 0;
     const waiting: (() => void)[] = [];
-    const standIn = createServer((req, res) => {
+    const holdingRelay = createServer((req, res) => {
       if (req.url === '/health') return void res.end('ok');
       asked++;
       mostInFlight = Math.max(mostInFlight, ++inFlight);
-      const answer = () => {
-        inFlight--;
-        res.setHeader('etag', '"unmarked"');
-        res.setHeader('content-type', 'application/json');
-        res.end('{"data":[]}');
-      };
-      waiting.push(answer);
+      waiting.push(() => {
+        const upstream = httpRequest(`${catalogue.url}${req.url ?? ''}`, { method: req.method, headers: req.headers }, (answer) => {
+          inFlight--;
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        upstream.on('error', () => res.destroy());
+        upstream.end();
+      });
       const timer = setTimeout(() => waiting.splice(0).forEach((go) => go()), 3_000);
       if (waiting.length >= gate) {
         clearTimeout(timer);
         waiting.splice(0).forEach((go) => go());
       }
     });
-    const standInUrl = await listen(standIn);
-    const other = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl: standInUrl, env: gatewayEnv() });
+    const relayUrl = await listen(holdingRelay);
+    const other = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl: relayUrl, env: gatewayEnv() });
     try {
-      expect((await fetch(`${other.url}${path}`, { headers: bearer(apiKey) })).status).toBe(200);
+      expect((await fetch(`${other.url}${path}`, { headers: bearer(apiKey) })).status).toBe(404);
       gate = 5;
       mostInFlight = 0;
       const burst = await Promise.all(Array.from({ length: 5 }, () => fetch(`${other.url}${path}`, { headers: bearer(apiKey) })));
-      expect(burst.map((res) => res.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(burst.map((res) => res.status)).toEqual([404, 404, 404, 404, 404]);
       // All five reached the catalogue together: none waited for another's answer first.
       expect(asked).toBe(6);
       expect(mostInFlight).toBe(5);
     } finally {
       await other.close();
-      await close(standIn);
+      await close(holdingRelay);
     }
   });
 
