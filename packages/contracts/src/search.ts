@@ -285,6 +285,19 @@ export const DidYouMean = z
   });
 export type DidYouMean = z.infer<typeof DidYouMean>;
 
+export const Relaxed = z
+  .object({
+    dropped: z
+      .array(z.string())
+      .meta({ description: 'The query words left out (folded: lower case, no accents or punctuation), in the order typed.' }),
+  })
+  .meta({
+    id: 'Relaxed',
+    description:
+      'Present when every word of the query together found nothing and a looser query answered instead: first without words naming a concentration, gender, product type or size ("eau de toilette", "for men", "perfume", "100ml"), then without words no record has, then without filler words ("a", "for"), then without the rarest words, one at a time, until something is found (never without every word). `total` and `data` are the looser query\'s.',
+  });
+export type Relaxed = z.infer<typeof Relaxed>;
+
 export const SearchResponse = z
   .object({
     data: z.array(SearchHit),
@@ -297,6 +310,7 @@ export const SearchResponse = z
       .meta({ description: 'Pass as `cursor` (with the same query) for the next page; null on the last page.' }),
     facets: Facets.optional(),
     did_you_mean: DidYouMean.optional(),
+    relaxed: Relaxed.optional(),
     search_mode: z.enum(SEARCH_MODES).optional().meta({
       description:
         'The mode that ran, when the query had text: lexical also when semantic or hybrid was asked for but does not apply (another sort, a deeper offset) or record vectors are not computed yet. In semantic mode `total` is the number of nearest records found (at most 100, with the filters); in hybrid mode it counts the lexical matches plus those nearest records, and facets count the same set, while pages reach the best 100 of each side.',

@@ -5,7 +5,8 @@ import { createCursorCodec, type CursorKeys } from './cursor.ts';
 import { HELPER_OBJECTS, SEARCH_OBJECT, type IndexedFragrance } from './mapping.ts';
 import { queryWords } from './highlight.ts';
 import { queryKey } from './normalise.ts';
-import { buildSearchQuery } from './query.ts';
+import { buildSearchQuery, describesAttributes, KNOWN_ITEM_SIGNAL, matchedQueries } from './query.ts';
+import { RELAX_BELOW, relaxQuery, type Relaxation } from './relax.ts';
 import { DID_YOU_MEAN_BELOW, didYouMean } from './spellcheck.ts';
 import { facetsOf, type FacetAggregations } from './facets.ts';
 import { buildSimilarQuery } from './similar.ts';
@@ -14,7 +15,14 @@ import { cursorValuesOf } from './sort.ts';
 import { pageHit, summaryOfHit } from './summary.ts';
 
 /** Trims search responses to what a page needs (less JSON to move and parse). */
-export const SEARCH_FILTER_PATH = ['hits.total.value', 'hits.hits._source', 'hits.hits.fields', 'hits.hits.sort', 'aggregations'];
+export const SEARCH_FILTER_PATH = [
+  'hits.total.value',
+  'hits.hits._source',
+  'hits.hits.fields',
+  'hits.hits.sort',
+  'hits.hits.matched_queries',
+  'aggregations',
+];
 
 export interface FragranceWithVersion {
   fragrance: FragranceDetail;
@@ -51,20 +59,27 @@ export function createCatalogueRepository({
   const cursors = createCursorCodec(cursorKeys);
   const semantic = embedder ? createSemanticSearch({ client, alias, cursors, embedder }) : undefined;
 
-  async function search(params: SearchQuery): Promise<SearchResponse> {
-    const key = params.query === undefined ? '' : queryKey(params.query);
-    const mode = plannedMode(params, key, semantic !== undefined);
-    if (mode !== 'lexical' && semantic) {
-      const answered = await semantic.run(params, key, mode);
-      if (answered) return answered;
-    }
-    const built = buildSearchQuery(params, cursors);
-    const response = await client.search<FragranceDetail, FacetAggregations>(
+  /** One lexical page for the folded words `key`, and whether the query's best hit names a known item. */
+  async function lexicalPage(params: SearchQuery, key: string, askKnownItem: boolean) {
+    const built = buildSearchQuery(params, cursors, key);
+    const request = client.search<FragranceDetail, FacetAggregations>(
       { index: alias, ...built.body },
       { querystring: { filter_path: SEARCH_FILTER_PATH.join(',') } },
     );
+    // Past the first hit, the best one is asked for beside the page: the decision is the query's, not the page's.
+    const deeper = built.offset > 0 || params.cursor !== undefined;
+    const best =
+      askKnownItem && deeper
+        ? client.search<never>(
+            { index: alias, query: built.body.query, size: 1, track_total_hits: false, stored_fields: ['_none_'] },
+            { querystring: { filter_path: 'hits.hits.matched_queries' } },
+          )
+        : undefined;
+    const [response, top] = await Promise.all([request, best]);
     const hits = response.hits?.hits ?? [];
     const total = (response.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0;
+    const bestHit = deeper ? top?.hits?.hits?.[0] : hits[0];
+    const knownItem = askKnownItem && matchedQueries(bestHit).includes(KNOWN_ITEM_SIGNAL) && !describesAttributes(key);
     const words = params.highlight && key ? queryWords(key) : undefined;
     const data: SearchHit[] = hits.map((hit) => pageHit(hit, params.highlight, words));
     const last = hits.at(-1);
@@ -75,18 +90,58 @@ export function createCatalogueRepository({
         ? cursors.encode({ after: cursorValuesOf(last.sort, lastId), position: nextPosition }, built.fingerprint)
         : null;
     const facets = facetsOf(response.aggregations);
+    const page: SearchResponse = { data, total, limit: built.limit, offset: built.offset, next_cursor, ...(facets ? { facets } : {}) };
+    return { page, knownItem };
+  }
+
+  /**
+   * The lexical answer: the query as typed, relaxed when it found nothing (relax.ts), with a
+   * respelling when it found little (spellcheck.ts).
+   */
+  async function lexicalSearch(params: SearchQuery, key: string, { askKnownItem = false, relax = true } = {}) {
+    let answer = await lexicalPage(params, key, askKnownItem);
+    const strictTotal = answer.page.total;
+    let relaxation: Relaxation | undefined;
+    if (relax && key && strictTotal < RELAX_BELOW) {
+      relaxation = await relaxQuery(client, alias, params, key);
+      if (relaxation) answer = await lexicalPage(params, relaxation.key, askKnownItem);
+    }
     const suggestion =
-      key && total < DID_YOU_MEAN_BELOW && built.offset === 0 ? await didYouMean(client, alias, params, key, total, cursors) : undefined;
-    return {
-      data,
-      total,
-      limit: built.limit,
-      offset: built.offset,
-      next_cursor,
-      ...(facets ? { facets } : {}),
+      key && strictTotal < DID_YOU_MEAN_BELOW && answer.page.offset === 0
+        ? await didYouMean(client, alias, params, key, strictTotal, cursors)
+        : undefined;
+    const extras: Pick<SearchResponse, 'did_you_mean' | 'relaxed'> = {
       ...(suggestion ? { did_you_mean: suggestion } : {}),
-      ...(key ? { search_mode: 'lexical' as const } : {}),
+      ...(relaxation ? { relaxed: { dropped: relaxation.dropped } } : {}),
     };
+    return { page: answer.page, knownItem: answer.knownItem, key: relaxation?.key ?? key, extras };
+  }
+
+  /**
+   * Lexical mode: the lexical answer. Hybrid (the default): the lexical answer first; when the
+   * query names a known item (its best hit carries KNOWN_ITEM_SIGNAL) and hybrid was not asked
+   * for by name, that answer stands, with no query embedding or kNN; otherwise hybrid over the
+   * (possibly relaxed) words. Semantic: the kNN answer, with the lexical count beside it for
+   * `did_you_mean`. Relaxation and the respelling apply in every mode.
+   */
+  async function search(params: SearchQuery): Promise<SearchResponse> {
+    const key = params.query === undefined ? '' : queryKey(params.query);
+    const mode = plannedMode(params, key, semantic !== undefined);
+    const firstOnly = { ...params, limit: 1, offset: undefined, cursor: undefined, facets: undefined };
+    if (mode === 'semantic' && semantic) {
+      const [answered, lexical] = await Promise.all([semantic.run(params, key, mode), lexicalSearch(firstOnly, key, { relax: false })]);
+      if (answered) return { ...answered, ...lexical.extras };
+    }
+    const askKnownItem = mode === 'hybrid' && params.search_mode === undefined;
+    // A hybrid cursor is no lexical cursor: the decision (known item, relaxation) is made on the first hit alone.
+    const paging = mode === 'hybrid' && params.cursor !== undefined;
+    const lexical = await lexicalSearch(paging ? firstOnly : params, key, { askKnownItem });
+    if (mode === 'hybrid' && semantic && !lexical.knownItem) {
+      const answered = await semantic.run(params, key, mode, { relaxedKey: lexical.extras.relaxed ? lexical.key : undefined });
+      if (answered) return { ...answered, ...lexical.extras };
+    }
+    const page = paging ? (await lexicalPage(params, lexical.key, false)).page : lexical.page;
+    return { ...page, ...lexical.extras, ...(key ? { search_mode: 'lexical' as const } : {}) };
   }
 
   async function get(id: string): Promise<FragranceWithVersion | undefined> {

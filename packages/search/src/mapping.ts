@@ -1,5 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { foldKey, type FragranceDetail } from '@fragrance/contracts';
+import { brandAliases, nameSpellings } from '@fragrance/vocabulary';
 import { idSortKey, INDEX_SORT } from './sort.ts';
 import { encodeSummary } from './summary.ts';
 import { EMBEDDING_MAPPING, EMBEDDING_OBJECT, type StoredEmbedding } from './vectors.ts';
@@ -9,7 +10,7 @@ import { EMBEDDING_MAPPING, EMBEDDING_OBJECT, type StoredEmbedding } from './vec
  * either: an index of another version no longer matches the queries and must be re-ingested
  * (`catalogue status` reports it; `npm start` re-ingests).
  */
-export const INDEX_SCHEMA_VERSION = 6;
+export const INDEX_SCHEMA_VERSION = 7;
 
 /** Helper fields computed at ingest; never returned to clients. */
 export const SEARCH_OBJECT = 'search';
@@ -20,6 +21,10 @@ export interface SearchFields {
   perfumers: string[];
   notes: string[];
   accords: string[];
+  /** The name's other spellings (numbers in words, elisions joined, "no 5" …): nameSpellings. */
+  name_spellings: string[];
+  /** Other names of the brand (acronyms, short names): brandAliases. */
+  brand_aliases: string[];
 }
 
 /** What a search reads from doc values instead of `_source`: the id's sort key and the summary. */
@@ -47,6 +52,8 @@ export function searchFields(record: Pick<FragranceDetail, 'name' | 'brand' | 'p
     perfumers: record.perfumers.map(foldKey),
     notes: [...new Set(notes)],
     accords: record.accords.map(foldKey),
+    name_spellings: nameSpellings(record.name),
+    brand_aliases: brandAliases(record.brand),
   };
 }
 
@@ -129,6 +136,22 @@ export const FRAGRANCE_MAPPING: estypes.MappingTypeMapping = {
         },
         notes: foldedKeyword(),
         accords: foldedKeyword(),
+        // Other spellings of the name and names of the brand: matched like the name and the
+        // brand (every query word must still match somewhere), `exact` for a whole-name match.
+        name_spellings: {
+          type: 'text',
+          analyzer: 'standard',
+          norms: false,
+          copy_to: ['search_all'],
+          fields: { exact: { type: 'keyword', ignore_above: 512 } },
+        },
+        brand_aliases: {
+          type: 'text',
+          analyzer: 'standard',
+          norms: false,
+          copy_to: ['search_all'],
+          fields: { exact: { type: 'keyword', ignore_above: 256 } },
+        },
         id_key: { properties: { hi: sortOnlyLong, mid: sortOnlyLong, lo: sortOnlyLong } },
         summary: { type: 'binary', doc_values: true },
       },

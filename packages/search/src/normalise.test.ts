@@ -29,6 +29,8 @@ describe('folding', () => {
       perfumers: [],
       notes: ['bergamot', 'rose', 'musk'],
       accords: ['floral'],
+      name_spellings: [],
+      brand_aliases: ['eclat'],
     });
   });
 });

@@ -48,22 +48,17 @@ function allWords(text: string): estypes.QueryDslQueryContainer {
 }
 
 /**
- * Recall of a folded query: all its words match, in the query as written or in any of its synonym
- * variants (agarwood for oud, …); a concentration written in it (EDP, eau de toilette) may instead
- * be met by the record's concentration, the other words matching as usual.
+ * Recall of a folded query: all its words match, in the query as written, in any of its synonym
+ * variants (agarwood for oud, …) or other spellings ("dg" for "d g"). A concentration written in
+ * it (EDP, eau de toilette) is never required: the other words alone also recall, and the
+ * concentration only boosts (textQuery); a query that is nothing but a concentration matches it.
  */
 export function recallQuery(key: string): estypes.QueryDslQueryContainer {
   const variants = queryVariants(key);
-  const should = variants.texts.map(allWords);
-  if (variants.concentration) {
-    const { value, rest } = variants.concentration;
-    const concentration: estypes.QueryDslQueryContainer = { term: { concentration: value } };
-    should.push(
-      rest
-        ? { bool: { filter: [concentration], should: queryVariants(rest).texts.map(allWords), minimum_should_match: 1 } }
-        : concentration,
-    );
-  }
+  const rest = variants.concentration?.rest;
+  const texts = rest ? [...variants.texts, ...queryVariants(rest).texts] : variants.texts;
+  const should = [...new Set(texts)].map(allWords);
+  if (variants.concentration && !rest) should.push({ term: { concentration: variants.concentration.value } });
   return { bool: { should, minimum_should_match: 1 } };
 }
 
@@ -73,23 +68,74 @@ export function recallQuery(key: string): estypes.QueryDslQueryContainer {
  */
 export const NAME_SIGNAL = 'name';
 export const BRAND_SIGNAL = 'brand';
+/**
+ * Every word of the query (a concentration left aside) is in the record's name or brand, under
+ * any of their spellings: the query names this record or its house. A default-mode search whose
+ * best hit carries it is answered lexically (no query embedding, no kNN).
+ */
+export const KNOWN_ITEM_SIGNAL = 'known_item';
 
-/** Free-text relevance: every word must match somewhere, the name counts most. */
+/** Boost of the concentration a query names ("mania edp"): orders the name's concentrations, never outranks a better name match. */
+const CONCENTRATION_BOOST = 3;
+
+/** What a record of the house the whole query names gets: about an exact name's score, so the house's records lead. */
+const BRAND_IS_QUERY_BOOST = 40;
+
+/** Free-text relevance: every word must match somewhere (recallQuery), the name counts most. */
 function textQuery(key: string): estypes.QueryDslQueryContainer {
+  const variants = queryVariants(key);
+  const concentration = variants.concentration;
+  // The words that name the record: the query without a concentration it names.
+  const naming = concentration && concentration.rest !== '' ? concentration.rest : key;
+  const spellings = [...new Set([naming, ...queryVariants(naming).texts])];
+  const known: estypes.QueryDslQueryContainer[] = spellings.map((text) => ({
+    multi_match: {
+      query: text,
+      type: 'cross_fields',
+      operator: 'and',
+      fields: ['search.name', 'search.name_spellings', 'search.brand.text', 'search.brand_aliases'],
+      _name: KNOWN_ITEM_SIGNAL,
+      boost: 0,
+    },
+  }));
+  // The query is a house ("guerlain", "ysl"): its records tie on text (their names' matches of the
+  // brand word do not count) and popularity orders them.
+  const brandIs: estypes.QueryDslQueryContainer = {
+    bool: {
+      should: spellings.flatMap((value) => [{ term: { 'search.brand': value } }, { term: { 'search.brand_aliases.exact': value } }]),
+    },
+  };
+  const nameClauses: estypes.QueryDslQueryContainer[] = [
+    // term (not terms): scored by how rare the name is, as the exact name always was.
+    {
+      dis_max: {
+        queries: spellings.flatMap((value) => [
+          { term: { 'search.name.exact': { value, boost: 30 } } },
+          { term: { 'search.name_spellings.exact': { value, boost: 30 } } },
+        ]),
+        _name: NAME_SIGNAL,
+      },
+    },
+    { match_phrase: { 'search.name': { query: naming, boost: 8, _name: NAME_SIGNAL } } },
+    { match: { 'search.name': { query: naming, boost: 4, operator: 'and', fuzziness: FUZZINESS, prefix_length: 1, _name: NAME_SIGNAL } } },
+    { match: { 'search.name_spellings': { query: naming, boost: 4, operator: 'and', _name: NAME_SIGNAL } } },
+    { match_bool_prefix: { 'search.name': { query: naming, boost: 2, _name: NAME_SIGNAL } } },
+  ];
   return {
     bool: {
       must: [recallQuery(key)],
       // Precision: the exact name outranks a name containing the words, which outranks
       // a match in brand, perfumers, notes or accords.
       should: [
-        { term: { 'search.name.exact': { value: key, boost: 30, _name: NAME_SIGNAL } } },
-        { match_phrase: { 'search.name': { query: key, boost: 8, _name: NAME_SIGNAL } } },
-        { match: { 'search.name': { query: key, boost: 4, operator: 'and', fuzziness: FUZZINESS, prefix_length: 1, _name: NAME_SIGNAL } } },
-        { match_bool_prefix: { 'search.name': { query: key, boost: 2, _name: NAME_SIGNAL } } },
+        { bool: { should: nameClauses, must_not: [brandIs] } },
+        { constant_score: { filter: brandIs, boost: BRAND_IS_QUERY_BOOST, _name: BRAND_SIGNAL } },
         { match: { 'search.brand.text': { query: key, boost: 2, _name: BRAND_SIGNAL } } },
+        { match: { 'search.brand_aliases': { query: spellings.join(' '), boost: 2, _name: BRAND_SIGNAL } } },
         { match: { 'search.perfumers': { query: key, boost: 1 } } },
         { match: { 'search.accords.text': { query: key, boost: 0.8 } } },
         { match: { 'search.notes.text': { query: key, boost: 0.6 } } },
+        ...known,
+        ...(concentration ? [{ term: { concentration: { value: concentration.value, boost: CONCENTRATION_BOOST } } }] : []),
       ],
     },
   };
@@ -142,6 +188,18 @@ export function describedAttributes(key: string): { seasons: Season[]; occasions
     i += Math.max(matched, 1);
   }
   return { seasons: [...seasons], occasions: [...occasions], rest };
+}
+
+/** Whether a folded query names a season or an occasion: a description, never a known item. */
+export const describesAttributes = (key: string): boolean => {
+  const { seasons, occasions } = describedAttributes(key);
+  return seasons.length + occasions.length > 0;
+};
+
+/** The names of the clauses a hit matched (`matched_queries` is a list, or an object with scores). */
+export function matchedQueries(hit: { matched_queries?: string[] | Record<string, number> } | undefined): string[] {
+  const matched = hit?.matched_queries;
+  return Array.isArray(matched) ? matched : Object.keys(matched ?? {});
 }
 
 /** Popularity in the attribute leg: only orders records that match equally many attributes (at most +0.25 at 100k votes). */
@@ -249,10 +307,14 @@ export const FACET_AGGREGATIONS: Record<Facet, estypes.AggregationsAggregationCo
  * sort value types, position) by `cursors` before anything is built; a bad one throws
  * InvalidCursorError.
  */
-export function buildSearchQuery(params: SearchQuery, cursors: CursorCodec): BuiltSearch {
+export function buildSearchQuery(
+  params: SearchQuery,
+  cursors: CursorCodec,
+  /** The folded words to match: the query's own (queryKey), or fewer when relaxed (relax.ts). */
+  key = params.query === undefined ? '' : queryKey(params.query),
+): BuiltSearch {
   const limit = params.limit ?? DEFAULT_LIMIT;
   const fingerprint = queryFingerprint(params);
-  const key = params.query === undefined ? '' : queryKey(params.query);
   const order = sortOrderOf(params.sort, key !== '');
   const cursor: CursorState | undefined = params.cursor === undefined ? undefined : cursors.decode(params.cursor, fingerprint, order.kinds);
   const { filter, mustNot } = searchFilters(params);

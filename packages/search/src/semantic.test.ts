@@ -61,8 +61,9 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
 
   it('semantic finds records by description where lexical finds nothing', async () => {
     const query = 'a smoky fragrance for winter evenings';
+    // Every word together matches nothing lexically: lexical mode relaxes the query.
     const lexical = await search(repository, { query, search_mode: 'lexical' });
-    expect(lexical.total).toBe(0);
+    expect(lexical.relaxed?.dropped.length).toBeGreaterThan(0);
     const semantic = await search(repository, { query, search_mode: 'semantic', limit: '10' });
     expect(semantic.search_mode).toBe('semantic');
     expect(semantic.data.length).toBe(10);
@@ -86,7 +87,9 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
       const page = await search(repository, { query: 'fresh citrus for summer at the office', search_mode: mode, limit: '50', ...filter });
       expect(page.search_mode).toBe(mode);
       const lexicalTotal = (await search(repository, { ...filter, limit: '1' })).total;
-      expect(page.data.length).toBe(Math.min(50, lexicalTotal));
+      // The kNN leg keeps only records above its similarity floor.
+      expect(page.data.length).toBeGreaterThan(0);
+      expect(page.data.length).toBeLessThanOrEqual(Math.min(50, lexicalTotal));
       for (const hit of page.data) {
         const r = byId.get(hit.id)!;
         if (filter.concentration) expect(r.concentration).toBe(filter.concentration);
@@ -160,7 +163,12 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
       expect(withoutFacets.data).toEqual(hybrid.data);
       const nearest = await search(repository, { ...input, search_mode: 'semantic', limit: String(SEMANTIC_WINDOW) });
       // Counted independently: one count of the three sets (what a fourth search used to do).
-      const lexical = buildSearchQuery({ ...params, search_mode: 'lexical' }, createCursorCodec(cursorKeys)).body.query!;
+      // A relaxed query's lexical leg matched the words kept.
+      const kept = key
+        .split(' ')
+        .filter((word) => !hybrid.relaxed?.dropped.includes(word))
+        .join(' ');
+      const lexical = buildSearchQuery({ ...params, search_mode: 'lexical' }, createCursorCodec(cursorKeys), kept).body.query!;
       const attributes = attributeQuery(key, params);
       const { count } = await es.client.count({
         index: alias,
@@ -171,7 +179,7 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
           },
         },
       });
-      expect(hybrid.total).toBe(count);
+      expect({ input, total: hybrid.total, relaxed: hybrid.relaxed }).toEqual({ input, total: count, relaxed: hybrid.relaxed });
       const lexicalCount = (await es.client.count({ index: alias, query: lexical })).count;
       if (lexicalCount >= SEMANTIC_WINDOW) cutAtWindow.lexical++;
       if (attributes && (await es.client.count({ index: alias, query: attributes.matches })).count >= SEMANTIC_WINDOW)
@@ -227,6 +235,50 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
     expect(() => SearchQuery.parse({ query: 'x', search_mode: 'semantic', offset: '95', limit: '10' })).toThrow(/must not exceed 100/);
   });
 
+  it('answers a query naming a known item lexically in the default mode, without embedding it', async () => {
+    let embedded = 0;
+    const counting = {
+      modelKey: embedder.modelKey,
+      embed: (texts: readonly string[]) => ((embedded += texts.length), embedder.embed(texts)),
+    };
+    const repo = createCatalogueRepository({ client: es.client, alias, cursorKeys, embedder: counting });
+    for (const r of records.slice(0, 5)) {
+      const page = await search(repo, { query: `${r.brand} ${r.name}` });
+      expect(page.search_mode).toBe('lexical');
+      expect(page.data[0]?.id).toBe(r.id);
+      // Deeper pages decide on the query's best hit too.
+      expect((await search(repo, { query: `${r.brand} ${r.name}`, offset: '1', limit: '1' })).search_mode).toBe('lexical');
+    }
+    expect(embedded).toBe(0);
+    // Asked for by name, hybrid runs.
+    expect((await search(repo, { query: records[0]!.name, search_mode: 'hybrid' })).search_mode).toBe('hybrid');
+    const description = await search(repo, { query: 'a smoky fragrance for winter evenings' });
+    expect(description.search_mode).toBe('hybrid');
+    expect(embedded).toBeGreaterThan(0);
+    // A repeated text is embedded once.
+    const before = embedded;
+    await search(repo, { query: 'a smoky fragrance for winter evenings', limit: '5' });
+    expect(embedded).toBe(before);
+  });
+
+  it('behaves like a search box in the default mode: no neighbours for gibberish, a respelling for a misspelt name', async () => {
+    const gibberish = await search(repository, { query: 'xqzv blorp' });
+    expect(gibberish.total).toBe(0);
+    expect(gibberish.data).toEqual([]);
+    // Two words of a brand, each two edits away ("maisn vaurarra"): lexical finds nothing and respells it.
+    const brand = records.map((record) => record.brand.toLowerCase()).find((b) => /^[a-z]{6,} [a-z]{6,}$/.test(b))!;
+    const misspelt = brand
+      .split(' ')
+      .map((word) => `${word.slice(0, 2)}${word.slice(3, -1)}x`)
+      .join(' ');
+    const lexical = await search(repository, { query: misspelt, search_mode: 'lexical' });
+    expect(lexical.did_you_mean?.query).toBe(brand);
+    for (const mode of [undefined, 'hybrid', 'semantic'] as const) {
+      const page = await search(repository, { query: misspelt, ...(mode ? { search_mode: mode } : {}) });
+      expect(page.did_you_mean, `mode ${mode ?? 'default'}`).toEqual(lexical.did_you_mean);
+    }
+  });
+
   it('answers lexically while the records have no vectors yet', async () => {
     const noVectors = createCatalogueRepository({ client: es.client, alias: bare, cursorKeys, embedder });
     const lexicalRepo = createCatalogueRepository({ client: es.client, alias: bare, cursorKeys });
@@ -237,7 +289,8 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
       expect(page).toEqual(await search(lexicalRepo, { query: sample.name, search_mode: 'lexical' }));
     }
     const description = await search(noVectors, { query: 'a smoky fragrance for winter evenings', search_mode: 'hybrid' });
-    expect(description).toMatchObject({ total: 0, search_mode: 'lexical' });
+    expect(description.search_mode).toBe('lexical');
+    expect(description.relaxed?.dropped.length).toBeGreaterThan(0);
   });
 });
 

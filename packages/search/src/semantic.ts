@@ -1,4 +1,5 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
+import { LRUCache } from 'lru-cache';
 import {
   DEFAULT_LIMIT,
   DEFAULT_SEARCH_MODE,
@@ -29,6 +30,14 @@ const NUM_CANDIDATES = SEMANTIC_WINDOW * 2;
 /** Share of records whose vector must be current before semantic search is used (`npm start` fills them after start). */
 export const VECTORS_READY_SHARE = 0.95;
 const READY_TTL_MS = 15_000;
+/**
+ * Least cosine similarity of a kNN hit to the query (all-MiniLM-L6-v2 on our record texts):
+ * descriptions find their records at 0.4–0.8, while gibberish ("xqzv blorp", "qwerty uiop")
+ * tops out at 0.14–0.25 against every record, so such a query gets no neighbours at all.
+ */
+export const MIN_SIMILARITY = 0.3;
+/** Query vectors kept (about 1.6 KB each): repeated texts are embedded once. */
+const QUERY_VECTOR_CACHE = 2_000;
 
 /**
  * The mode a search runs in: semantic or hybrid only for a text query ranked by relevance, with
@@ -104,6 +113,7 @@ export interface SemanticSearchDeps {
  */
 export function createSemanticSearch({ client, alias, cursors, embedder }: SemanticSearchDeps) {
   let ready: { at: number; value: Promise<boolean> } | undefined;
+  const queryVectors = new LRUCache<string, number[]>({ max: QUERY_VECTOR_CACHE });
 
   /** Whether most records carry a vector of this model; cached for a few seconds. */
   function vectorsReady(): Promise<boolean> {
@@ -131,6 +141,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
       query_vector: vector,
       k,
       num_candidates: Math.max(NUM_CANDIDATES, k),
+      similarity: MIN_SIMILARITY,
       // Every filter inside the kNN search: the k nearest are k records that satisfy them.
       filter: [{ bool: { filter: [...filter, { term: { [`${EMBEDDING_OBJECT}.model`]: embedder.modelKey } }], must_not: mustNot } }],
     };
@@ -139,7 +150,18 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
   const aggsOf = (params: SearchQuery) =>
     params.facets?.length ? Object.fromEntries(params.facets.map((facet) => [facet, FACET_AGGREGATIONS[facet]])) : undefined;
 
-  async function run(params: SearchQuery, key: string, mode: 'semantic' | 'hybrid'): Promise<SearchResponse | undefined> {
+  /**
+   * `relaxedKey`: the relaxed form of the query (relax.ts) that the lexical leg matches instead;
+   * its hits are then fused like the other legs' instead of leading the page, as they matched only
+   * part of what was asked. The kNN and attribute legs always read the query as typed.
+   */
+  async function run(
+    params: SearchQuery,
+    key: string,
+    mode: 'semantic' | 'hybrid',
+    { relaxedKey }: { relaxedKey?: string | undefined } = {},
+  ): Promise<SearchResponse | undefined> {
+    const lexicalKey = relaxedKey ?? key;
     if (!(await vectorsReady())) return undefined;
     const limit = params.limit ?? DEFAULT_LIMIT;
     let offset = params.offset ?? 0;
@@ -153,9 +175,13 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
       }
     }
     const queryVector = async () => {
+      const cached = queryVectors.get(key);
+      if (cached) return cached;
       const [vector] = await embedder.embed([key]);
       if (!vector) throw new Error('the embedder returned no vector');
-      return Array.from(vector);
+      const values = Array.from(vector);
+      queryVectors.set(key, values);
+      return values;
     };
     const words = params.highlight ? queryWords(key) : undefined;
     const pageRead = pageFetch(words !== undefined);
@@ -187,6 +213,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     const lexical = buildSearchQuery(
       { ...params, limit: SEMANTIC_WINDOW, offset: undefined, cursor: undefined, facets: undefined, sort: undefined },
       cursors,
+      lexicalKey,
     ).body;
     const attributes = attributeQuery(key, params);
     // Legs return ids only: the fused list needs no sources, and reading 100 per leg cost
@@ -227,7 +254,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     const signalled = (hit: LegHit) => hit.matched.includes(NAME_SIGNAL) || hit.matched.includes(BRAND_SIGNAL);
     // The lexical best hit always stays first too: every query word matched it (a misspelt name
     // that only the fuzzy recall clause caught is still the known item).
-    const pinned = lexHits.filter((hit, i) => i === 0 || signalled(hit)).map((h) => h.id);
+    const pinned = relaxedKey !== undefined ? [] : lexHits.filter((hit, i) => i === 0 || signalled(hit)).map((h) => h.id);
     const pinnedSet = new Set(pinned);
     const fused = fuseByRank([lexHits, describedHits, nearHits].map((hits) => hits.map((h) => h.id))).filter((id) => !pinnedSet.has(id));
     const rankedIds = [...pinned, ...fused];
@@ -248,7 +275,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     const union: estypes.QueryDslQueryContainer[] = [];
     if (!lexicalComplete) {
       const { filter, mustNot } = searchFilters(params);
-      union.push({ bool: { must: [recallQuery(key)], filter, must_not: mustNot } });
+      union.push({ bool: { must: [recallQuery(lexicalKey)], filter, must_not: mustNot } });
     }
     if (!attributesComplete) union.push(attributes.matches);
     if (knownIds.length > 0) union.push({ ids: { values: [...new Set(knownIds)] } });

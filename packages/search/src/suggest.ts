@@ -1,5 +1,6 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 import { foldKey, slugOf, type Suggestion, type SuggestType } from '@fragrance/contracts';
+import { brandAliases, nameSpellings } from '@fragrance/vocabulary';
 import { INDEX_SCHEMA_VERSION } from './mapping.ts';
 import { queryKey } from './normalise.ts';
 
@@ -21,6 +22,8 @@ export interface SuggestDocument {
   text: string;
   /** Folded words matched by the query: name and brand of a fragrance, the name of the others. */
   key: string;
+  /** Other folded names it is typed as: a brand's aliases, a fragrance's other spellings and its brand's aliases. */
+  aliases?: string[];
   /** Folded name, for ordering by name. */
   sort_key: string;
   /** Votes of the fragrance, or summed over the fragrances of a brand, note, … */
@@ -45,10 +48,13 @@ export const SUGGEST_MAPPING: estypes.MappingTypeMapping = {
       type: 'text',
       analyzer: 'standard',
       norms: false,
-      // Prefixes of 1–8 characters are indexed terms: the word being typed is one term lookup.
-      index_prefixes: { min_chars: 1, max_chars: 8 },
+      copy_to: ['words'],
       fields: { exact: { type: 'keyword', ignore_above: 512 } },
     },
+    aliases: { type: 'text', analyzer: 'standard', norms: false, copy_to: ['words'] },
+    // The key and the aliases together, so "ysl cin" matches across both. Prefixes of 1–8
+    // characters are indexed terms: the word being typed is one term lookup.
+    words: { type: 'text', analyzer: 'standard', norms: false, index_prefixes: { min_chars: 1, max_chars: 8 } },
     sort_key: { type: 'keyword' },
     popularity: { type: 'long' },
     id: notIndexed,
@@ -125,8 +131,10 @@ async function entityDocuments(client: Client, index: string): Promise<SuggestDo
 
   const docs: SuggestDocument[] = [];
   for (const b of buckets<VotesBucket & SpellingBucket & { country: TermsAgg<Bucket>; accords: TermsAgg<Bucket> }>('brands')) {
+    const spelling = b.spelling.buckets[0]?.key ?? b.key;
     docs.push({
-      ...entity('brand', b.key, b.spelling.buckets[0]?.key ?? b.key, b),
+      ...entity('brand', b.key, spelling, b),
+      aliases: brandAliases(spelling),
       country: b.country.buckets[0]?.key ?? '',
       top_accords: b.accords.buckets.map((a) => a.key),
     });
@@ -167,6 +175,7 @@ async function* fragranceDocuments(client: Client, index: string): AsyncGenerato
         type: 'fragrance',
         text: f.name,
         key: `${name} ${foldKey(f.brand)}`.trim(),
+        aliases: [...nameSpellings(f.name), ...brandAliases(f.brand)],
         sort_key: name,
         popularity: f.rating.count,
         id: f.id,
@@ -226,6 +235,27 @@ export async function buildSuggestIndex(
   return { index: target, documents };
 }
 
+/** Longest typed prefix whose swapped letters are tried: the index holds prefixes up to 8 characters. */
+const MAX_SWAPPED_PREFIX = 8;
+
+/**
+ * The key with two neighbouring letters of its last word swapped, each way ("atleie" → "atelie"):
+ * a prefix query takes no typo, so the word being typed would otherwise find nothing for the
+ * commonest typo. From 4 letters (a shorter prefix matches too much anyway).
+ */
+export function transposedLastWord(key: string): string[] {
+  const words = key.split(' ').filter(Boolean);
+  const last = words.pop() ?? '';
+  if (last.length < 4 || /\d/.test(last)) return [];
+  const typed = last.slice(0, MAX_SWAPPED_PREFIX);
+  const out = new Set<string>();
+  for (let i = 0; i + 1 < typed.length; i++) {
+    if (typed[i] === typed[i + 1]) continue;
+    out.add([...words, typed.slice(0, i) + typed.charAt(i + 1) + typed.charAt(i) + typed.slice(i + 2)].join(' '));
+  }
+  return [...out];
+}
+
 /** Edits allowed per word, as in search: none up to 3 letters, one from 4, two from 7. */
 const FUZZINESS = 'AUTO:4,7';
 
@@ -237,6 +267,9 @@ const FUZZINESS = 'AUTO:4,7';
  */
 export function suggestQuery(key: string, filter: estypes.QueryDslQueryContainer[]): estypes.QueryDslQueryContainer {
   const constant = (query: estypes.QueryDslQueryContainer, boost: number) => ({ constant_score: { filter: query, boost } });
+  const swapped = transposedLastWord(key).map((text) => ({
+    match_bool_prefix: { words: { query: text, operator: 'and' as const, fuzziness: FUZZINESS } },
+  }));
   return {
     function_score: {
       query: {
@@ -246,8 +279,9 @@ export function suggestQuery(key: string, filter: estypes.QueryDslQueryContainer
             {
               bool: {
                 should: [
-                  { match_bool_prefix: { key: { query: key, operator: 'and', fuzziness: FUZZINESS } } },
-                  { match: { key: { query: key, operator: 'and', fuzziness: FUZZINESS } } },
+                  { match_bool_prefix: { words: { query: key, operator: 'and', fuzziness: FUZZINESS } } },
+                  { match: { words: { query: key, operator: 'and', fuzziness: FUZZINESS } } },
+                  ...swapped,
                 ],
                 minimum_should_match: 1,
               },
@@ -255,8 +289,8 @@ export function suggestQuery(key: string, filter: estypes.QueryDslQueryContainer
           ],
           should: [
             constant({ term: { 'key.exact': key } }, 8),
-            constant({ match: { key: { query: key, operator: 'and' } } }, 3),
-            constant({ match_bool_prefix: { key: { query: key, operator: 'and' } } }, 2),
+            constant({ match: { words: { query: key, operator: 'and' } } }, 3),
+            constant({ match_bool_prefix: { words: { query: key, operator: 'and' } } }, 2),
           ],
         },
       },

@@ -1,4 +1,5 @@
 import { CONCENTRATION_SPELLINGS, CONCENTRATIONS, foldKey, type Concentration } from '@fragrance/contracts';
+import { querySpellings } from '@fragrance/vocabulary';
 
 /**
  * Curated equivalents of the fragrance vocabulary. Each group lists spellings that mean the same
@@ -68,7 +69,10 @@ const LONGEST_CONCENTRATION = Math.max(...[...CONCENTRATION_IN_TEXT.keys()].map(
 export const MAX_VARIANTS = 8;
 
 export interface QueryVariants {
-  /** The folded query with each synonym phrase replaced by an equivalent; the original first. */
+  /**
+   * The folded query with each synonym phrase replaced by an equivalent, the original first, then
+   * its other spellings (querySpellings: "d g" → "dg", "one million" → "1 million").
+   */
   texts: string[];
   /** A concentration written in the query, and the rest of the query without it. */
   concentration?: { value: Concentration; rest: string };
@@ -113,7 +117,8 @@ export function queryVariants(key: string): QueryVariants {
     for (const prefix of texts) for (const alternative of slot) if (next.length < MAX_VARIANTS) next.push([...prefix, alternative]);
     texts = next;
   }
-  const out: QueryVariants = { texts: [...new Set(texts.map((t) => t.join(' ')))] };
+  const spelled = querySpellings(key);
+  const out: QueryVariants = { texts: [...new Set([...texts.map((t) => t.join(' ')), ...spelled])] };
   for (let i = 0; i < words.length; i += 1) {
     const phrase = phraseAt(words, i, LONGEST_CONCENTRATION, CONCENTRATION_IN_TEXT);
     if (phrase) {

@@ -98,6 +98,17 @@ describe('discovery routes', () => {
     expect(post.status).toBe(405);
   });
 
+  it('GET /v1/fragrances relaxed: the looser answer says what it dropped, in the contract and the OpenAPI document', async () => {
+    const page = SearchResponse.parse((await get(`/v1/fragrances?query=${encodeURIComponent('Zen Shiseido zqxwv for men')}`)).body);
+    expect(page.data[0]?.id).toBe(shiseido.id);
+    expect(page.relaxed).toEqual({ dropped: ['shiseido', 'zqxwv', 'for', 'men'] });
+    const openapi = (await get('/v1/openapi.json')).body as {
+      components: { schemas: Record<string, { properties?: Record<string, { $ref?: string; type?: string; items?: unknown }> }> };
+    };
+    expect(openapi.components.schemas.SearchResponse?.properties?.relaxed?.$ref).toBe('#/components/schemas/Relaxed');
+    expect(openapi.components.schemas.Relaxed?.properties?.dropped).toMatchObject({ type: 'array', items: { type: 'string' } });
+  });
+
   it('GET /v1/fragrances with highlight and did_you_mean validates against the contract', async () => {
     const page = SearchResponse.parse((await get(`/v1/fragrances?query=${encodeURIComponent('helene')}&highlight=true`)).body);
     expect(page.data[0]?.highlight?.perfumers).toEqual([{ text: 'Hélène Doré', matches: [{ start: 0, end: 6 }] }]);
