@@ -1,4 +1,4 @@
-import type { FragranceDetail, FragranceSummary } from '@fragrance/contracts';
+import type { FragranceDetail, FragranceSummary, SearchResponse } from '@fragrance/contracts';
 
 /** Short human-readable renderings beside the structured content (for clients that show text). */
 export function summaryLine(f: FragranceSummary, index?: number): string {
@@ -8,11 +8,17 @@ export function summaryLine(f: FragranceSummary, index?: number): string {
   return `${lead}${f.name} by ${f.brand} (${facts}), ${rating}${f.main_accords.length ? `; ${f.main_accords.join(', ')}` : ''} [id ${f.id}]`;
 }
 
-export function searchText(result: { data: FragranceSummary[]; total: number; offset: number; next_cursor: string | null }): string {
-  if (result.data.length === 0) return `No fragrances matched (total ${result.total}).`;
+export function searchText(result: Pick<SearchResponse, 'data' | 'total' | 'offset' | 'next_cursor' | 'relaxed' | 'did_you_mean'>): string {
+  // Said first, so an assistant does not present a looser answer as an exact one.
+  const notes = [
+    ...(result.relaxed ? [`Nothing matched every word; these match without: ${result.relaxed.dropped.join(', ')}.`] : []),
+    ...(result.did_you_mean ? [`Did you mean "${result.did_you_mean.query}" (${result.did_you_mean.total} matches)?`] : []),
+  ];
+  if (result.data.length === 0) return [`No fragrances matched (total ${result.total}).`, ...notes].join('\n');
   const first = result.offset + 1;
   const last = result.offset + result.data.length;
   return [
+    ...notes,
     `${result.total} fragrances matched; showing ${result.data.length} (${first}-${last}):`,
     ...result.data.map((f, i) => summaryLine(f, first + i)),
     ...(result.next_cursor ? [`More results: pass cursor "${result.next_cursor}" with the same arguments.`] : []),
