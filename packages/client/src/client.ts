@@ -12,8 +12,10 @@ export type BrandsQuery = QueryOf<'/brands'>;
 export type TermsQuery = QueryOf<'/notes'>;
 export type SimilarQuery = QueryOf<'/fragrances/{id}/similar'>;
 export type UsageQuery = QueryOf<'/usage'>;
+export type SearchUsageQuery = QueryOf<'/usage/searches'>;
 export type ExportQuery = QueryOf<'/fragrances/export'>;
 export type UsageResponse = Schemas['UsageResponse'];
+export type SearchUsageResponse = Schemas['SearchUsageResponse'];
 export type SearchResponse = Schemas['SearchResponse'];
 export type SearchHit = Schemas['SearchHit'];
 export type FragranceDetail = Schemas['FragranceDetail'];
@@ -139,6 +141,8 @@ export interface FragranceClient {
   perfumers(query?: TermsQuery): Promise<Schemas['TermList']>;
   /** The key's counted requests per quota day (free: not counted against the quota). */
   usage(query?: UsageQuery): Promise<UsageResponse>;
+  /** What the key's owner searched for on one quota day: top, zero-result and relaxed queries (free). */
+  searchUsage(query?: SearchUsageQuery): Promise<SearchUsageResponse>;
   /**
    * The export's NDJSON body as it arrives, not buffered (billed up front: one counted request per
    * 1,000 records). `gzip` asks for a compressed transfer; the global fetch decodes it, a custom
@@ -197,6 +201,7 @@ export function createFragranceClient(options: ClientOptions): FragranceClient {
     accords: (query = {}) => dataOf(api.GET('/accords', { params: { query } })),
     perfumers: (query = {}) => dataOf(api.GET('/perfumers', { params: { query } })),
     usage: (query = {}) => dataOf(api.GET('/usage', { params: { query } })),
+    searchUsage: (query = {}) => dataOf(api.GET('/usage/searches', { params: { query } })),
     exportStream,
     async *exportAll(query = {}) {
       yield* ndjsonRecords<FragranceDetail>(await exportStream(query));

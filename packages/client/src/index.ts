@@ -10,6 +10,8 @@ export {
   type SearchHit,
   type SearchQuery,
   type SearchResponse,
+  type SearchUsageQuery,
+  type SearchUsageResponse,
   type SimilarQuery,
   type SuggestQuery,
   type TermsQuery,

@@ -22,6 +22,15 @@ export {
 } from './fragrance.ts';
 export { MeResponse } from './me.ts';
 export { USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS, UsageDay, UsageQuery, UsageResponse } from './usage.ts';
+export {
+  QueryCount,
+  SEARCH_QUERY_MAX_CHARS,
+  SEARCH_USAGE_DEFAULT_LIMIT,
+  SEARCH_USAGE_MAX_DAYS,
+  SEARCH_USAGE_MAX_LIMIT,
+  SearchUsageQuery,
+  SearchUsageResponse,
+} from './usage-searches.ts';
 export { foldKey } from './text.ts';
 export {
   DEFAULT_LIMIT,

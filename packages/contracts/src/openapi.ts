@@ -8,6 +8,7 @@ import { PROBLEM_CONTENT_TYPE, Problem } from './problem.ts';
 import { FragranceIdParams, SearchQuery, SearchResponse, SimilarQuery, SimilarResponse } from './search.ts';
 import { EXPORT_RECORDS_PER_REQUEST, ExportQuery } from './sync.ts';
 import { USAGE_MAX_DAYS, UsageQuery, UsageResponse } from './usage.ts';
+import { SEARCH_QUERY_MAX_CHARS, SEARCH_USAGE_MAX_DAYS, SearchUsageQuery, SearchUsageResponse } from './usage-searches.ts';
 
 const rateLimitHeaders = {
   'RateLimit-Limit': z.number().int().meta({ description: 'Daily quota of the key.' }),
@@ -78,6 +79,15 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
           description: `Daily counts from the same meter that enforces the quota and that billing reads, for up to ${USAGE_MAX_DAYS} days back (today included; today's count grows as requests arrive). Days are quota days in the gateway's quota time zone. A range that ends after today, starts after it ends, or reaches further back than ${USAGE_MAX_DAYS} days is refused with 400.`,
           requestParams: { query: UsageQuery },
           responses: { '200': ok('Requests per day, oldest first.', UsageResponse), '400': errors['400'], '401': errors['401'] },
+        },
+      },
+      '/usage/searches': {
+        get: {
+          operationId: 'getSearchUsage',
+          summary: "What the owner's keys searched for on one day (not counted against the quota)",
+          description: `Counted per key owner and quota day: the searches (\`GET /fragrances\` with a \`query\`, answered 2xx or 304), how many found nothing and how many were relaxed, and the most frequent query texts of each kind, folded and cut to ${SEARCH_QUERY_MAX_CHARS} characters. Each list keeps a bounded number of texts per day, so a text searched rarely may be missing or undercounted; the three totals are exact. Kept for ${SEARCH_USAGE_MAX_DAYS} days (today included); a day after today or further back is refused with 400.`,
+          requestParams: { query: SearchUsageQuery },
+          responses: { '200': ok("The day's search counts.", SearchUsageResponse), '400': errors['400'], '401': errors['401'] },
         },
       },
       '/fragrances': {

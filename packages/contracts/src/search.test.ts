@@ -109,6 +109,7 @@ describe('buildOpenApiDocument', () => {
       '/perfumers',
       '/suggest',
       '/usage',
+      '/usage/searches',
     ]);
     const search = doc.paths?.['/fragrances']?.get;
     const names = (search?.parameters ?? []).map((p) => ('name' in p ? p.name : ''));

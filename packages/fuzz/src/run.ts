@@ -62,6 +62,8 @@ export async function createFuzzer(target: { baseUrl: string; apiKey: string; kn
       exclude_accord: accords,
       from: span(20, 80),
       to: span(0, 19),
+      // GET /v1/usage/searches: a day among the last 35 quota days.
+      day: span(0, 34),
     },
     cursor: { query: 'limit=50', value: page.next_cursor },
   };

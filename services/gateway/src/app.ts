@@ -15,6 +15,7 @@ import {
 } from '@fragrance/http';
 import { httpMetrics } from '@fragrance/metrics';
 import { catalogueGenerationKey, createResponseCache } from '@fragrance/response-cache';
+import { createSearchRecorder } from '@fragrance/search-analytics';
 import { traceContext } from '@fragrance/tracing';
 import { apiKeyAuth, quotaOf, unitsOf } from './api-key-auth.ts';
 import type { DeprecatableRoute, GatewayConfig } from './config.ts';
@@ -25,11 +26,13 @@ import { proxyTo, upstreamForwarder } from './proxy.ts';
 import { setRateLimitHeaders } from './rate-limit-headers.ts';
 import { inSequence } from './in-sequence.ts';
 import { normaliseRequestTargets } from './request-target.ts';
+import { countSearches } from './search-analytics.ts';
 import { observeEdgeCache, timedRedisCall } from './metrics.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { meRoutes } from './routes/me.ts';
 import { usageRoutes } from './routes/usage.ts';
+import { searchUsageRoutes } from './routes/usage-searches.ts';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -142,6 +145,11 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     next();
   };
 
+  // Text searches are counted per key owner and day for search analytics (search-analytics.ts):
+  // after the answer, never in its way; the catalogue's internal outcome header is removed here.
+  const searchCounting = countSearches(createSearchRecorder({ redis, prefix: config.REDIS_PREFIX }));
+  const counted = (path: string): RequestHandler[] => (path === '/v1/fragrances' ? [searchCounting] : []);
+
   // A deprecation announced for a route (API_DEPRECATIONS) goes on every answer it gives, before
   // anything else runs, so a 401 or 429 says it too.
   const announce = (route: DeprecatableRoute): RequestHandler[] => {
@@ -182,11 +190,19 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     '/v1/accords',
     '/v1/perfumers',
   ] as const satisfies readonly DeprecatableRoute[]) {
-    if (edge && edgeCached.has(path)) app.all(path, ...announce(path), chargeReads, readOnly, refundServerErrors, edge, toCatalogue);
-    else app.all(path, ...announce(path), chargeReads, readOnly, refundServerErrors, toCatalogue);
+    if (edge && edgeCached.has(path)) {
+      app.all(path, ...announce(path), chargeReads, readOnly, refundServerErrors, ...counted(path), edge, toCatalogue);
+    } else app.all(path, ...announce(path), chargeReads, readOnly, refundServerErrors, ...counted(path), toCatalogue);
   }
-  // GET /v1/me and GET /v1/usage do not count against the quota.
+  // GET /v1/me, GET /v1/usage and GET /v1/usage/searches do not count against the quota.
   app.use('/v1/me', ...announce('/v1/me'), peek, readOnly, meRoutes());
+  app.use(
+    '/v1/usage/searches',
+    ...announce('/v1/usage/searches'),
+    peek,
+    readOnly,
+    searchUsageRoutes({ redis, prefix: config.REDIS_PREFIX, timeZone: config.QUOTA_TIMEZONE }),
+  );
   app.use(
     '/v1/usage',
     ...announce('/v1/usage'),

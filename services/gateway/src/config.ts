@@ -31,6 +31,7 @@ export const DEPRECATABLE_ROUTES = [
   '/v1/perfumers',
   '/v1/me',
   '/v1/usage',
+  '/v1/usage/searches',
 ] as const;
 export type DeprecatableRoute = (typeof DEPRECATABLE_ROUTES)[number];
 

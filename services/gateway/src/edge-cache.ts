@@ -9,14 +9,18 @@ import {
   type GenerationScope,
   type ResponseCache,
 } from '@fragrance/response-cache';
+import { SEARCH_OUTCOME_HEADER } from '@fragrance/search-analytics';
 import { readAlongOf } from './api-key-auth.ts';
 import { edgeCacheLookups, type EdgeCacheOutcome } from './metrics.ts';
 import type { Forward, UpstreamAnswer } from './proxy.ts';
 
 /** Answer headers that belong to one exchange, not to the answer: the edge sets its own. */
 const PER_EXCHANGE = new Set(['date', 'x-request-id', 'content-length']);
-/** What a 304 repeats of the 200 it stands for (RFC 9110 §15.4.5). */
-const NOT_MODIFIED_HEADERS = ['cache-control', 'content-location', 'etag', 'expires', 'vary'] as const;
+/**
+ * What a 304 repeats of the 200 it stands for (RFC 9110 §15.4.5), and the search outcome, which
+ * the search-counting middleware removes (a revalidated search counts like any other).
+ */
+const NOT_MODIFIED_HEADERS = ['cache-control', 'content-location', 'etag', 'expires', 'vary', SEARCH_OUTCOME_HEADER] as const;
 
 export interface EdgeCacheOptions {
   cache: ResponseCache;

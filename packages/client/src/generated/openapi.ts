@@ -42,6 +42,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/usage/searches': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * What the owner's keys searched for on one day (not counted against the quota)
+     * @description Counted per key owner and quota day: the searches (`GET /fragrances` with a `query`, answered 2xx or 304), how many found nothing and how many were relaxed, and the most frequent query texts of each kind, folded and cut to 100 characters. Each list keeps a bounded number of texts per day, so a text searched rarely may be missing or undercounted; the three totals are exact. Kept for 35 days (today included); a day after today or further back is refused with 400.
+     */
+    get: operations['getSearchUsage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/fragrances': {
     parameters: {
       query?: never;
@@ -343,6 +363,40 @@ export interface components {
       /** @description Counted requests that day: what the quota was charged and what is billed (an export counts one per 1,000 records). */
       requests: number;
     };
+    SearchUsageResponse: {
+      /** @description Name of the key's owner: the searches of all the owner's keys are counted together. */
+      owner: string;
+      /**
+       * @description IANA time zone whose midnight starts a quota day.
+       * @example UTC
+       */
+      time_zone: string;
+      /** Format: date */
+      day: string;
+      /** @description Searches with a `query` answered that day (2xx or 304; errors are not counted). */
+      searches: number;
+      /** @description Of those, searches that found nothing (`total` 0). */
+      zero_results: number;
+      /** @description Of those, searches answered by a relaxed query (some words dropped). */
+      relaxed: number;
+      /** @description Most queries listed per kind. */
+      limit: number;
+      /** @description The most frequent query texts, most frequent first. */
+      top_queries: components['schemas']['QueryCount'][];
+      /** @description The most frequent query texts that found nothing. */
+      zero_result_queries: components['schemas']['QueryCount'][];
+      /** @description The most frequent query texts that were relaxed to find something. */
+      relaxed_queries: components['schemas']['QueryCount'][];
+    };
+    QueryCount: {
+      /**
+       * @description The query text as counted: folded (lower case, accents and punctuation removed, spaces collapsed) and cut to 100 characters.
+       * @example ysl cinema
+       */
+      query: string;
+      /** @description Searches with this text that day (of the kind listed). */
+      count: number;
+    };
     SearchResponse: {
       data: components['schemas']['SearchHit'][];
       /** @description Exact number of matching fragrances. */
@@ -354,6 +408,7 @@ export interface components {
       next_cursor: string | null;
       facets?: components['schemas']['Facets'];
       did_you_mean?: components['schemas']['DidYouMean'];
+      relaxed?: components['schemas']['Relaxed'];
       /**
        * @description The mode that ran, when the query had text: lexical also when semantic or hybrid was asked for but does not apply (another sort, a deeper offset) or record vectors are not computed yet. In semantic mode `total` is the number of nearest records found (at most 100, with the filters); in hybrid mode it counts the lexical matches plus those nearest records, and facets count the same set, while pages reach the best 100 of each side.
        * @enum {string}
@@ -438,6 +493,11 @@ export interface components {
       query: string;
       /** @description How many fragrances it finds (with the same filters). */
       total: number;
+    };
+    /** @description Present when every word of the query together found nothing and a looser query answered instead: first without words naming a concentration, gender, product type or size ("eau de toilette", "for men", "perfume", "100ml"), then without words no record has, then without filler words ("a", "for"), then without the rarest words, one at a time, until something is found (never without every word). `total` and `data` are the looser query's. */
+    Relaxed: {
+      /** @description The query words left out (folded: lower case, no accents or punctuation), in the order typed. */
+      dropped: string[];
     };
     FragranceDetail: {
       /**
@@ -696,6 +756,60 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['UsageResponse'];
+        };
+      };
+      /** @description A parameter is invalid, unknown or repeated; `invalid_params` names each one. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Missing, malformed, unknown or revoked API key. */
+      401: {
+        headers: {
+          'WWW-Authenticate': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getSearchUsage: {
+    parameters: {
+      query?: {
+        /** @description Quota day (YYYY-MM-DD in the quota time zone), not after today and at most 34 days before it. Default: today. */
+        day?: string;
+        /** @description Queries listed per kind, 1..100; default 20. */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The day's search counts. */
+      200: {
+        headers: {
+          /** @description Daily quota of the key. */
+          'RateLimit-Limit': number;
+          /** @description Requests left today. */
+          'RateLimit-Remaining': number;
+          /** @description Seconds until the quota resets. */
+          'RateLimit-Reset': number;
+          /** @description The daily quota as a policy of the IETF RateLimit draft: `"daily";q=<quota>;w=86400`. */
+          'RateLimit-Policy': string;
+          /** @description What is left of that policy (IETF RateLimit draft): `"daily";r=<remaining>;t=<seconds until the reset>`. */
+          RateLimit: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SearchUsageResponse'];
         };
       };
       /** @description A parameter is invalid, unknown or repeated; `invalid_params` names each one. */

@@ -3,6 +3,7 @@ import { billingGroup } from './billing.ts';
 import { catalogueGroup } from './catalogue.ts';
 import { enrichGroup } from './enrich.ts';
 import { keysGroup } from './keys.ts';
+import { searchGroup } from './search.ts';
 import { authGroup, usersGroup } from './users.ts';
 
 /** Every command group of the operator CLI. Each group lives in its own file beside this one. */
@@ -11,6 +12,7 @@ export const groups: Record<string, CommandGroup> = {
   enrich: enrichGroup,
   keys: keysGroup,
   billing: billingGroup,
+  search: searchGroup,
   users: usersGroup,
   auth: authGroup,
 };

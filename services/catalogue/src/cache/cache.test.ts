@@ -7,6 +7,7 @@ import { SearchResponse, type FragranceDetail } from '@fragrance/contracts';
 import { createLogger } from '@fragrance/http';
 import { bumpCatalogueGeneration, CATALOGUE_GENERATION_HEADER, catalogueGenerationKey, generationMark } from '@fragrance/response-cache';
 import { currentIndex, ingestCatalogue } from '@fragrance/search';
+import { SEARCH_OUTCOME_HEADER } from '@fragrance/search-analytics';
 import { makeRecord } from '@fragrance/search/testing';
 import { close, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
 import { buildApp } from '../app.ts';
@@ -130,6 +131,37 @@ describe('response cache (real Elasticsearch and Redis)', () => {
       expect(again.headers.get('cache-control')).toBe(CACHE_CONTROL);
       expect(await again.text()).toBe('');
       expect((await fetch(base + path, { headers: { 'if-none-match': '"stale"' } })).status).toBe(200);
+    }
+  });
+
+  it('states what a text search found in the internal outcome header, on computed, cached and 304 answers alike', async () => {
+    const id = first[0]?.id ?? '';
+    for (const [base, cache] of [
+      [await start({ cache: true }), true],
+      [await start({ cache: false }), false],
+    ] as const) {
+      for (const [path, outcome] of [
+        ['/v1/fragrances?query=rose%20garden&limit=1', 'total=3; relaxed=0'],
+        ['/v1/fragrances?query=qqqqxxxxzzzz', 'total=0; relaxed=0'],
+      ] as const) {
+        const computed = await fetch(base + path);
+        const computedSearches = counted.counts.search;
+        const again = await fetch(base + path);
+        const revalidated = await fetch(base + path, { headers: { 'if-none-match': computed.headers.get('etag') ?? '' } });
+        expect(revalidated.status).toBe(304);
+        expect(
+          [computed, again, revalidated].map((r) => r.headers.get(SEARCH_OUTCOME_HEADER)),
+          path,
+        ).toEqual([outcome, outcome, outcome]);
+        // With the cache, the second answer and the 304 came from it: the header was kept with the entry.
+        if (cache) expect(counted.counts.search, path).toBe(computedSearches);
+      }
+      // Not a text search: no outcome (the gateway counts nothing).
+      for (const path of ['/v1/fragrances?limit=1', '/v1/fragrances?query=', `/v1/fragrances/${id}`]) {
+        const res = await fetch(base + path);
+        expect(res.status, path).toBe(200);
+        expect(res.headers.has(SEARCH_OUTCOME_HEADER), path).toBe(false);
+      }
     }
   });
 

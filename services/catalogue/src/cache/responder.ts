@@ -20,10 +20,15 @@ import { responseCacheLookups } from '../metrics.ts';
 export const CACHE_CONTROL = 'private, max-age=0, must-revalidate';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** What a route computes on a miss: the body and, when the record carries one, its own ETag. */
+/**
+ * What a route computes on a miss: the body, when the record carries one its own ETag, and
+ * headers that go with this answer (internal ones for the gateway, such as the search outcome):
+ * cached with it, so a cached answer carries them too.
+ */
 export interface Computed {
   body: unknown;
   etag?: string;
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** The cached routes: a bounded metric label and the first part of every cache key. */
@@ -49,12 +54,16 @@ async function render(compute: () => Promise<Computed | undefined>): Promise<Cac
   if (!computed) return undefined;
   // Serialised here once, cached or not, so both paths send the same bytes.
   const body = Buffer.from(JSON.stringify(computed.body));
-  return { body, etag: computed.etag ?? bodyEtag(body) };
+  const etag = computed.etag ?? bodyEtag(body);
+  return computed.headers ? { body, etag, headers: computed.headers } : { body, etag };
 }
 
 function send(req: Request, res: Response, response: CachedResponse, mark: string | undefined): void {
   // The counter the answer was computed under, for the gateway's edge cache (which removes the header).
   if (mark !== undefined) res.setHeader(CATALOGUE_GENERATION_HEADER, mark);
+  // The answer's own headers, on the 304 too (the gateway counts a revalidated search like any other).
+  const { headers } = response;
+  for (const name in headers) res.setHeader(name, headers[name]!);
   res.setHeader('ETag', response.etag);
   res.setHeader('Cache-Control', CACHE_CONTROL);
   if (matchesEtag(req.get('if-none-match'), response.etag)) {

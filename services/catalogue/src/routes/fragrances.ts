@@ -12,6 +12,7 @@ import {
   type Logger,
 } from '@fragrance/http';
 import { InvalidCursorError, SearchInputError, type CatalogueRepository } from '@fragrance/search';
+import { formatSearchOutcome, SEARCH_OUTCOME_HEADER } from '@fragrance/search-analytics';
 import type { Responder } from '../cache/responder.ts';
 import { InvalidCursorProblem } from '../errors.ts';
 import { searchHits } from '../metrics.ts';
@@ -63,7 +64,8 @@ export function fragranceRoutes(repository: CatalogueRepository, respond: Respon
       await respond(req, res, 'search', params, async () => {
         const page = await repository.search(params);
         searchHits.observe(page.total);
-        return { body: page };
+        // For the gateway's search analytics (it removes the header): what a text search found.
+        return params.query ? { body: page, headers: { [SEARCH_OUTCOME_HEADER]: formatSearchOutcome(page) } } : { body: page };
       });
     } catch (error) {
       throw upstreamProblem(error, req, logger);

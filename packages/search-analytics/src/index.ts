@@ -1,0 +1,15 @@
+/**
+ * @fragrance/search-analytics: what the data API's customers search for, per key owner and quota
+ * day, in bounded memory in Redis (docs/search.md#search-analytics).
+ *
+ * - The catalogue states each search's outcome in an internal header (formatSearchOutcome); the
+ *   gateway removes it, reads it (parseSearchOutcome) and counts the search for the key's owner
+ *   (createSearchRecorder: one Lua script, sorted sets trimmed past a cap, a TTL).
+ * - GET /v1/usage/searches and `ops search report` read the counts back (readSearchReport,
+ *   listSearchOwners).
+ */
+export { formatSearchOutcome, parseSearchOutcome, SEARCH_OUTCOME_HEADER, type SearchOutcome } from './outcome.ts';
+export { searchText } from './text.ts';
+export { SEARCH_ANALYTICS_CAP, SEARCH_ANALYTICS_KEEP, SEARCH_ANALYTICS_TTL_SECONDS, searchAnalyticsKeys } from './keys.ts';
+export { createSearchRecorder, type SearchRecord, type SearchRecorder, type SearchRecorderOptions } from './recorder.ts';
+export { listSearchOwners, readSearchReport, type SearchReport } from './report.ts';
