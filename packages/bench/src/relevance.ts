@@ -1,110 +1,224 @@
-// `npm run bench:relevance`: how well search ranks what a user meant. Generates a catalogue
-// (seeded), ingests it under an alias of its own, draws known-item queries (exact name + brand,
-// brand + name, a typo, a prefix as typed) and category queries (a brand, a misspelt brand, a
-// note, an accord) from it (relevance/queries.ts: add a kind there), runs each through the
-// catalogue's own query builder and prints success@1, success@3, MRR@10 and precision@10 per
-// kind; the last line is one JSON object. Every change to the query must keep or raise them.
-// Description queries ("a smoky fragrance for winter evenings", judged by the records' accords,
-// seasons and occasions) are scored too, with nDCG@10, in every search mode: lexical, semantic and
-// hybrid (record vectors computed here with the shipped model, as the worker does). Hybrid is the
-// default mode only while its known-item success@1 is no lower than lexical's.
+// `npm run bench:relevance`: how well search ranks what a user meant.
 //
-// Options (env): ELASTICSEARCH_URL (dev cluster http://127.0.0.1:9200, started if default),
-// BENCH_RELEVANCE_DOCS (20000), BENCH_RELEVANCE_QUERIES (100 per kind), BENCH_RELEVANCE_SEED (7).
-// The bench's indices are deleted afterwards, unless BENCH_RELEVANCE_KEEP=1 (its alias, with record
-// vectors, is then kept and named: e.g. for `bench:search --workload descriptions` with BENCH_ALIAS).
+// --catalogue generated (the default): generates a catalogue (seeded), ingests it under an alias of
+// its own, draws known-item queries (exact name + brand, brand + name, a typo, a prefix as typed)
+// and category queries (a brand, a misspelt brand, a note, an accord) from it (relevance/queries.ts:
+// add a kind there), runs each through the catalogue's own query builder and prints success@1,
+// success@3, MRR@10, precision@10 and the zero-result rate per kind; the last line is one JSON
+// object. Every change to the query must keep or raise them. Description queries ("a smoky
+// fragrance for winter evenings", judged by the records' accords, seasons and occasions) are scored
+// too, with nDCG@10, in every search mode: lexical, semantic and hybrid (record vectors computed
+// here with the shipped model, as the worker does). Hybrid is the default mode only while its
+// known-item success@1 is no lower than lexical's.
+//
+// --catalogue real (issue 33): imports a real Parfumo CSV (default the vendored sample,
+// packages/bench/data/) with the operator importer into an alias of its own, draws shopper queries
+// from it by rule (relevance/shopper-queries.ts: aliases, number words, a brand alone, …) and
+// scores them in the default mode and in lexical, against the issue's targets.
+//
+// Options: --catalogue generated|real, --file <parfumo.csv>, --queries <per kind> (env
+// BENCH_RELEVANCE_QUERIES; 100 generated, 300 real), --seed (BENCH_RELEVANCE_SEED, 7); env
+// ELASTICSEARCH_URL (dev cluster http://127.0.0.1:9200, started if default), BENCH_RELEVANCE_DOCS
+// (20000, generated). The bench's indices are deleted afterwards, unless BENCH_RELEVANCE_KEEP=1 (its
+// alias, with record vectors, is then kept and named: e.g. for `bench:search --workload
+// descriptions` with BENCH_ALIAS).
 import { randomBytes } from 'node:crypto';
-import { Client } from '@elastic/elasticsearch';
-import { SearchQuery, type FragranceDetail } from '@fragrance/contracts';
-import { generateCatalogue } from '@fragrance/dataset';
-import { defaultModelDirectory, loadEmbedder } from '@fragrance/embeddings';
-import { createCatalogueRepository, ingestCatalogue } from '@fragrance/search';
-import { writeRecordVectors } from '@fragrance/search/testing';
 import { loadavg } from 'node:os';
+import { Client } from '@elastic/elasticsearch';
+import { SearchQuery, type FragranceDetail, type SearchMode } from '@fragrance/contracts';
+import { generateCatalogue } from '@fragrance/dataset';
+import { defaultModelDirectory, loadEmbedder, type Embedder } from '@fragrance/embeddings';
+import { createCatalogueRepository, ingestCatalogue, type CatalogueRepository } from '@fragrance/search';
+import { writeRecordVectors } from '@fragrance/search/testing';
 import { seededRandom } from './random.ts';
 import { meanScores, scoreQuery, type KindScores, type QueryScores } from './relevance/metrics.ts';
-import { descriptionKind, drawQueries, indexCatalogue, RELEVANCE_KINDS } from './relevance/queries.ts';
-import { DEFAULT_ES, ensureElasticsearch, say as sayAs } from './support.ts';
+import { parseRelevanceOptions } from './relevance/options.ts';
+import { descriptionKind, drawQueries, indexCatalogue, RELEVANCE_KINDS, type RelevanceQuery } from './relevance/queries.ts';
+import { readRealCatalogue } from './relevance/real-catalogue.ts';
+import { drawShopperQueries, SHOPPER_KINDS, type JudgedBy } from './relevance/shopper-queries.ts';
+import { ensureElasticsearch, say as sayAs } from './support.ts';
 
-const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
-const DOCS = Number(process.env.BENCH_RELEVANCE_DOCS ?? 20_000);
-const PER_KIND = Number(process.env.BENCH_RELEVANCE_QUERIES ?? 100);
-const SEED = Number(process.env.BENCH_RELEVANCE_SEED ?? 7);
+const options = parseRelevanceOptions(process.argv.slice(2), process.env);
 const say = (m: string) => sayAs('relevance', m);
 /** The kinds where one record is the answer: hybrid must not rank them lower than lexical. */
 const KNOWN_ITEM_KINDS = ['name_brand', 'brand_name', 'name_typo', 'name_prefix'];
-const alias = `bench-relevance-${randomBytes(3).toString('hex')}`;
+const alias = `bench-relevance-${options.catalogue}-${randomBytes(3).toString('hex')}`;
+const fixed = (x: number, width: number) => x.toFixed(3).padStart(width);
 
-ensureElasticsearch(ELASTICSEARCH_URL);
-const client = new Client({ node: ELASTICSEARCH_URL, requestTimeout: 120_000 });
+/** Issue 33's targets per kind: the judged metric and its floor; zero results 0 for every shopper kind. */
+const REAL_TARGETS: Readonly<Record<string, { judgedBy: JudgedBy; target: number; zeroResults: boolean }>> = {
+  ...Object.fromEntries(SHOPPER_KINDS.map((k) => [k.name, { judgedBy: k.judgedBy, target: k.target, zeroResults: true }])),
+  // Description queries keep precision@10 ≥ 0.9 in the default mode; a page may rightly be empty.
+  description: { judgedBy: 'precision_at_10', target: 0.9, zeroResults: false },
+};
+
+ensureElasticsearch(options.elasticsearchUrl);
+const client = new Client({ node: options.elasticsearchUrl, requestTimeout: 120_000 });
 try {
-  const records: FragranceDetail[] = [...generateCatalogue({ count: DOCS, seed: 42 })];
-  say(`${records.length} generated records → ${alias} on ${ELASTICSEARCH_URL}`);
-  await ingestCatalogue({ client, alias, records });
-  const embedder = await loadEmbedder({ directory: defaultModelDirectory() });
+  if (options.catalogue === 'real') await benchRealCatalogue();
+  else await benchGeneratedCatalogue();
+} finally {
+  if (options.keep) say(`kept ${alias} (BENCH_RELEVANCE_KEEP=1): delete it when done`);
+  // Every index of the bench's alias, its suggest index included (listVersions names only the versions).
+  else await client.indices.delete({ index: `${alias}-*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
+  await client.close();
+}
+
+/** Ingests `records` under the bench's alias and writes their vectors (as the worker does), so hybrid has a kNN leg. */
+async function indexWithVectors(records: readonly FragranceDetail[], embedder: Embedder): Promise<CatalogueRepository> {
+  await ingestCatalogue({ client, alias, records: [...records] });
   const embedStarted = performance.now();
   await writeRecordVectors({ client, index: alias, records, embedder });
   say(`record vectors: ${records.length} in ${((performance.now() - embedStarted) / 1000).toFixed(1)} s`);
+  return createCatalogueRepository({ client, alias, cursorKeys: { current: randomBytes(32).toString('base64url') }, embedder });
+}
+
+/** Every query through the repository in one mode (undefined: the default, no search_mode sent); scores per kind. */
+async function runQueries(repository: CatalogueRepository, queries: readonly RelevanceQuery[], mode: SearchMode | undefined) {
+  const scores = new Map<string, QueryScores[]>();
+  // A few at a time: the figures do not depend on it, the wall time on a shared machine does.
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < queries.length; i = next++) {
+      const q = queries[i];
+      if (!q) continue;
+      const page = await repository.search(SearchQuery.parse({ ...q.params, limit: '10', ...(mode ? { search_mode: mode } : {}) }));
+      const list = scores.get(q.kind) ?? [];
+      list.push(
+        scoreQuery(
+          page.data.map((d) => d.id),
+          q.relevant,
+        ),
+      );
+      scores.set(q.kind, list);
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
+  return scores;
+}
+
+/** One line per kind; the means by kind name. */
+function printKinds(kindNames: readonly string[], scores: Map<string, QueryScores[]>): Record<string, KindScores> {
+  const perKind: Record<string, KindScores> = {};
+  say('kind                queries  success@1  success@3  zero-results  MRR@10  precision@10  nDCG@10');
+  for (const name of kindNames) {
+    const mean = meanScores(scores.get(name) ?? []);
+    perKind[name] = mean;
+    say(
+      `${name.padEnd(19)} ${String(mean.queries).padStart(7)}  ${fixed(mean.success_at_1, 9)}  ${fixed(mean.success_at_3, 9)}  ` +
+        `${fixed(mean.zero_result_rate, 12)}  ${fixed(mean.mrr_at_10, 6)}  ${fixed(mean.precision_at_10, 12)}  ${fixed(mean.ndcg_at_10, 7)}`,
+    );
+  }
+  return perKind;
+}
+
+async function benchGeneratedCatalogue(): Promise<void> {
+  const records: FragranceDetail[] = [...generateCatalogue({ count: options.documents, seed: 42 })];
+  say(`${records.length} generated records → ${alias} on ${options.elasticsearchUrl}`);
+  const embedder = await loadEmbedder({ directory: defaultModelDirectory() });
+  const repository = await indexWithVectors(records, embedder);
   const kinds = [...RELEVANCE_KINDS, descriptionKind(records)];
-  const queries = drawQueries(records, indexCatalogue(records), seededRandom(SEED), PER_KIND, kinds);
-  const repository = createCatalogueRepository({ client, alias, cursorKeys: { current: randomBytes(32).toString('base64url') }, embedder });
+  const queries = drawQueries(records, indexCatalogue(records), seededRandom(options.seed), options.perKind, kinds);
   const MODES = ['lexical', 'semantic', 'hybrid'] as const;
   const byMode: Record<string, { kinds: Record<string, KindScores>; known_item_success_at_1: number; overall: KindScores }> = {};
   const started = performance.now();
   for (const mode of MODES) {
-    const scores = new Map<string, QueryScores[]>();
-    // A few at a time: the figures do not depend on it, the wall time on a shared machine does.
-    let next = 0;
-    const worker = async () => {
-      for (let i = next++; i < queries.length; i = next++) {
-        const q = queries[i];
-        if (!q) continue;
-        const page = await repository.search(SearchQuery.parse({ ...q.params, limit: '10', search_mode: mode }));
-        const list = scores.get(q.kind) ?? [];
-        list.push(
-          scoreQuery(
-            page.data.map((d) => d.id),
-            q.relevant,
-          ),
-        );
-        scores.set(q.kind, list);
-      }
-    };
-    await Promise.all(Array.from({ length: 4 }, worker));
-    const perKind: Record<string, KindScores> = {};
+    const scores = await runQueries(repository, queries, mode);
     say(`mode ${mode}`);
-    say('kind           queries  success@1  success@3  MRR@10  precision@10  nDCG@10');
-    for (const kind of kinds) {
-      const mean = meanScores(scores.get(kind.name) ?? []);
-      perKind[kind.name] = mean;
-      say(
-        `${kind.name.padEnd(14)} ${String(mean.queries).padStart(7)}  ${mean.success_at_1.toFixed(3).padStart(9)}  ${mean.success_at_3
-          .toFixed(3)
-          .padStart(
-            9,
-          )}  ${mean.mrr_at_10.toFixed(3).padStart(6)}  ${mean.precision_at_10.toFixed(3).padStart(12)}  ${mean.ndcg_at_10.toFixed(3).padStart(7)}`,
-      );
-    }
+    const perKind = printKinds(
+      kinds.map((k) => k.name),
+      scores,
+    );
     const knownItem = meanScores(KNOWN_ITEM_KINDS.flatMap((k) => scores.get(k) ?? []));
     byMode[mode] = { kinds: perKind, known_item_success_at_1: knownItem.success_at_1, overall: meanScores([...scores.values()].flat()) };
     say(`known-item success@1 (${KNOWN_ITEM_KINDS.join(', ')}): ${knownItem.success_at_1.toFixed(3)}`);
   }
   await embedder.close();
-  const seconds = (performance.now() - started) / 1000;
   const hybridKeepsKnownItems = byMode.hybrid!.known_item_success_at_1 >= byMode.lexical!.known_item_success_at_1;
   say(
-    `${queries.length} queries × ${MODES.length} modes in ${seconds.toFixed(1)} s; load average ${loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')}; ` +
+    `${queries.length} queries × ${MODES.length} modes in ${((performance.now() - started) / 1000).toFixed(1)} s; load average ${loadAverage()}; ` +
       `hybrid ${hybridKeepsKnownItems ? 'keeps' : 'LOWERS'} known-item success@1 (default mode: ${hybridKeepsKnownItems ? 'hybrid' : 'lexical'})`,
   );
-  process.stdout.write(
-    `${JSON.stringify({ bench: 'relevance', documents: records.length, seed: SEED, modes: byMode, hybrid_keeps_known_items: hybridKeepsKnownItems, load_average: loadavg() })}\n`,
+  const summary = { bench: 'relevance', catalogue: 'generated', documents: records.length, seed: options.seed, modes: byMode };
+  process.stdout.write(`${JSON.stringify({ ...summary, hybrid_keeps_known_items: hybridKeepsKnownItems, load_average: loadavg() })}\n`);
+}
+
+function loadAverage(): string {
+  return loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+}
+
+interface TargetCheck {
+  kind: string;
+  judged_by: JudgedBy;
+  value: number;
+  target: number;
+  met: boolean;
+  zero_result_rate: number;
+  zero_results_met: boolean;
+}
+
+/** Each kind against its target, printed; the checks for the JSON line. */
+function checkTargets(perKind: Record<string, KindScores>): TargetCheck[] {
+  const checks = Object.entries(REAL_TARGETS).flatMap(([kind, t]) => {
+    const scores = perKind[kind];
+    if (!scores || scores.queries === 0) return [];
+    const value = scores[t.judgedBy];
+    const zeroMet = !t.zeroResults || scores.zero_result_rate === 0;
+    return [
+      {
+        kind,
+        judged_by: t.judgedBy,
+        value,
+        target: t.target,
+        met: value >= t.target,
+        zero_result_rate: scores.zero_result_rate,
+        zero_results_met: zeroMet,
+      },
+    ];
+  });
+  say('targets (issue 33): kind, judged by, value ≥ target, zero results 0 %');
+  for (const c of checks)
+    say(
+      `  ${c.kind.padEnd(19)} ${c.judged_by.padEnd(15)} ${c.value.toFixed(3)} ≥ ${c.target.toFixed(2)} ${c.met ? 'met' : 'MISSED'}` +
+        `   zero results ${(c.zero_result_rate * 100).toFixed(1)} % ${c.zero_results_met ? 'met' : 'MISSED'}`,
+    );
+  const met = checks.filter((c) => c.met && c.zero_results_met).length;
+  say(`${met} of ${checks.length} kinds meet their targets`);
+  return checks;
+}
+
+async function benchRealCatalogue(): Promise<void> {
+  const { records, rejected } = await readRealCatalogue(options.file);
+  say(`${records.length} records of ${options.file} (${rejected.length} lines rejected) → ${alias} on ${options.elasticsearchUrl}`);
+  const embedder = await loadEmbedder({ directory: defaultModelDirectory() });
+  const repository = await indexWithVectors(records, embedder);
+  const random = seededRandom(options.seed);
+  const description = descriptionKind(records);
+  const queries = [
+    ...drawShopperQueries(records, random, options.perKind),
+    ...drawQueries(records, indexCatalogue(records), random, options.perKind, [description]),
+  ];
+  const kindNames = [...SHOPPER_KINDS.map((k) => k.name), description.name];
+  const MODES = [
+    { label: 'default', mode: undefined },
+    { label: 'lexical', mode: 'lexical' },
+  ] as const;
+  const byMode: Record<string, { kinds: Record<string, KindScores>; targets: TargetCheck[] }> = {};
+  const started = performance.now();
+  for (const { label, mode } of MODES) {
+    const scores = await runQueries(repository, queries, mode);
+    say(`mode ${label}${mode ? '' : ' (no search_mode sent)'}`);
+    const perKind = printKinds(kindNames, scores);
+    byMode[label] = { kinds: perKind, targets: checkTargets(perKind) };
+  }
+  await embedder.close();
+  say(
+    `${queries.length} queries × ${MODES.length} modes in ${((performance.now() - started) / 1000).toFixed(1)} s; load average ${loadAverage()}`,
   );
-} finally {
-  if (process.env.BENCH_RELEVANCE_KEEP === '1') say(`kept ${alias} (BENCH_RELEVANCE_KEEP=1): delete it when done`);
-  // Every index of the bench's alias, its suggest index included (listVersions names only the versions).
-  if (process.env.BENCH_RELEVANCE_KEEP !== '1')
-    await client.indices.delete({ index: `${alias}-*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
-  await client.close();
+  const summary = { bench: 'relevance', catalogue: 'real', file: options.file, documents: records.length, rejected: rejected.length };
+  process.stdout.write(
+    `${JSON.stringify({ ...summary, seed: options.seed, per_kind: options.perKind, modes: byMode, load_average: loadavg() })}\n`,
+  );
 }

@@ -8,6 +8,8 @@ export interface QueryScores {
   precision_at_10: number;
   /** DCG of the top 10 over the ideal DCG (binary gains: a right answer counts 1). */
   ndcg_at_10: number;
+  /** 1 when the page came back empty. */
+  zero_results: number;
 }
 
 const discount = (i: number) => 1 / Math.log2(i + 2);
@@ -25,6 +27,7 @@ export function scoreQuery(ranked: readonly string[], relevant: ReadonlySet<stri
     reciprocal_rank_at_10: first >= 0 ? 1 / (first + 1) : 0,
     precision_at_10: relevant.size === 0 ? 0 : found / Math.min(10, relevant.size),
     ndcg_at_10: ideal === 0 ? 0 : dcg / ideal,
+    zero_results: ranked.length === 0 ? 1 : 0,
   };
 }
 
@@ -35,6 +38,8 @@ export interface KindScores {
   mrr_at_10: number;
   precision_at_10: number;
   ndcg_at_10: number;
+  /** Share of the queries that found nothing. */
+  zero_result_rate: number;
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
@@ -50,5 +55,6 @@ export function meanScores(scores: readonly QueryScores[]): KindScores {
     mrr_at_10: round(sum((s) => s.reciprocal_rank_at_10)),
     precision_at_10: round(sum((s) => s.precision_at_10)),
     ndcg_at_10: round(sum((s) => s.ndcg_at_10)),
+    zero_result_rate: round(sum((s) => s.zero_results)),
   };
 }

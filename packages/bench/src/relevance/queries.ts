@@ -51,7 +51,7 @@ const sameName = (r: FragranceDetail, index: CatalogueIndex) => index.byName.get
 const sameBrand = (r: FragranceDetail, index: CatalogueIndex) => index.byBrand.get(foldKey(r.brand)) ?? none;
 const query = (kind: string, text: string, relevant: ReadonlySet<string>): RelevanceQuery => ({ kind, params: { query: text }, relevant });
 /** A word as a user types it: lower case, no accents. */
-const typed = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+export const typed = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
 /** How a shopper says an occasion. */
 const OCCASION_PHRASES: Record<string, string[]> = {

@@ -104,14 +104,14 @@ describe('ops catalogue import, versions, rollback', () => {
     expect(after.map((r) => r.id).sort()).toEqual([...byName.values()].map((r) => r.id).sort());
   });
 
-  it('parfumo-csv: NA, 0–10 ratings, quoted lists, perfumer credits, non-Latin names', async () => {
+  it('parfumo-csv: NA, 0–10 ratings, quoted lists, perfumer credits, non-Latin names, variant listings', async () => {
     const alias = es.index('parfumo');
     const run = context(['--format', 'parfumo-csv', fixture('parfumo.csv'), '--allow-shrink'], {
       ELASTICSEARCH_URL: es.url,
       CATALOGUE_ALIAS: alias,
     });
     await importCatalogue.run(run.ctx);
-    expect(run.out()).toMatch(/^imported 5 records/);
+    expect(run.out()).toMatch(/^imported 11 records/);
     expect(run.err().trimEnd().split('\n')).toEqual([
       'rejected line 6: Brand: missing',
       'rejected line 7: Rating_Value: 11.5 is above the 10-point scale',
@@ -128,6 +128,14 @@ describe('ops catalogue import, versions, rollback', () => {
       concentration: 'Extrait de Parfum',
       perfumers: ['Francis Kurkdjian', 'Someone Else'],
     });
+    // Variant listings repeat the row's own brand, year and concentration after the name: that tail
+    // goes (the year only where the row has one); any other tail stays, and a name is never emptied.
+    expect(byName.get('Joop! Homme')).toMatchObject({ brand: 'Joop!', year_released: 1989, concentration: 'Eau de Toilette' });
+    expect(byName.get('Aura')).toMatchObject({ brand: 'Mugler', year_released: 2017, concentration: 'Eau de Parfum' });
+    expect(byName.get('A Stroke of Ariane')).toMatchObject({ brand: 'Avon', year_released: null, concentration: 'Eau de Cologne' });
+    expect(byName.get('Rue Cambon Chanel 2016 Eau de Parfum')).toMatchObject({ year_released: 2007 });
+    expect(byName.get("Esprit d'Amouage")).toMatchObject({ brand: 'Amouage' });
+    expect(byName.get('Chanel 2007 Eau de Toilette')).toMatchObject({ brand: 'Chanel' });
     // "Tonka" is no spelling of the vocabulary's "tonka bean" (a synonym, not a spelling): kept as written.
     expect(byName.get('Oud Wood')?.notes).toEqual({
       top: ['rosewood', 'cardamom'],

@@ -14,6 +14,7 @@ import {
   perfumers,
   rating,
   required,
+  withoutVariantTail,
   year,
 } from './normalise.ts';
 
@@ -31,6 +32,8 @@ export interface CsvLayout {
 interface Mapped {
   url: string;
   name: string;
+  /** The name as the source lists it, when `name` was cut from it: a concentration can still be read from it. */
+  listedName?: string;
   brand: string;
   country: string;
   concentration: string | undefined;
@@ -73,7 +76,7 @@ function record(m: Mapped, layout: ImportFormat, importedAt: string): FragranceD
     name: m.name,
     brand: m.brand,
     country: m.country,
-    concentration: concentration(m.concentration, m.name),
+    concentration: concentration(m.concentration, m.listedName ?? m.name),
     ...(m.gender ? { gender: m.gender } : {}),
     year_released: m.year,
     rating: { average: m.votes === 0 ? null : m.average, count: m.average === null ? 0 : m.votes },
@@ -161,17 +164,21 @@ export const PARFUMO: CsvLayout = {
     'Perfumers',
     'URL',
   ],
-  toRecord: (row, importedAt) =>
-    record(
+  toRecord: (row, importedAt) => {
+    const listedName = displayName(required('Name', row.Name));
+    const brand = displayName(required('Brand', row.Brand));
+    const released = year('Release_Year', row.Release_Year);
+    return record(
       {
         url: required('URL', row.URL),
-        name: displayName(required('Name', row.Name)),
-        brand: displayName(required('Brand', row.Brand)),
+        name: withoutVariantTail(listedName, brand, released, row.Concentration),
+        listedName,
+        brand,
         country: countryCode(undefined),
         concentration: row.Concentration,
         average: rating('Rating_Value', row.Rating_Value, 10),
         votes: count('Rating_Count', row.Rating_Count),
-        year: year('Release_Year', row.Release_Year),
+        year: released,
         top: list(row.Top_Notes),
         heart: list(row.Middle_Notes),
         base: list(row.Base_Notes),
@@ -180,7 +187,8 @@ export const PARFUMO: CsvLayout = {
       },
       'parfumo-csv',
       importedAt,
-    ),
+    );
+  },
 };
 
 export const CSV_LAYOUTS: Readonly<Record<Exclude<ImportFormat, 'ndjson'>, CsvLayout>> = {

@@ -187,6 +187,36 @@ export function countryCode(value: string | undefined): string {
   return COUNTRY_BY_NAME.get(foldKey(text)) ?? UNKNOWN_COUNTRY;
 }
 
+/**
+ * A Parfumo variant listing's name without the tail that repeats its own row: "Joop! Homme Joop!
+ * 1989 Eau de Toilette" (brand Joop!, 1989, Eau de Toilette) → "Joop! Homme". Only the exact tail
+ * "<brand> <year> <concentration>" (compared folded; no year in it when the row has none) goes: in
+ * the public file every variant listing carries its concentration, and names that merely end in
+ * their brand ("Esprit d'Amouage") or another year stay whole. A name that is nothing but the tail
+ * is kept as it is.
+ */
+export function withoutVariantTail(
+  name: string,
+  brand: string,
+  releaseYear: number | null,
+  givenConcentration: string | undefined,
+): string {
+  if (isMissing(givenConcentration)) return name;
+  const tail = foldKey([brand, releaseYear ?? '', givenConcentration].join(' '));
+  const words = name.split(/\s+/);
+  // The longest head whose remaining words fold to the tail: the least text removed.
+  for (let cut = words.length - 1; cut > 0; cut--) {
+    if (foldKey(words.slice(cut).join(' ')) !== tail) continue;
+    // Separators left dangling before the tail ("A Party, Or Something -") go with it.
+    const head = words
+      .slice(0, cut)
+      .join(' ')
+      .replace(/[\s,;:/–—-]+$/u, '');
+    if (foldKey(head) !== '') return head;
+  }
+  return name;
+}
+
 /** Words in a name that say its concentration ("… Eau de Toilette", "… EDP"). */
 const NAME_CONCENTRATIONS: readonly [RegExp, Concentration][] = [
   [/\bextrait\b/, 'Extrait de Parfum'],

@@ -1,0 +1,51 @@
+// bench:relevance's options, read once: the command line says which catalogue, the environment
+// keeps the knobs the generated bench has always had.
+import { parseArgs } from 'node:util';
+import { DEFAULT_ES } from '../support.ts';
+import { REAL_SAMPLE } from './real-catalogue.ts';
+
+export const CATALOGUES = ['generated', 'real'] as const;
+export type CatalogueChoice = (typeof CATALOGUES)[number];
+
+export interface RelevanceOptions {
+  catalogue: CatalogueChoice;
+  /** The Parfumo CSV judged with --catalogue real (default: the vendored sample). */
+  file: string;
+  elasticsearchUrl: string;
+  /** Generated catalogue size. */
+  documents: number;
+  /** Queries drawn per kind at most. */
+  perKind: number;
+  seed: number;
+  /** Keep the bench's alias (with record vectors) instead of deleting its indices. */
+  keep: boolean;
+}
+
+const USAGE = 'usage: bench:relevance [-- --catalogue generated|real] [--file parfumo.csv] [--queries N] [--seed N]';
+
+function wholeNumber(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, got "${value}"\n${USAGE}`);
+  return n;
+}
+
+export function parseRelevanceOptions(argv: readonly string[], env: NodeJS.ProcessEnv): RelevanceOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: { catalogue: { type: 'string' }, file: { type: 'string' }, queries: { type: 'string' }, seed: { type: 'string' } },
+  });
+  const catalogue = (values.catalogue ?? 'generated') as CatalogueChoice;
+  if (!CATALOGUES.includes(catalogue)) throw new Error(`--catalogue must be one of ${CATALOGUES.join(', ')}\n${USAGE}`);
+  // The real catalogue draws more per kind: its rules yield hundreds where the generated bench samples 100.
+  const defaultPerKind = catalogue === 'real' ? 300 : 100;
+  return {
+    catalogue,
+    file: values.file ?? REAL_SAMPLE,
+    elasticsearchUrl: env.ELASTICSEARCH_URL ?? DEFAULT_ES,
+    documents: wholeNumber('BENCH_RELEVANCE_DOCS', env.BENCH_RELEVANCE_DOCS, 20_000),
+    perKind: wholeNumber('--queries', values.queries ?? env.BENCH_RELEVANCE_QUERIES, defaultPerKind),
+    seed: wholeNumber('--seed', values.seed ?? env.BENCH_RELEVANCE_SEED, 7),
+    keep: env.BENCH_RELEVANCE_KEEP === '1',
+  };
+}
