@@ -32,6 +32,15 @@
 // 3,000 texts wraps within a run, and cached answers would flatter hybrid. It also prints the
 // query embedding's p50 (each text embedded alone in the bench's process, one model thread). The
 // alias needs record vectors (the worker's enrichment run computes them; `npm start` queues it).
+// `distinct` (issue 33): never-repeated known-item searches, so no cache can help: every record of
+// the alias named as `name`, `brand name` and `name brand` (folded, each text once, seeded shuffle;
+// workload.ts distinctRequests), limit 10 or 20, in the default search mode (no search_mode: the
+// response's `search_mode` says which ran; a sample of fresh requests through the gateway counts the
+// modes). Each request is taken from one stream once, whatever the target, across both phases, so
+// no request target repeats anywhere in the run; (a) gets the lexical body the catalogue builds for
+// the same parameters. Prints a table (throughput at concurrency 32, p50 at 1 and what the catalogue
+// and the gateway add over Elasticsearch) and the caches' hit ratios (≈ 0 expected). Targets: c/a ≥
+// 0.8 at concurrency 32, c−a p50 ≤ 3 ms at concurrency 1. No cache-hit phase (it would repeat one).
 // BENCH_METRICS_OFF=1 adds the catalogue and gateway with METRICS_ENABLED=false to the same rounds
 // and reports metrics_on_off (throughput ratio on/off, target ≥ 0.97).
 import { spawnSync } from 'node:child_process';
@@ -44,7 +53,7 @@ import { createFragranceClient } from '@fragrance/client';
 import { defaultModelDirectory, loadEmbedder } from '@fragrance/embeddings';
 import { newLatencyHistogram, runLoad, type ClientCall, type LoadRequest } from './load.ts';
 import { pick, seededRandom, typo } from './random.ts';
-import { parseWorkload, zipfSequence } from './workload.ts';
+import { distinctRequests, parseWorkload, zipfSequence, type DistinctRequest, type KnownItem } from './workload.ts';
 import {
   createBenchKey,
   cursorSecret,
@@ -308,6 +317,94 @@ async function buildMix(records: Sampled[], catalogueUrl: string): Promise<Pair[
   return pairs;
 }
 
+/** Where a run's requests come from: a mix replayed, or a stream whose requests are each taken once. */
+interface RequestSource {
+  /** The request for a run's `sequence`-th send in `round`. */
+  at: (sequence: number, round: number) => Pair;
+  /** What is left of a stream that must not repeat; a mix never runs out. */
+  left?: () => number;
+}
+
+/** Uniform: the mix in turn. Zipf: the seeded popularity sequence, the same for every target. */
+function mixSource(mix: Pair[], order: Uint32Array | undefined): RequestSource {
+  return {
+    at: (i, round) => {
+      const sequence = i + round * 997;
+      return mix[order ? (order[sequence % order.length] ?? 0) : sequence % mix.length]!;
+    },
+  };
+}
+
+/** Every record behind the alias by id, name and brand (the `distinct` workload names each). */
+async function knownItems(client: Client): Promise<KnownItem[]> {
+  const items: KnownItem[] = [];
+  const docs = client.helpers.scrollDocuments<KnownItem>({ index: ALIAS, size: 5_000, _source: ['id', 'name', 'brand'] });
+  for await (const doc of docs) items.push({ id: doc.id, name: doc.name, brand: doc.brand });
+  return items;
+}
+
+/** A known-item request: the default search mode to the services, the lexical body the catalogue builds to Elasticsearch. */
+function knownItemPair(request: DistinctRequest): Pair {
+  const params = { query: request.query, limit: String(request.limit) };
+  return {
+    kind: request.form,
+    service: searchCall(params),
+    raw: { path: servicePath(params) },
+    elasticsearch: esSearch({ ...params, search_mode: 'lexical' }),
+  };
+}
+
+/**
+ * The `distinct` workload's stream: each request taken once, by whichever target asks next. Every
+ * take builds the whole pair (service path and Elasticsearch body), so each target's requests cost
+ * the load generator the same.
+ */
+function distinctSource(requests: readonly DistinctRequest[]): RequestSource & { taken: () => number } {
+  let next = 0;
+  return {
+    at: () => {
+      const request = requests[next];
+      if (!request) throw new Error(`the distinct stream of ${requests.length} requests ran out`);
+      next += 1;
+      return knownItemPair(request);
+    },
+    left: () => requests.length - next,
+    taken: () => next,
+  };
+}
+
+/** The `search_mode` of fresh requests from the stream, one at a time through a service target, counted. */
+async function modesSeen(source: RequestSource, target: Target, n: number): Promise<Record<string, number>> {
+  const modes: Record<string, number> = {};
+  for (let i = 0; i < n && (source.left?.() ?? 1) > 0; i += 1) {
+    const res = await fetch(`${target.url}${source.at(i, 0).raw.path}`, {
+      headers: target.apiKey ? { authorization: `Bearer ${target.apiKey}` } : {},
+    });
+    const mode = res.ok ? ((await res.json()) as { search_mode?: string }).search_mode : `status_${res.status}`;
+    modes[mode ?? 'none'] = (modes[mode ?? 'none'] ?? 0) + 1;
+  }
+  return modes;
+}
+
+/** The `distinct` workload's table: throughput at concurrency 32, p50 at 1 and what each hop adds over (a). */
+function distinctTable(results: Map<string, Summary>, latency: Map<string, Summary>): string[] {
+  const a = results.get('a')!;
+  const la = latency.get('a')!;
+  const rows = [
+    `| target | req/s, concurrency ${CONCURRENCY} | ratio to (a) | p50 / p99 at ${CONCURRENCY} | p50 at concurrency 1 | p50 added over (a) at 1 |`,
+    '| --- | --- | --- | --- | --- | --- |',
+  ];
+  const labels: Record<string, string> = { a: '(a) Elasticsearch direct', b: '(b) catalogue', c: '(c) gateway' };
+  for (const [name, label] of Object.entries(labels)) {
+    const t = results.get(name);
+    const l = latency.get(name);
+    if (!t || !l) continue;
+    const added = name === 'a' ? '—' : `${ms(l.p50_ms - la.p50_ms)} ms`;
+    rows.push(`| ${label} | ${t.rps} | ${ratio(t.rps, a.rps)} | ${t.p50_ms} / ${t.p99_ms} ms | ${l.p50_ms} ms | ${added} |`);
+  }
+  return rows;
+}
+
 type Lookups = Record<string, Record<string, number>>;
 
 /** The response caches' lookups by outcome so far, from the catalogue's and the gateway's /metrics. */
@@ -381,18 +478,15 @@ const ms = (x: number) => Math.round(x * 1000) / 1000;
  * mix. Histograms and CPU add up across rounds.
  */
 async function measure(
-  mix: Pair[],
+  source: RequestSource,
   targets: Target[],
   pids: { catalogue: number | undefined; gateway: number | undefined },
   concurrency: number,
   durationS: number,
   rounds: number,
   warmupS: number,
-  order: Uint32Array | undefined,
   esCpuMs: () => Promise<number>,
 ): Promise<Map<string, Summary>> {
-  // Uniform: the mix in turn. Zipf: the seeded popularity sequence, the same for every target.
-  const at = (sequence: number) => mix[order ? (order[sequence % order.length] ?? 0) : sequence % mix.length]!;
   const countsByStatus = (): Record<string, number> => ({});
   const totals = new Map(
     targets.map((t) => [
@@ -427,8 +521,11 @@ async function measure(
         seed: 11,
         ...(target.apiKey ? { apiKey: target.apiKey, headers: { authorization: `Bearer ${target.apiKey}` } } : {}),
         histogram: total.histogram,
-        next: (_r, i) => target.pick(at(i + round * 997)),
+        next: (_r, i) => target.pick(source.at(i, round)),
+        // A stream that must not repeat ends a run early rather than wrap (said below).
+        ...(source.left ? { maxRequests: source.left() } : {}),
       });
+      if (source.left?.() === 0) say(`  the request stream ran out during ${target.label}: a longer one is needed`);
       const driver = process.cpuUsage(driver0);
       total.driverCpu += (driver.user + driver.system) / 1000;
       total.catalogueCpu += cpuMs(own.catalogue) - (cpu0[0] ?? 0);
@@ -596,12 +693,16 @@ async function main(): Promise<void> {
       apiKey = createBenchKey(redisUrl);
     }
 
-    const mix = await buildMix(records, catalogueUrl);
+    // distinct: a stream taken once (no mix to replay); the others: a mix cycled or drawn from.
+    const distinct = WORKLOAD === 'distinct' ? distinctRequests(await knownItems(client), 2028) : undefined;
+    const stream = distinct ? distinctSource(distinct) : undefined;
+    const mix = distinct ? [] : await buildMix(records, catalogueUrl);
     const order = WORKLOAD === 'zipf' ? zipfSequence(mix.length, ZIPF_EXPONENT, ZIPF_LENGTH, 2027) : undefined;
+    const source = stream ?? mixSource(mix, order);
     const kinds: Record<string, number> = {};
-    for (const p of mix) kinds[p.kind] = (kinds[p.kind] ?? 0) + 1;
+    for (const kind of distinct ? distinct.map((r) => r.form) : mix.map((p) => p.kind)) kinds[kind] = (kinds[kind] ?? 0) + 1;
     say(
-      `workload ${WORKLOAD}; ${documents} documents; mix of ${mix.length} requests ${JSON.stringify(kinds)}; concurrency ${CONCURRENCY}, ${DURATION_S} s each`,
+      `workload ${WORKLOAD}; ${documents} documents; ${distinct ? 'stream' : 'mix'} of ${(distinct ?? mix).length} requests ${JSON.stringify(kinds)}; concurrency ${CONCURRENCY}, ${DURATION_S} s each`,
     );
     const targets: Target[] = [
       { name: 'a', label: '(a) Elasticsearch directly', url: ELASTICSEARCH_URL, pick: (p) => p.elasticsearch },
@@ -660,19 +761,26 @@ async function main(): Promise<void> {
       say(`query embedding alone: p50 ${queryEmbedding.p50_ms} ms, p99 ${queryEmbedding.p99_ms} ms (${queryEmbedding.texts} texts)`);
     say(`throughput: concurrency ${CONCURRENCY}, ${DURATION_S} s per target in ${ROUNDS} interleaved rounds`);
     const lookups0 = await cacheLookups(catalogueMetrics.METRICS_PORT, gatewayMetrics.METRICS_PORT);
-    const results = await measure(mix, targets, pids, CONCURRENCY, DURATION_S, ROUNDS, WARMUP_S, order, esCpuMs);
-    const cacheOutcomes = cacheOutcomesSince(lookups0, await cacheLookups(catalogueMetrics.METRICS_PORT, gatewayMetrics.METRICS_PORT));
+    const results = await measure(source, targets, pids, CONCURRENCY, DURATION_S, ROUNDS, WARMUP_S, esCpuMs);
+    const lookups1 = await cacheLookups(catalogueMetrics.METRICS_PORT, gatewayMetrics.METRICS_PORT);
+    const cacheOutcomes = cacheOutcomesSince(lookups0, lookups1);
     say(`cache lookups during the throughput phase: ${JSON.stringify(cacheOutcomes)}`);
     // Unsaturated: one request at a time, so latency is the hops' own cost, not queueing.
     say(`latency: concurrency 1, ${LATENCY_S} s per target`);
-    const latency = await measure(mix, targets, pids, 1, LATENCY_S, 2, 1, order, esCpuMs);
+    const latency = await measure(source, targets, pids, 1, LATENCY_S, 2, 1, esCpuMs);
+    const cacheOutcomes1 = cacheOutcomesSince(lookups1, await cacheLookups(catalogueMetrics.METRICS_PORT, gatewayMetrics.METRICS_PORT));
+    say(`cache lookups during the concurrency-1 phase: ${JSON.stringify(cacheOutcomes1)}`);
     // A cache hit through the gateway: the most popular request, again and again, one at a time.
     const gatewayTarget = targets.find((t) => t.name === 'c');
     let cacheHitP50: number | null = null;
-    if (gatewayTarget) {
+    // distinct: fresh requests through the gateway (else the catalogue), to count which search modes ran.
+    const modeTarget = gatewayTarget ?? targets.find((t) => t.name === 'b');
+    const modes = stream && modeTarget ? await modesSeen(stream, modeTarget, 200) : undefined;
+    if (modes) say(`search_mode of 200 fresh requests through ${modeTarget?.label ?? ''}: ${JSON.stringify(modes)}`);
+    if (gatewayTarget && !stream) {
       const top = mix[order?.[0] ?? 0]!;
       say('cache hit: the top request through the gateway at concurrency 1');
-      const hit = await measure([top], [gatewayTarget], pids, 1, Math.min(LATENCY_S, 3), 1, 1, undefined, esCpuMs);
+      const hit = await measure(mixSource([top], undefined), [gatewayTarget], pids, 1, Math.min(LATENCY_S, 3), 1, 1, esCpuMs);
       cacheHitP50 = hit.get('c')?.p50_ms ?? null;
     }
     const a = results.get('a')!;
@@ -683,7 +791,9 @@ async function main(): Promise<void> {
     const lc = latency.get('c');
     const ratioCA = c ? c.rps / a.rps : undefined;
     const d = results.get('d');
-    const targetCA = WORKLOAD === 'zipf' ? 3 : 0.9;
+    const targetCA = WORKLOAD === 'zipf' ? 3 : WORKLOAD === 'distinct' ? 0.8 : 0.9;
+    // The table on stdout, before the JSON line (the run's progress is on stderr).
+    if (stream) process.stdout.write(`${distinctTable(results, latency).join('\n')}\n`);
     const result = {
       bench: 'search',
       // The machine's 1/5/15-minute load average at the end: on a shared machine latencies are only comparable at like load.
@@ -714,6 +824,18 @@ async function main(): Promise<void> {
       cache_hit_p50_ms: cacheHitP50,
       // Lookups by outcome during the throughput phase: the catalogue's cache ((b) and (c)'s misses at the edge) and the gateway's edge cache ((c)).
       cache_lookups: cacheOutcomes,
+      cache_lookups_concurrency_1: cacheOutcomes1,
+      ...(stream && distinct
+        ? {
+            distinct: {
+              stream: distinct.length,
+              taken: stream.taken(),
+              forms: kinds,
+              search_modes_of_200_fresh_requests: modes ?? null,
+              seed: 2028,
+            },
+          }
+        : {}),
       ...(WORKLOAD === 'descriptions'
         ? {
             response_cache: 'off',
@@ -744,15 +866,15 @@ async function main(): Promise<void> {
       targets:
         WORKLOAD === 'descriptions'
           ? { ratio_hybrid_lexical_gateway: 0.5, gateway_p50_ms: 25, query_embedding_p50_ms: 5 }
-          : { ratio_c_a: targetCA, p50_overhead_c_ms: 3, cache_hit_p50_ms: 1.5 },
+          : { ratio_c_a: targetCA, p50_overhead_c_ms: 3, ...(stream ? {} : { cache_hit_p50_ms: 1.5 }) },
       // Throughput at concurrency 32; p50 overhead unsaturated (at 32 it is queueing, see above).
       meets_targets:
         WORKLOAD === 'descriptions'
           ? c && d && lc
             ? c.rps / d.rps >= 0.5 && lc.p50_ms <= 25 && (queryEmbedding?.p50_ms ?? Infinity) <= 5
             : null
-          : ratioCA !== undefined && lc && cacheHitP50 !== null
-            ? ratioCA >= targetCA && lc.p50_ms - la.p50_ms <= 3 && cacheHitP50 <= 1.5
+          : ratioCA !== undefined && lc && (stream || cacheHitP50 !== null)
+            ? ratioCA >= targetCA && lc.p50_ms - la.p50_ms <= 3 && (stream !== undefined || (cacheHitP50 ?? Infinity) <= 1.5)
             : null,
     };
     process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,14 +1,18 @@
+import { parseArgs } from 'node:util';
+import { foldKey } from '@fragrance/contracts';
 import { seededRandom } from './random.ts';
 
-export type Workload = 'uniform' | 'zipf' | 'descriptions';
+export const WORKLOADS = ['uniform', 'zipf', 'descriptions', 'distinct'] as const;
+export type Workload = (typeof WORKLOADS)[number];
 
-/** `--workload uniform|zipf|descriptions` from the command line (uniform when absent); anything else is an error. */
+/** `--workload uniform|zipf|descriptions|distinct` from the command line (uniform when absent); anything else is an error. */
 export function parseWorkload(argv: readonly string[]): Workload {
-  const at = argv.findIndex((a) => a === '--workload' || a.startsWith('--workload='));
-  if (at === -1) return 'uniform';
-  const value = argv[at]?.includes('=') ? argv[at]?.split('=')[1] : argv[at + 1];
-  if (value === 'uniform' || value === 'zipf' || value === 'descriptions') return value;
-  throw new Error(`--workload must be uniform, zipf or descriptions, not ${String(value)}`);
+  // strict: false keeps other arguments (a bench's own) passing through untouched.
+  const { values } = parseArgs({ args: [...argv], options: { workload: { type: 'string' } }, strict: false, allowPositionals: true });
+  const value = values.workload ?? 'uniform';
+  const known: readonly unknown[] = WORKLOADS;
+  if (known.includes(value)) return value as Workload;
+  throw new Error(`--workload must be uniform, zipf, descriptions or distinct, not ${String(value)}`);
 }
 
 /**
@@ -32,6 +36,62 @@ export function zipfSequence(n: number, exponent: number, length: number, seed: 
       else hi = mid;
     }
     out[i] = lo;
+  }
+  return out;
+}
+
+/** A catalogue record as the `distinct` workload names it. */
+export interface KnownItem {
+  id: string;
+  name: string;
+  brand: string;
+}
+
+/** How a known-item text names its record: the name, brand + name, or name + brand. */
+export type KnownItemForm = 'name' | 'brand_name' | 'name_brand';
+
+/** One request of the `distinct` workload: a text that names record `id`, never sent twice. */
+export interface DistinctRequest {
+  id: string;
+  form: KnownItemForm;
+  /** Folded as a shopper types it (lower case, no accents or punctuation). */
+  query: string;
+  limit: number;
+}
+
+const FORMS: readonly KnownItemForm[] = ['name', 'brand_name', 'name_brand'];
+const DISTINCT_LIMITS = [10, 20] as const;
+
+function knownItemText(form: KnownItemForm, record: KnownItem): string {
+  const name = foldKey(record.name);
+  const brand = foldKey(record.brand);
+  if (name === '') return '';
+  return form === 'name' ? name : form === 'brand_name' ? `${brand} ${name}`.trim() : `${name} ${brand}`.trim();
+}
+
+/**
+ * The `distinct` workload: every record named as `name`, `brand name` and `name brand`, each
+ * folded text once only (a name several records share is kept for the first), in a seeded
+ * shuffle so every stretch of the stream holds the same mixture of forms. No two requests share
+ * a text, so no two share a request target or a cache key (the catalogue's response cache, the
+ * gateway's edge cache, a cache of query embeddings): a bench takes each request once, whatever
+ * the target, and every answer is computed.
+ */
+export function distinctRequests(records: readonly KnownItem[], seed: number): DistinctRequest[] {
+  const random = seededRandom(seed);
+  const seen = new Set<string>();
+  const out: DistinctRequest[] = [];
+  for (const form of FORMS) {
+    for (const record of records) {
+      const query = knownItemText(form, record);
+      if (query === '' || query.length > 200 || seen.has(query)) continue;
+      seen.add(query);
+      out.push({ id: record.id, form, query, limit: DISTINCT_LIMITS[Math.floor(random() * DISTINCT_LIMITS.length)]! });
+    }
+  }
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j]!, out[i]!];
   }
   return out;
 }
