@@ -79,7 +79,7 @@ export function createCatalogueRepository({
     const hits = response.hits?.hits ?? [];
     const total = (response.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0;
     const bestHit = deeper ? top?.hits?.hits?.[0] : hits[0];
-    const knownItem = askKnownItem && matchedQueries(bestHit).includes(KNOWN_ITEM_SIGNAL) && !describesAttributes(key);
+    const knownItem = matchedQueries(bestHit).includes(KNOWN_ITEM_SIGNAL) && !describesAttributes(key);
     const words = params.highlight && key ? queryWords(key) : undefined;
     const data: SearchHit[] = hits.map((hit) => pageHit(hit, params.highlight, words));
     const last = hits.at(-1);
@@ -106,8 +106,9 @@ export function createCatalogueRepository({
       relaxation = await relaxQuery(client, alias, params, key);
       if (relaxation) answer = await lexicalPage(params, relaxation.key, askKnownItem);
     }
+    // A query whose best hit it names needs no respelling (and pays nothing for one).
     const suggestion =
-      key && strictTotal < DID_YOU_MEAN_BELOW && answer.page.offset === 0
+      key && strictTotal < DID_YOU_MEAN_BELOW && answer.page.offset === 0 && !answer.knownItem
         ? await didYouMean(client, alias, params, key, strictTotal, cursors)
         : undefined;
     const extras: Pick<SearchResponse, 'did_you_mean' | 'relaxed'> = {
@@ -135,10 +136,15 @@ export function createCatalogueRepository({
     const askKnownItem = mode === 'hybrid' && params.search_mode === undefined;
     // A hybrid cursor is no lexical cursor: the decision (known item, relaxation) is made on the first hit alone.
     const paging = mode === 'hybrid' && params.cursor !== undefined;
-    const lexical = await lexicalSearch(paging ? firstOnly : params, key, { askKnownItem });
-    if (mode === 'hybrid' && semantic && !lexical.knownItem) {
+    // A description ("something sweet for spring evenings") is served by the attribute and kNN legs:
+    // relaxing its words to "sweet" would only add names containing them.
+    const description = mode === 'hybrid' && semantic !== undefined && describesAttributes(key);
+    let lexical = await lexicalSearch(paging ? firstOnly : params, key, { askKnownItem, relax: !description });
+    if (mode === 'hybrid' && semantic && !(askKnownItem && lexical.knownItem)) {
       const answered = await semantic.run(params, key, mode, { relaxedKey: lexical.extras.relaxed ? lexical.key : undefined });
       if (answered) return { ...answered, ...lexical.extras };
+      // No vectors yet: the description is answered lexically after all, relaxed like any query.
+      if (description) lexical = await lexicalSearch(paging ? firstOnly : params, key, { askKnownItem });
     }
     const page = paging ? (await lexicalPage(params, lexical.key, false)).page : lexical.page;
     return { ...page, ...lexical.extras, ...(key ? { search_mode: 'lexical' as const } : {}) };

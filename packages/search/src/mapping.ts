@@ -1,6 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { foldKey, type FragranceDetail } from '@fragrance/contracts';
-import { brandAliases, nameSpellings } from '@fragrance/vocabulary';
+import { brandAliases, brandParts, nameSpellings } from '@fragrance/vocabulary';
 import { idSortKey, INDEX_SORT } from './sort.ts';
 import { encodeSummary } from './summary.ts';
 import { EMBEDDING_MAPPING, EMBEDDING_OBJECT, type StoredEmbedding } from './vectors.ts';
@@ -10,7 +10,7 @@ import { EMBEDDING_MAPPING, EMBEDDING_OBJECT, type StoredEmbedding } from './vec
  * either: an index of another version no longer matches the queries and must be re-ingested
  * (`catalogue status` reports it; `npm start` re-ingests).
  */
-export const INDEX_SCHEMA_VERSION = 7;
+export const INDEX_SCHEMA_VERSION = 8;
 
 /** Helper fields computed at ingest; never returned to clients. */
 export const SEARCH_OBJECT = 'search';
@@ -25,6 +25,8 @@ export interface SearchFields {
   name_spellings: string[];
   /** Other names of the brand (acronyms, short names): brandAliases. */
   brand_aliases: string[];
+  /** Brand and name together, either order, under their other names and spellings: "caron lady", "ysl cinema". */
+  full_names: string[];
 }
 
 /** What a search reads from doc values instead of `_source`: the id's sort key and the summary. */
@@ -54,7 +56,21 @@ export function searchFields(record: Pick<FragranceDetail, 'name' | 'brand' | 'p
     accords: record.accords.map(foldKey),
     name_spellings: nameSpellings(record.name),
     brand_aliases: brandAliases(record.brand),
+    full_names: fullNames(record.name, record.brand),
   };
+}
+
+/** Most brand spellings and name spellings combined into full names (8 × 4 × 2 orders at most). */
+const FULL_NAME_BRANDS = 8;
+const FULL_NAME_NAMES = 4;
+
+/** The record's name with its brand before or after, each under its other names and spellings, folded. */
+export function fullNames(name: string, brand: string): string[] {
+  const brands = [foldKey(brand), ...brandParts(brand).map(foldKey), ...brandAliases(brand)].slice(0, FULL_NAME_BRANDS);
+  const names = [foldKey(name), ...nameSpellings(name)].slice(0, FULL_NAME_NAMES);
+  const out = new Set<string>();
+  for (const b of new Set(brands)) for (const n of names) if (b && n) out.add(`${b} ${n}`).add(`${n} ${b}`);
+  return [...out];
 }
 
 /** The document indexed for a record: the record, its folded fields and its keys (RecordKeys). */
@@ -152,6 +168,7 @@ export const FRAGRANCE_MAPPING: estypes.MappingTypeMapping = {
           copy_to: ['search_all'],
           fields: { exact: { type: 'keyword', ignore_above: 256 } },
         },
+        full_names: { type: 'keyword', ignore_above: 512 },
         id_key: { properties: { hi: sortOnlyLong, mid: sortOnlyLong, lo: sortOnlyLong } },
         summary: { type: 'binary', doc_values: true },
       },

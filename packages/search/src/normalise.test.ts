@@ -31,6 +31,7 @@ describe('folding', () => {
       accords: ['floral'],
       name_spellings: [],
       brand_aliases: ['eclat'],
+      full_names: ['maison eclat creme brulee', 'creme brulee maison eclat', 'eclat creme brulee', 'creme brulee eclat'],
     });
   });
 });

@@ -78,8 +78,16 @@ export const KNOWN_ITEM_SIGNAL = 'known_item';
 /** Boost of the concentration a query names ("mania edp"): orders the name's concentrations, never outranks a better name match. */
 const CONCENTRATION_BOOST = 3;
 
-/** What a record of the house the whole query names gets: about an exact name's score, so the house's records lead. */
+/** What a record of the house the whole query names gets: above a name containing the word, below a name that is the word. */
 const BRAND_IS_QUERY_BOOST = 40;
+/** The whole name as typed (or brand and name, under any spelling): far above what popularity adds (≤ 5). */
+const EXACT_NAME_BOOST = 30;
+/**
+ * A one-word query's own name over the names starting with it, in decades of votes: a name that
+ * only starts with the word wins with 10 times the votes of the name itself ("melody" → Melody of
+ * the Sun over an unrated Melody; "artisan" → Artisan over Artisan Pure at 3 times).
+ */
+export const ONE_WORD_NAME_BONUS = 1;
 
 /** Free-text relevance: every word must match somewhere (recallQuery), the name counts most. */
 function textQuery(key: string): estypes.QueryDslQueryContainer {
@@ -105,35 +113,86 @@ function textQuery(key: string): estypes.QueryDslQueryContainer {
       should: spellings.flatMap((value) => [{ term: { 'search.brand': value } }, { term: { 'search.brand_aliases.exact': value } }]),
     },
   };
-  const nameClauses: estypes.QueryDslQueryContainer[] = [
-    // term (not terms): scored by how rare the name is, as the exact name always was.
-    {
-      dis_max: {
-        queries: spellings.flatMap((value) => [
-          { term: { 'search.name.exact': { value, boost: 30 } } },
-          { term: { 'search.name_spellings.exact': { value, boost: 30 } } },
-        ]),
-        _name: NAME_SIGNAL,
-      },
+  const tier = (filter: estypes.QueryDslQueryContainer, boost: number): estypes.QueryDslQueryContainer => ({
+    constant_score: { filter, boost, _name: NAME_SIGNAL },
+  });
+  const isTheName: estypes.QueryDslQueryContainer = {
+    bool: {
+      should: spellings.flatMap((value) => [
+        { term: { 'search.name.exact': value } },
+        { term: { 'search.name_spellings.exact': value } },
+        { term: { 'search.full_names': value } },
+      ]),
     },
-    { match_phrase: { 'search.name': { query: naming, boost: 8, _name: NAME_SIGNAL } } },
-    { match: { 'search.name': { query: naming, boost: 4, operator: 'and', fuzziness: FUZZINESS, prefix_length: 1, _name: NAME_SIGNAL } } },
-    { match: { 'search.name_spellings': { query: naming, boost: 4, operator: 'and', _name: NAME_SIGNAL } } },
-    { match_bool_prefix: { 'search.name': { query: naming, boost: 2, _name: NAME_SIGNAL } } },
+  };
+  // A name and its other spellings count once: a name with more spellings is no better a match.
+  const either = (field: 'match' | 'match_phrase', options: Record<string, unknown> = {}): estypes.QueryDslQueryContainer => ({
+    bool: {
+      should: [
+        { [field]: { 'search.name': { query: naming, ...options } } },
+        { [field]: { 'search.name_spellings': { query: naming, ...(field === 'match' ? { operator: 'and' } : {}) } } },
+      ],
+    },
+  });
+  const phrase = either('match_phrase');
+  // One word is ambiguous ("melody", "gold", "sauvage"): every name that is it or starts with it
+  // ranks alike, most popular first, the name itself only slightly ahead. More words name a record.
+  const oneWord = !naming.includes(' ');
+  const nameTiers: estypes.QueryDslQueryContainer[] = [
+    oneWord
+      ? tier(
+          { bool: { should: [isTheName, ...spellings.map((value) => ({ prefix: { 'search.name.exact': `${value} ` } }))] } },
+          EXACT_NAME_BOOST,
+        )
+      : tier(isTheName, EXACT_NAME_BOOST),
+    ...(oneWord ? [tier(isTheName, ONE_WORD_NAME_BONUS)] : []),
+    tier(phrase, 8),
+    tier(either('match', { operator: 'and', fuzziness: FUZZINESS, prefix_length: 1 }), 4),
+    tier({ match_bool_prefix: { 'search.name': { query: naming, operator: 'and' } } }, 2),
   ];
   return {
     bool: {
-      must: [recallQuery(key)],
+      // Recall only: how often a word occurs in all the record's text says nothing of relevance.
+      filter: [recallQuery(key)],
       // Precision: the exact name outranks a name containing the words, which outranks
       // a match in brand, perfumers, notes or accords.
       should: [
-        { bool: { should: nameClauses, must_not: [brandIs] } },
+        // The whole name (or brand and name) as typed: never lost to the house rule below.
+        ...(oneWord ? [] : [nameTiers[0]!]),
+        { bool: { should: oneWord ? nameTiers : nameTiers.slice(1), must_not: [brandIs] } },
         { constant_score: { filter: brandIs, boost: BRAND_IS_QUERY_BOOST, _name: BRAND_SIGNAL } },
-        { match: { 'search.brand.text': { query: key, boost: 2, _name: BRAND_SIGNAL } } },
-        { match: { 'search.brand_aliases': { query: spellings.join(' '), boost: 2, _name: BRAND_SIGNAL } } },
-        { match: { 'search.perfumers': { query: key, boost: 1 } } },
-        { match: { 'search.accords.text': { query: key, boost: 0.8 } } },
-        { match: { 'search.notes.text': { query: key, boost: 0.6 } } },
+        // The brand among the words ("jacomo paradox blue"): a flat 2, however rare the brand's words.
+        // Not for one word: that is a house (brandIs) or a name, never half of both ("vanille", "anna").
+        ...(oneWord
+          ? []
+          : [
+              {
+                constant_score: {
+                  filter: {
+                    bool: {
+                      should: [
+                        { match: { 'search.brand.text': key } },
+                        ...spellings.map((text) => ({ match: { 'search.brand_aliases': text } })),
+                      ],
+                    },
+                  },
+                  boost: 2,
+                  _name: BRAND_SIGNAL,
+                },
+              },
+            ]),
+        // Perfumers, accords and notes only where the name does not match: records sharing a name
+        // ("Citrus", "Amber Oud") tie on text and popularity orders them.
+        {
+          bool: {
+            should: [
+              { match: { 'search.perfumers': { query: key, boost: 1 } } },
+              { match: { 'search.accords.text': { query: key, boost: 0.8 } } },
+              { match: { 'search.notes.text': { query: key, boost: 0.6 } } },
+            ],
+            must_not: [phrase],
+          },
+        },
         ...known,
         ...(concentration ? [{ term: { concentration: { value: concentration.value, boost: CONCENTRATION_BOOST } } }] : []),
       ],
@@ -321,10 +380,11 @@ export function buildSearchQuery(
 
   let query: estypes.QueryDslQueryContainer;
   if (key) {
-    const bool = textQuery(key).bool ?? {};
+    const text = textQuery(key).bool ?? {};
+    const recall = Array.isArray(text.filter) ? text.filter : text.filter ? [text.filter] : [];
     query = {
       function_score: {
-        query: { bool: { ...bool, filter, must_not: mustNot } },
+        query: { bool: { ...text, filter: [...recall, ...filter], must_not: mustNot } },
         functions: [{ field_value_factor: { field: 'rating.count', modifier: 'log1p', missing: 0 }, weight: POPULARITY_WEIGHT }],
         score_mode: 'sum',
         boost_mode: 'sum',

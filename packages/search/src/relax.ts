@@ -59,11 +59,10 @@ const LONGEST_NOISE = Math.max(...[...NOISE].map((phrase) => phrase.split(' ').l
 /** A size as typed: "100ml", "3 4oz" (3.4 oz folded), "50 ml". */
 const SIZE = /^\d+(?:ml|oz)$/;
 
-/** The query without its product, gender, concentration and size words, and those words. */
-export function withoutProductWords(key: string): { kept: string[]; dropped: string[] } {
+/** Where the product, gender, concentration and size phrases of a folded query are (word positions). */
+function productPhrases(key: string): { start: number; length: number }[] {
   const words = key.split(' ').filter(Boolean);
-  const kept: string[] = [];
-  const dropped: string[] = [];
+  const out: { start: number; length: number }[] = [];
   for (let i = 0; i < words.length;) {
     let length = 0;
     for (let n = Math.min(LONGEST_NOISE, words.length - i); n > 0 && length === 0; n--) {
@@ -72,11 +71,18 @@ export function withoutProductWords(key: string): { kept: string[]; dropped: str
     const word = words[i] ?? '';
     // A number right before "ml"/"oz" is a size too.
     if (length === 0 && (SIZE.test(word) || (/^\d+$/.test(word) && /^(ml|oz|fl)$/.test(words[i + 1] ?? '')))) length = 1;
-    if (length > 0) dropped.push(...words.slice(i, i + length));
-    else kept.push(word);
+    if (length > 0) out.push({ start: i, length });
     i += Math.max(length, 1);
   }
-  return { kept, dropped };
+  return out;
+}
+
+/** The query without its product, gender, concentration and size words, and those words. */
+export function withoutProductWords(key: string): { kept: string[]; dropped: string[] } {
+  const words = key.split(' ').filter(Boolean);
+  const phrases = productPhrases(key);
+  const inPhrase = (i: number) => phrases.some((p) => i >= p.start && i < p.start + p.length);
+  return { kept: words.filter((_, i) => !inPhrase(i)), dropped: words.filter((_, i) => inPhrase(i)) };
 }
 
 export interface Relaxation {
@@ -88,9 +94,9 @@ export interface Relaxation {
 
 /**
  * A looser form of a folded query that found fewer than RELAX_BELOW records, or undefined when
- * no word of it finds anything. Words go in order of how little they say: first product, gender,
- * concentration and size words; then words that match no record at all (an alias nobody uses, a
- * word no name has); then filler words ("a", "for"); then, one at a time, the remaining word that matches fewest records, until
+ * no word of it finds anything. Words go in order of how little they say: first words that match
+ * no record at all (an alias nobody uses, a word no name has); then product, gender, concentration
+ * and size words, one phrase at a time from the end; then filler words ("a", "for"); then, one at a time, the remaining word that matches fewest records, until
  * the rest finds something. Never drops the last word. Counts run with the request's filters.
  */
 export async function relaxQuery(client: Client, index: string, params: SearchQuery, key: string): Promise<Relaxation | undefined> {
@@ -113,20 +119,22 @@ export async function relaxQuery(client: Client, index: string, params: SearchQu
   const answer = (): Relaxation => ({ key: words.join(' '), dropped: original.filter((w) => !words.includes(w)) });
   /** Keeps `next` as the words; true when they find enough. */
   const tryWords = async (next: string[]): Promise<boolean> => {
-    if (next.length === words.length) return false;
+    if (next.length === words.length || next.length === 0) return false;
     words = next;
     return ((await count([words.join(' ')]))[0] ?? 0) >= RELAX_BELOW;
   };
-  const { kept } = withoutProductWords(key);
-  if (kept.length === 0) return undefined;
-  if (await tryWords(kept)) return answer();
-  const perWord = await count(words);
-  const frequency = new Map(words.map((word, i) => [word, perWord[i] ?? 0]));
-  const matching = words.filter((word) => (frequency.get(word) ?? 0) > 0);
+  const perWord = await count(original);
+  const frequency = new Map(original.map((word, i) => [word, perWord[i] ?? 0]));
+  const matching = original.filter((word) => (frequency.get(word) ?? 0) > 0);
   if (matching.length === 0) return undefined;
   if (await tryWords(matching)) return answer();
-  const subject = words.filter((word) => !FILLER.has(word));
-  if (subject.length > 0 && (await tryWords(subject))) return answer();
+  // Product words one phrase at a time, from the end ("rasasi shuhrah pour femme perfume" keeps "pour femme").
+  for (const phrase of productPhrases(words.join(' ')).reverse()) {
+    const at = words.join(' ').split(' ');
+    const next = [...at.slice(0, phrase.start), ...at.slice(phrase.start + phrase.length)];
+    if (await tryWords(next)) return answer();
+  }
+  if (await tryWords(words.filter((word) => !FILLER.has(word)))) return answer();
   while (words.length > 1) {
     // The rarest word goes; of equally rare ones, the last typed.
     let rarest = words.length - 1;

@@ -31,10 +31,14 @@ describe('relevance', () => {
 
   const ids = async (input: SearchQueryInput) => (await repo.search(SearchQuery.parse(input))).data.map((d) => d.id);
 
-  it('ranks the exact name above partial matches, however popular they are', async () => {
+  it('ranks a one-word query by popularity over the names that are or start with it', async () => {
     const found = await ids({ query: 'rose' });
-    expect(found[0]).toBe(hand.exact.id);
-    expect(found).toContain(hand.partialPopular.id);
+    expect(found[0]).toBe(hand.partialPopular.id);
+    expect(found).toContain(hand.exact.id);
+  });
+
+  it('ranks a whole name of several words above more popular names containing it', async () => {
+    expect((await ids({ query: 'terre rouge' }))[0]).toBe(hand.terreRouge.id);
   });
 
   it('lets popularity break ties between equally good matches', async () => {

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SearchQuery, type SearchQueryInput, type SearchResponse } from '@fragrance/contracts';
+import { foldKey, SearchQuery, type FragranceDetail, type SearchQueryInput, type SearchResponse } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
 import { createCatalogueRepository, type CatalogueRepository } from './catalogue.ts';
 import { ingestCatalogue } from './ingest.ts';
+import { ONE_WORD_NAME_BONUS } from './query.ts';
 import { withoutProductWords } from './relax.ts';
 import { makeRecord } from './testing.ts';
 
@@ -41,13 +42,15 @@ const hand = {
   haramain: makeRecord({ name: 'Amber Oud Gold Edition', brand: 'Al Haramain / الحرمين', votes: 470 }),
 };
 
+const records = [...generateCatalogue({ count: 800, seed: 11 }), ...Object.values(hand)];
+
 describe('shopper queries', () => {
   let es: TestElasticsearch;
   let repo: CatalogueRepository;
   beforeAll(async () => {
     es = await testElasticsearch('shopper');
     const alias = es.index('fragrances');
-    await ingestCatalogue({ client: es.client, alias, records: [...generateCatalogue({ count: 800, seed: 11 }), ...Object.values(hand)] });
+    await ingestCatalogue({ client: es.client, alias, records });
     repo = createCatalogueRepository({ client: es.client, alias, cursorKeys: { current: randomBytes(32).toString('base64url') } });
   });
   afterAll(() => es.cleanup());
@@ -104,11 +107,26 @@ describe('shopper queries', () => {
     expect(await first('Mania eau de toilette')).toBe(hand.maniaEdt.id);
   });
 
-  it('ranks the popular record first where the query is ambiguous, the exact name still winning', async () => {
+  it('ranks the popular record first where the query is ambiguous', async () => {
     expect(await first('sauvage')).toBe(hand.sauvage.id);
     expect(await first('bleu')).toBe(hand.bleu.id);
-    expect(await first('vetiver')).toBe(hand.vetiverPopular.id);
     expect((await ids('guerlain', 3)).slice(0, 1)).toEqual([hand.shalimar.id]);
+    // One word: the names that are it or start with it, most votes first, the name itself a little ahead.
+    const rank = (r: FragranceDetail) => Math.log10(1 + r.rating.count) + (foldKey(r.name) === 'vetiver' ? ONE_WORD_NAME_BONUS : 0);
+    const vetiver = records
+      .filter((r) => /^vetiver( |$)/.test(foldKey(r.name)))
+      .sort((a, b) => rank(b) - rank(a))
+      .map((r) => r.id);
+    const found = await ids('vetiver', 20);
+    expect(found.slice(0, 3)).toEqual(vetiver.slice(0, 3));
+    expect(found.indexOf(hand.vetiverPopular.id)).toBeLessThan(found.indexOf(hand.vetiverObscure.id));
+  });
+
+  it('lets a whole name of several words win over more popular names containing it', async () => {
+    expect(await first('sauvage elixir')).toBe(hand.sauvageElixir.id);
+    expect(await first('dior sauvage')).toBe(hand.sauvage.id);
+    expect(await first('mania')).toBe(hand.maniaEdt.id);
+    expect(await first('guerlain vetiver')).toBe(hand.vetiverPopular.id);
   });
 
   it('relaxes a query that finds nothing, product words first, and says what it dropped', async () => {

@@ -19,6 +19,9 @@ describe('nameSpellings', () => {
     expect(nameSpellings("L'Eau d'Hiver")).toContain('leau dhiver');
     expect(nameSpellings('L’Air du Temps')).toContain('lair du temps');
     expect(nameSpellings('Ylang-Ylang')).toContain('ylangylang');
+    expect(nameSpellings("Grey's Vetiver")).toContain('greys vetiver');
+    expect(nameSpellings("O'Pomelo")).toContain('opomelo');
+    expect(nameSpellings("Ex'cla-ma'tion Wild Musk")).toEqual(expect.arrayContaining(['excla mation wild musk', 'exclamation wild musk']));
   });
 
   it('spells & as "and", and leaves out the name itself', () => {

@@ -103,6 +103,10 @@ export function nameSpellings(name: string): string[] {
   const tokens = words(folded);
   const out = new Set<string>();
   out.add(joinElisions(tokens).join(' '));
+  // Apostrophes dropped, as typed on a phone: "Grey's" → "greys", "O'Pomelo" → "opomelo", "Ex'cla-ma'tion" → "excla mation".
+  const unquoted = name.replace(/['’‘`´ʼ]/gu, '');
+  out.add(foldKey(unquoted));
+  out.add(foldKey(unquoted.replace(/(?<=[\p{L}\p{N}])[-‐‑–](?=[\p{L}\p{N}])/gu, '')));
   out.add(foldKey(name.replace(/(?<=[\p{L}\p{N}])[-‐‑–](?=[\p{L}\p{N}])/gu, '')));
   if (/[&+]/.test(name)) out.add(foldKey(name.replace(/\s*[&+]\s*/g, ' and ')));
   for (const form of numberSignForms(tokens)) out.add(form.join(' '));
