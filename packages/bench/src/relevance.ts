@@ -42,7 +42,7 @@ const options = parseRelevanceOptions(process.argv.slice(2), process.env);
 const say = (m: string) => sayAs('relevance', m);
 /** The kinds where one record is the answer: hybrid must not rank them lower than lexical. */
 const KNOWN_ITEM_KINDS = ['name_brand', 'brand_name', 'name_typo', 'name_prefix'];
-const alias = `bench-relevance-${options.catalogue}-${randomBytes(3).toString('hex')}`;
+const alias = options.reuse ?? `bench-relevance-${options.catalogue}-${randomBytes(3).toString('hex')}`;
 const fixed = (x: number, width: number) => x.toFixed(3).padStart(width);
 
 /** Issue 33's targets per kind: the judged metric and its floor; zero results 0 for every shopper kind. */
@@ -66,16 +66,25 @@ try {
 
 /** Ingests `records` under the bench's alias and writes their vectors (as the worker does), so hybrid has a kNN leg. */
 async function indexWithVectors(records: readonly FragranceDetail[], embedder: Embedder): Promise<CatalogueRepository> {
+  const repository = () =>
+    createCatalogueRepository({ client, alias, cursorKeys: { current: randomBytes(32).toString('base64url') }, embedder });
+  if (options.reuse) return repository();
   await ingestCatalogue({ client, alias, records: [...records] });
   const embedStarted = performance.now();
   await writeRecordVectors({ client, index: alias, records, embedder });
   say(`record vectors: ${records.length} in ${((performance.now() - embedStarted) / 1000).toFixed(1)} s`);
-  return createCatalogueRepository({ client, alias, cursorKeys: { current: randomBytes(32).toString('base64url') }, embedder });
+  return repository();
 }
 
 /** Every query through the repository in one mode (undefined: the default, no search_mode sent); scores per kind. */
-async function runQueries(repository: CatalogueRepository, queries: readonly RelevanceQuery[], mode: SearchMode | undefined) {
+async function runQueries(
+  repository: CatalogueRepository,
+  queries: readonly RelevanceQuery[],
+  mode: SearchMode | undefined,
+  describe?: (id: string) => string,
+) {
   const scores = new Map<string, QueryScores[]>();
+  const missed = new Map<string, string[]>();
   // A few at a time: the figures do not depend on it, the wall time on a shared machine does.
   let next = 0;
   const worker = async () => {
@@ -84,16 +93,25 @@ async function runQueries(repository: CatalogueRepository, queries: readonly Rel
       if (!q) continue;
       const page = await repository.search(SearchQuery.parse({ ...q.params, limit: '10', ...(mode ? { search_mode: mode } : {}) }));
       const list = scores.get(q.kind) ?? [];
-      list.push(
-        scoreQuery(
-          page.data.map((d) => d.id),
-          q.relevant,
-        ),
+      const scored = scoreQuery(
+        page.data.map((d) => d.id),
+        q.relevant,
       );
+      list.push(scored);
       scores.set(q.kind, list);
+      const lines = missed.get(q.kind) ?? [];
+      if (describe && scored.success_at_1 === 0 && lines.length < options.misses) {
+        const wanted = [...q.relevant].slice(0, 2).map(describe).join(' or ');
+        const got = page.data.slice(0, 3).map((d) => describe(d.id));
+        lines.push(
+          `${JSON.stringify(q.params.query)}${page.relaxed ? ` (relaxed ${page.relaxed.dropped.join(' ')})` : ''}: wanted ${wanted}; got ${got.join(' | ') || 'nothing'}`,
+        );
+        missed.set(q.kind, lines);
+      }
     }
   };
   await Promise.all(Array.from({ length: 4 }, worker));
+  for (const [kind, lines] of missed) for (const line of lines) say(`  missed ${kind}: ${line}`);
   return scores;
 }
 
@@ -201,6 +219,11 @@ async function benchRealCatalogue(): Promise<void> {
     ...drawQueries(records, indexCatalogue(records), random, options.perKind, [description]),
   ];
   const kindNames = [...SHOPPER_KINDS.map((k) => k.name), description.name];
+  const byId = new Map(records.map((r) => [r.id, r]));
+  const describe = (id: string) => {
+    const r = byId.get(id);
+    return r ? `${r.name} / ${r.brand} / ${r.concentration} / ${r.rating.count} votes` : id;
+  };
   const MODES = [
     { label: 'default', mode: undefined },
     { label: 'lexical', mode: 'lexical' },
@@ -208,7 +231,7 @@ async function benchRealCatalogue(): Promise<void> {
   const byMode: Record<string, { kinds: Record<string, KindScores>; targets: TargetCheck[] }> = {};
   const started = performance.now();
   for (const { label, mode } of MODES) {
-    const scores = await runQueries(repository, queries, mode);
+    const scores = await runQueries(repository, queries, mode, describe);
     say(`mode ${label}${mode ? '' : ' (no search_mode sent)'}`);
     const perKind = printKinds(kindNames, scores);
     byMode[label] = { kinds: perKind, targets: checkTargets(perKind) };

@@ -19,9 +19,14 @@ export interface RelevanceOptions {
   seed: number;
   /** Keep the bench's alias (with record vectors) instead of deleting its indices. */
   keep: boolean;
+  /** Print up to this many missed queries per kind (query, wanted record, top hits): for tuning rules. */
+  misses: number;
+  /** A kept alias (BENCH_RELEVANCE_KEEP=1) of the same catalogue to query instead of importing again: query-side changes only. */
+  reuse: string | undefined;
 }
 
-const USAGE = 'usage: bench:relevance [-- --catalogue generated|real] [--file parfumo.csv] [--queries N] [--seed N]';
+const USAGE =
+  'usage: bench:relevance [-- --catalogue generated|real] [--file parfumo.csv] [--queries N] [--seed N] [--misses N] [--reuse <kept alias>]';
 
 function wholeNumber(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -33,7 +38,14 @@ function wholeNumber(name: string, value: string | undefined, fallback: number):
 export function parseRelevanceOptions(argv: readonly string[], env: NodeJS.ProcessEnv): RelevanceOptions {
   const { values } = parseArgs({
     args: [...argv],
-    options: { catalogue: { type: 'string' }, file: { type: 'string' }, queries: { type: 'string' }, seed: { type: 'string' } },
+    options: {
+      catalogue: { type: 'string' },
+      file: { type: 'string' },
+      queries: { type: 'string' },
+      seed: { type: 'string' },
+      misses: { type: 'string' },
+      reuse: { type: 'string' },
+    },
   });
   const catalogue = (values.catalogue ?? 'generated') as CatalogueChoice;
   if (!CATALOGUES.includes(catalogue)) throw new Error(`--catalogue must be one of ${CATALOGUES.join(', ')}\n${USAGE}`);
@@ -46,6 +58,8 @@ export function parseRelevanceOptions(argv: readonly string[], env: NodeJS.Proce
     documents: wholeNumber('BENCH_RELEVANCE_DOCS', env.BENCH_RELEVANCE_DOCS, 20_000),
     perKind: wholeNumber('--queries', values.queries ?? env.BENCH_RELEVANCE_QUERIES, defaultPerKind),
     seed: wholeNumber('--seed', values.seed ?? env.BENCH_RELEVANCE_SEED, 7),
-    keep: env.BENCH_RELEVANCE_KEEP === '1',
+    keep: env.BENCH_RELEVANCE_KEEP === '1' || values.reuse !== undefined,
+    misses: values.misses === undefined ? 0 : wholeNumber('--misses', values.misses, 0),
+    reuse: values.reuse,
   };
 }
