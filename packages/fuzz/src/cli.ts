@@ -36,7 +36,14 @@ const say = (message: string) => void process.stderr.write(`[fuzz] ${message}\n`
 const elasticsearchUrl = values.elasticsearch ?? (await startLocalElasticsearch());
 const redisUrl = values.redis ?? (await startLocalRedis());
 say(`starting catalogue + gateway over ${records} records (Elasticsearch ${elasticsearchUrl}, Redis ${redisUrl})`);
-const target = await startFuzzStack({ elasticsearchUrl, redisUrl, prefix: `fuzz-${randomBytes(4).toString('hex')}-`, records });
+// As deployed: the catalogue with the embedding model, so hybrid search is fuzzed too.
+const target = await startFuzzStack({
+  elasticsearchUrl,
+  redisUrl,
+  prefix: `fuzz-${randomBytes(4).toString('hex')}-`,
+  records,
+  embeddings: true,
+});
 let exitCode = 0;
 try {
   const fuzzer = await createFuzzer(target);

@@ -24,11 +24,13 @@ export interface FuzzStackOptions {
   prefix: string;
   /** Records in the generated catalogue. */
   records?: number;
+  /** The catalogue loads the embedding model (semantic and hybrid search); default false. */
+  embeddings?: boolean;
 }
 
 /** Ingests a catalogue, creates a key with room for the whole run, starts catalogue + gateway. */
 export async function startFuzzStack(options: FuzzStackOptions): Promise<FuzzTarget> {
-  const { elasticsearchUrl, redisUrl, prefix, records = 500 } = options;
+  const { elasticsearchUrl, redisUrl, prefix, records = 500, embeddings = false } = options;
   const es = new Client({ node: elasticsearchUrl });
   const redis = createRedisClient({ REDIS_URL: redisUrl }, quietRedisLogger, 'command');
   const services: RunningService[] = [];
@@ -60,6 +62,7 @@ export async function startFuzzStack(options: FuzzStackOptions): Promise<FuzzTar
         CATALOGUE_ALIAS: alias,
         // A fresh signing key per run: cursors from another run are foreign, as they should be.
         CURSOR_SECRET: randomBytes(32).toString('base64url'),
+        EMBEDDINGS_ENABLED: String(embeddings),
       }),
     );
     const baseUrl = `http://127.0.0.1:${gatewayPort}`;

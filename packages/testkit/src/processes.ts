@@ -47,13 +47,23 @@ export interface RunningService {
 
 /**
  * Starts `services/<name>/src/main.ts` as its own process (services never import each other) on
- * loopback `port` with `env`, and waits until its /health answers 200.
+ * loopback `port` with `env`, and waits until its /health answers 200. Embeddings are off unless
+ * `env` turns them on (`EMBEDDINGS_ENABLED: 'true'`): loading the model costs seconds and memory
+ * in every process, and only semantic search tests need it.
  */
 export async function startService(name: string, port: number, env: Record<string, string>, timeoutMs = 60_000): Promise<RunningService> {
   const child: ChildProcess = spawn(process.execPath, [`services/${name}/src/main.ts`], {
     cwd: REPO_ROOT,
     // children get the toolchain's PATH, nothing else of ours
-    env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', METRICS_PORT: '0', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      METRICS_PORT: '0',
+      EMBEDDINGS_ENABLED: 'false',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
