@@ -147,8 +147,13 @@ describe('createUpstreamAgent', () => {
       const answered = await agent.request({ origin: `http://127.0.0.1:${port}`, path: '/', method: 'GET' });
       await answered.body.text();
       const idleSince = Date.now();
-      await new Promise((resolve) => setTimeout(resolve, UPSTREAM_IDLE_MS + 3_000));
-      expect(clientClosedAt, 'the agent kept its idle connection open').toBeDefined();
+      await expect
+        .poll(() => clientClosedAt, {
+          timeout: UPSTREAM_IDLE_MS + 3_000,
+          interval: 100,
+          message: 'the agent kept its idle connection open',
+        })
+        .toBeDefined();
       expect(clientClosedAt! - idleSince).toBeLessThan(EDGE_IDLE_TIMEOUT_MS);
     } finally {
       await agent.close();
