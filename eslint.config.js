@@ -96,4 +96,13 @@ export default tseslint.config(
       '@typescript-eslint/no-empty-function': 'off',
     },
   },
+  // `npm test` lints every package in one process (LINT_WORKSPACE=1) against the root
+  // tsconfig.json: one TypeScript program for the workspace instead of one per package.
+  ...(process.env.LINT_WORKSPACE === '1'
+    ? [
+        {
+          languageOptions: { parserOptions: { projectService: false, project: ['./tsconfig.json'], tsconfigRootDir: import.meta.dirname } },
+        },
+      ]
+    : []),
 );
