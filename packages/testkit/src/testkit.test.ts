@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testElasticsearch, testRedis, uniquePrefix, type TestElasticsearch, type TestRedis } from './fixtures.ts';
-import { startLocalElasticsearch, startLocalRedis, stopLocalElasticsearch, stopLocalElasticsearchNode, stopLocalRedis } from './local.ts';
+import { startLocalRedis, stopLocalRedis } from './local.ts';
 import { freePort } from './processes.ts';
 
 describe('real Elasticsearch through the testkit', () => {
@@ -69,32 +69,4 @@ describe('Redis persistence', () => {
       await stopLocalRedis({ name, port });
     }
   });
-});
-
-describe('local multi-node Elasticsearch cluster', () => {
-  it('starts N nodes on loopback that form one cluster, which elects a new master when its master dies', async () => {
-    const { Client } = await import('@elastic/elasticsearch');
-    const base = 9700 + Math.floor(Math.random() * 90);
-    const name = `cluster-${base}`;
-    await startLocalElasticsearch({ name, port: base, nodes: 3, heap: '256m' });
-    // Node i answers HTTP on base + i - 1; the client may use any survivor.
-    const client = new Client({ nodes: [0, 1, 2].map((i) => `http://127.0.0.1:${base + i}`) });
-    try {
-      const nodes = await client.cat.nodes({ format: 'json', h: 'name' });
-      expect(nodes.map((n) => n.name).sort()).toEqual([`${name}-1`, `${name}-2`, `${name}-3`]);
-
-      const [master] = await client.cat.master({ format: 'json' });
-      const masterNode = Number(master?.node?.split('-').at(-1));
-      expect([1, 2, 3]).toContain(masterNode);
-      await stopLocalElasticsearchNode(name, masterNode);
-
-      const health = await client.cluster.health({ wait_for_nodes: '2', timeout: '60s' });
-      expect(health.number_of_nodes).toBe(2);
-      const [newMaster] = await client.cat.master({ format: 'json' });
-      expect(newMaster?.node).not.toBe(master?.node);
-    } finally {
-      await client.close();
-      await stopLocalElasticsearch(name);
-    }
-  }, 300_000);
 });

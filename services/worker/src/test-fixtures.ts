@@ -53,7 +53,7 @@ export function workerEnv(
     STALLED_INTERVAL_MS: '1000',
     SHUTDOWN_TIMEOUT_MS: '5000',
     // Child workers (main.ts) would load the model and embed every row; the vector tests pass
-    // their own embedder to startWorker (enrich/embed.test.ts).
+    // their own embedder to startWorker (enrich/embed.slow.test.ts).
     EMBEDDINGS_ENABLED: 'false',
     ...extra,
   };
