@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure Node 24 and pnpm exist (installing them project-locally from the npm registry when
-# the machine lacks them), installs the workspace, then runs "$@" with that toolchain on PATH.
+# the machine lacks them), installs the workspace and the repository's git hooks, then runs "$@"
+# with that toolchain on PATH.
 # Idempotent: a second run only checks versions and lets pnpm confirm the install is current.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -65,6 +66,15 @@ ensure_workspace() {
   echo "$current" >"$stamp"
 }
 
+ensure_git_hooks() {
+  # The repository's hooks (.githooks: commit-msg checks the subject line) in a git checkout.
+  command -v git >/dev/null || return 0
+  [[ -d "$ROOT/.githooks" ]] && git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1 || return 0
+  if [[ "$(git -C "$ROOT" config --get core.hooksPath || true)" != .githooks ]]; then
+    git -C "$ROOT" config core.hooksPath .githooks || log "could not set core.hooksPath (the commit-msg check stays off)"
+  fi
+}
+
 mkdir -p "$TOOLS"
 exec 9>"$TOOLS/.lock"
 flock 9
@@ -72,6 +82,7 @@ ensure_node
 export PATH="$TOOLS/bin:$NODE_DIR:$ROOT/node_modules/.bin:$PATH"
 ensure_pnpm
 if [[ "${TOOLCHAIN_SKIP_INSTALL:-}" != 1 ]]; then ensure_workspace; fi
+ensure_git_hooks
 flock -u 9
 exec 9>&-
 
