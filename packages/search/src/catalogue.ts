@@ -5,7 +5,7 @@ import { createCursorCodec, type CursorKeys } from './cursor.ts';
 import { HELPER_OBJECTS, SEARCH_OBJECT, type IndexedFragrance } from './mapping.ts';
 import { queryWords } from './highlight.ts';
 import { queryKey } from './normalise.ts';
-import { buildSearchQuery, describesAttributes, KNOWN_ITEM_SIGNAL, matchedQueries } from './query.ts';
+import { buildSearchQuery, describesAttributes, KNOWN_ITEM_SIGNAL, matchedQueries, WHOLE_NAME_SIGNAL } from './query.ts';
 import { RELAX_BELOW, relaxQuery, type Relaxation } from './relax.ts';
 import { DID_YOU_MEAN_BELOW, didYouMean } from './spellcheck.ts';
 import { facetsOf, type FacetAggregations } from './facets.ts';
@@ -79,7 +79,9 @@ export function createCatalogueRepository({
     const hits = response.hits?.hits ?? [];
     const total = (response.hits?.total as estypes.SearchTotalHits | undefined)?.value ?? 0;
     const bestHit = deeper ? top?.hits?.hits?.[0] : hits[0];
-    const knownItem = matchedQueries(bestHit).includes(KNOWN_ITEM_SIGNAL) && !describesAttributes(key);
+    // A description names no record, unless the best hit's whole name is the query ("Summer Night").
+    const matched = matchedQueries(bestHit);
+    const knownItem = matched.includes(KNOWN_ITEM_SIGNAL) && (!describesAttributes(key) || matched.includes(WHOLE_NAME_SIGNAL));
     const words = params.highlight && key ? queryWords(key) : undefined;
     const data: SearchHit[] = hits.map((hit) => pageHit(hit, params.highlight, words));
     const last = hits.at(-1);

@@ -67,6 +67,8 @@ export function recallQuery(key: string): estypes.QueryDslQueryContainer {
  * hits that matched the name or brand ahead of fused ones, so known-item lookups stay first.
  */
 export const NAME_SIGNAL = 'name';
+/** The query (a concentration aside) is the record's whole name, or its brand and name: it names the record, whatever its words. */
+export const WHOLE_NAME_SIGNAL = 'whole_name';
 export const BRAND_SIGNAL = 'brand';
 /**
  * Every word of the query (a concentration left aside) is in the record's name or brand, under
@@ -113,8 +115,8 @@ function textQuery(key: string): estypes.QueryDslQueryContainer {
       should: spellings.flatMap((value) => [{ term: { 'search.brand': value } }, { term: { 'search.brand_aliases.exact': value } }]),
     },
   };
-  const tier = (filter: estypes.QueryDslQueryContainer, boost: number): estypes.QueryDslQueryContainer => ({
-    constant_score: { filter, boost, _name: NAME_SIGNAL },
+  const tier = (filter: estypes.QueryDslQueryContainer, boost: number, name = NAME_SIGNAL): estypes.QueryDslQueryContainer => ({
+    constant_score: { filter, boost, _name: name },
   });
   const isTheName: estypes.QueryDslQueryContainer = {
     bool: {
@@ -144,7 +146,7 @@ function textQuery(key: string): estypes.QueryDslQueryContainer {
           { bool: { should: [isTheName, ...spellings.map((value) => ({ prefix: { 'search.name.exact': `${value} ` } }))] } },
           EXACT_NAME_BOOST,
         )
-      : tier(isTheName, EXACT_NAME_BOOST),
+      : tier(isTheName, EXACT_NAME_BOOST, WHOLE_NAME_SIGNAL),
     ...(oneWord ? [tier(isTheName, ONE_WORD_NAME_BONUS)] : []),
     tier(phrase, 8),
     tier(either('match', { operator: 'and', fuzziness: FUZZINESS, prefix_length: 1 }), 4),

@@ -249,6 +249,9 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
       // Deeper pages decide on the query's best hit too.
       expect((await search(repo, { query: `${r.brand} ${r.name}`, offset: '1', limit: '1' })).search_mode).toBe('lexical');
     }
+    // A name made of words that describe ("Smoky Winter Evening") is still a name.
+    const named = await search(repo, { query: 'smoky winter evening' });
+    expect(named).toMatchObject({ search_mode: 'lexical', data: [expect.objectContaining({ id: smoky.id })] });
     expect(embedded).toBe(0);
     // Asked for by name, hybrid runs.
     expect((await search(repo, { query: records[0]!.name, search_mode: 'hybrid' })).search_mode).toBe('hybrid');
