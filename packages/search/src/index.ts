@@ -47,7 +47,7 @@ export {
   type SearchFields,
 } from './mapping.ts';
 export { MAX_QUERY_WORDS, queryKey } from './normalise.ts';
-export { BRAND_SIGNAL, buildSearchQuery, FACET_AGGREGATIONS, NAME_SIGNAL, recallQuery, searchFilters, type BuiltSearch } from './query.ts';
+export { buildSearchQuery, FACET_AGGREGATIONS, recallQuery, searchFilters, type BuiltSearch } from './query.ts';
 export { buildSimilarQuery } from './similar.ts';
 export {
   createSemanticSearch,

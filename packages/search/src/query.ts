@@ -67,6 +67,19 @@ export function recallQuery(key: string): estypes.QueryDslQueryContainer {
  * hits that matched the name or brand ahead of fused ones, so known-item lookups stay first.
  */
 export const NAME_SIGNAL = 'name';
+/**
+ * Every named clause that says the name or the brand matched (each name is reported once, so
+ * every clause has its own): hybrid search keeps lexical hits carrying one ahead of fused ones.
+ */
+export const NAME_OR_BRAND_SIGNALS: readonly string[] = [
+  'whole_name',
+  'name',
+  'name_phrase',
+  'name_words',
+  'name_prefix',
+  'brand',
+  'brand_words',
+];
 /** The query (a concentration aside) is the record's whole name, or its brand and name: it names the record, whatever its words. */
 export const WHOLE_NAME_SIGNAL = 'whole_name';
 export const BRAND_SIGNAL = 'brand';
@@ -98,16 +111,21 @@ function textQuery(key: string): estypes.QueryDslQueryContainer {
   // The words that name the record: the query without a concentration it names.
   const naming = concentration && concentration.rest !== '' ? concentration.rest : key;
   const spellings = [...new Set([naming, ...queryVariants(naming).texts])];
-  const known: estypes.QueryDslQueryContainer[] = spellings.map((text) => ({
-    multi_match: {
-      query: text,
-      type: 'cross_fields',
-      operator: 'and',
-      fields: ['search.name', 'search.name_spellings', 'search.brand.text', 'search.brand_aliases'],
+  // One named clause: Elasticsearch reports a name once, for the last clause that carries it.
+  const known: estypes.QueryDslQueryContainer = {
+    bool: {
+      should: spellings.map((text) => ({
+        multi_match: {
+          query: text,
+          type: 'cross_fields',
+          operator: 'and',
+          fields: ['search.name', 'search.name_spellings', 'search.brand.text', 'search.brand_aliases'],
+        },
+      })),
       _name: KNOWN_ITEM_SIGNAL,
       boost: 0,
     },
-  }));
+  };
   // The query is a house ("guerlain", "ysl"): its records tie on text (their names' matches of the
   // brand word do not count) and popularity orders them.
   const brandIs: estypes.QueryDslQueryContainer = {
@@ -147,10 +165,10 @@ function textQuery(key: string): estypes.QueryDslQueryContainer {
           EXACT_NAME_BOOST,
         )
       : tier(isTheName, EXACT_NAME_BOOST, WHOLE_NAME_SIGNAL),
-    ...(oneWord ? [tier(isTheName, ONE_WORD_NAME_BONUS)] : []),
-    tier(phrase, 8),
-    tier(either('match', { operator: 'and', fuzziness: FUZZINESS, prefix_length: 1 }), 4),
-    tier({ match_bool_prefix: { 'search.name': { query: naming, operator: 'and' } } }, 2),
+    ...(oneWord ? [tier(isTheName, ONE_WORD_NAME_BONUS, WHOLE_NAME_SIGNAL)] : []),
+    tier(phrase, 8, 'name_phrase'),
+    tier(either('match', { operator: 'and', fuzziness: FUZZINESS, prefix_length: 1 }), 4, 'name_words'),
+    tier({ match_bool_prefix: { 'search.name': { query: naming, operator: 'and' } } }, 2, 'name_prefix'),
   ];
   return {
     bool: {
@@ -179,7 +197,7 @@ function textQuery(key: string): estypes.QueryDslQueryContainer {
                     },
                   },
                   boost: 2,
-                  _name: BRAND_SIGNAL,
+                  _name: 'brand_words',
                 },
               },
             ]),
@@ -195,7 +213,7 @@ function textQuery(key: string): estypes.QueryDslQueryContainer {
             must_not: [phrase],
           },
         },
-        ...known,
+        known,
         ...(concentration ? [{ term: { concentration: { value: concentration.value, boost: CONCENTRATION_BOOST } } }] : []),
       ],
     },

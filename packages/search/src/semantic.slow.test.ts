@@ -249,6 +249,9 @@ describe('search modes (semantic, hybrid) over record vectors', () => {
       // Deeper pages decide on the query's best hit too.
       expect((await search(repo, { query: `${r.brand} ${r.name}`, offset: '1', limit: '1' })).search_mode).toBe('lexical');
     }
+    // A name with a word that has synonyms (oud, santal, vetiver …) is still a known item.
+    const synonymous = records.find((r) => /^(oud|santal|vetiver|patchouli|labdanum|tonka) /i.test(r.name))!;
+    expect((await search(repo, { query: `${synonymous.name} ${synonymous.brand}` })).search_mode).toBe('lexical');
     // A name made of words that describe ("Smoky Winter Evening") is still a name.
     const named = await search(repo, { query: 'smoky winter evening' });
     expect(named).toMatchObject({ search_mode: 'lexical', data: [expect.objectContaining({ id: smoky.id })] });

@@ -13,16 +13,7 @@ import {
 import { facetsOf, type FacetAggregations } from './facets.ts';
 import { InvalidCursorError, queryFingerprint, type CursorCodec } from './cursor.ts';
 import { queryWords } from './highlight.ts';
-import {
-  attributeQuery,
-  BRAND_SIGNAL,
-  buildSearchQuery,
-  FACET_AGGREGATIONS,
-  NAME_SIGNAL,
-  recallQuery,
-  searchFilters,
-  WHOLE_NAME_SIGNAL,
-} from './query.ts';
+import { attributeQuery, buildSearchQuery, FACET_AGGREGATIONS, NAME_OR_BRAND_SIGNALS, recallQuery, searchFilters } from './query.ts';
 import { pageFetch, pageHit } from './summary.ts';
 import { EMBEDDING_OBJECT, EMBEDDING_VECTOR_FIELD } from './vectors.ts';
 
@@ -260,7 +251,7 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
     const describedHits = described ?? [];
     const nearHits = near ?? [];
     // Known items first: lexical hits that matched the name or brand keep their lexical order.
-    const signalled = (hit: LegHit) => [NAME_SIGNAL, WHOLE_NAME_SIGNAL, BRAND_SIGNAL].some((signal) => hit.matched.includes(signal));
+    const signalled = (hit: LegHit) => NAME_OR_BRAND_SIGNALS.some((signal) => hit.matched.includes(signal));
     // The lexical best hit always stays first too: every query word matched it (a misspelt name
     // that only the fuzzy recall clause caught is still the known item).
     const pinned = relaxedKey !== undefined ? [] : lexHits.filter((hit, i) => i === 0 || signalled(hit)).map((h) => h.id);
