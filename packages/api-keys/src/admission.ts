@@ -3,10 +3,10 @@ import type { Redis } from 'ioredis';
 import { dayWindow, secondsUntil, systemClock, type Clock } from './day-window.ts';
 import { hashApiKey, isWellFormedApiKey, keyIdOfHash } from './key-format.ts';
 import { ADMISSION_ID, ADMISSION_ID_TTL_SECONDS, redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
-import { luaScript, scriptCommand, type ScriptArg } from './lua.ts';
+import { loadLuaScript, scriptCommand, type ScriptArg } from '@fragrance/redis';
 
-// The bucket function first: admit.lua calls it, and the whole decision stays one atomic script.
-const ADMIT_LUA = luaScript('token-bucket.lua', 'admit.lua');
+// admit-7.lua includes the bucket function, and the whole decision stays one atomic script.
+const ADMIT = loadLuaScript(new URL('./admit-7.lua', import.meta.url));
 const COMMAND = 'fcsAdmit';
 
 export interface BucketSettings {
@@ -99,7 +99,7 @@ type AdmitCommand = (...keysThenArgv: ScriptArg[]) => Promise<AdmitReply>;
 
 /** The admission script, registered on the connection once. */
 function admitCommandOf(redis: Redis): AdmitCommand {
-  return scriptCommand<AdmitReply>(redis, COMMAND, ADMIT_LUA, 7);
+  return scriptCommand<AdmitReply>(redis, COMMAND, ADMIT);
 }
 
 /**
@@ -184,7 +184,7 @@ export function createAdmitter({
   };
 }
 
-const REFUND_LUA = luaScript('refund.lua');
+const REFUND = loadLuaScript(new URL('./refund.lua', import.meta.url));
 
 /**
  * Gives back an admitted request that then failed on our side (upstream 5xx), so customers are
@@ -195,7 +195,7 @@ const REFUND_LUA = luaScript('refund.lua');
 export function createRefunder({ redis, prefix }: { redis: Redis; prefix: string }): (quota: QuotaState, units?: number) => Promise<void> {
   const keys = redisKeys(prefix);
   // No fixed key count: the admission-id record is a second key only when there is one.
-  const refund = scriptCommand<number>(redis, 'fcsRefund', REFUND_LUA);
+  const refund = scriptCommand<number>(redis, 'fcsRefund', REFUND);
   return async (quota, units = 1) => {
     const usage = keys.usage(quota.keyId, quota.day);
     await (quota.admission === undefined

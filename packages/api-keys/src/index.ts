@@ -22,6 +22,5 @@ export {
   type KeyStoreOptions,
 } from './key-store.ts';
 export { ADMISSION_ID, ADMISSION_ID_TTL_SECONDS, DEFAULT_PREFIX, redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
-export { scriptCommand, type ScriptArg } from './lua.ts';
 export { addDays, dateRange, daysBetween, monthRange, readDailyUsage, type DailyUsage } from './usage.ts';
 export { createTokenBucket, type TakenCounter, type TokenBucket, type TokenBucketOptions, type TokenDecision } from './token-bucket.ts';

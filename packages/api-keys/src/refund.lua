@@ -1,3 +1,4 @@
+-- Takes one or two keys (the key count is the command's first argument).
 -- Gives back admitted requests: the day's usage count goes down by ARGV[1] (default one), never
 -- below zero. KEYS[1] usage counter of the key for the day. Returns the new count.
 -- KEYS[2] (optional) admitted:<id>:<admission id> of a request admitted under an edge id, ARGV[2]

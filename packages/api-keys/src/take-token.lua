@@ -1,4 +1,6 @@
--- One token from one bucket (token-bucket.lua is prepended at load time), see token-bucket.ts.
+--- @include "includes/token-bucket"
+-- One token from one bucket (take_token from includes/token-bucket.lua), see token-bucket.ts.
+-- Takes one or two keys: the key count is the command's first argument.
 -- KEYS[1] the bucket, hash {tokens, ts}
 -- KEYS[2] optional: a hash counting the requests that got a token (e.g. usage per day)
 -- ARGV[1] capacity, ARGV[2] refill per second, ARGV[3] now, ms since the epoch

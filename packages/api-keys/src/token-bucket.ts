@@ -1,9 +1,9 @@
 import type { Redis } from 'ioredis';
 import { systemClock, type Clock } from './day-window.ts';
-import { luaScript, scriptCommand, type ScriptArg } from './lua.ts';
+import { loadLuaScript, scriptCommand, type ScriptArg } from '@fragrance/redis';
 
 // The same bucket function admit.lua runs for API keys, wrapped as a script of its own.
-const TAKE_TOKEN_LUA = luaScript('token-bucket.lua', 'take-token.lua');
+const TAKE_TOKEN = loadLuaScript(new URL('./take-token.lua', import.meta.url));
 const COMMAND = 'fcsTakeToken';
 
 export interface TokenBucketOptions {
@@ -36,11 +36,11 @@ export interface TokenBucket {
   take(id: string, options?: { now?: number; count?: TakenCounter }): Promise<TokenDecision>;
 }
 
-/** A Redis token bucket per id, with the rules of the gateway's per-key burst limit (token-bucket.lua). */
+/** A Redis token bucket per id, with the rules of the gateway's per-key burst limit (includes/token-bucket.lua). */
 export function createTokenBucket({ redis, prefix, capacity, refillPerSecond, clock = systemClock }: TokenBucketOptions): TokenBucket {
   if (!(capacity >= 1)) throw new RangeError('capacity must be at least 1');
   if (!(refillPerSecond > 0)) throw new RangeError('refillPerSecond must be positive');
-  const takeToken = scriptCommand<[taken: number, retryMs: number]>(redis, COMMAND, TAKE_TOKEN_LUA);
+  const takeToken = scriptCommand<[taken: number, retryMs: number]>(redis, COMMAND, TAKE_TOKEN);
   return {
     async take(id, { now = clock(), count } = {}) {
       const bucketArgs: ScriptArg[] = [capacity, refillPerSecond, now];

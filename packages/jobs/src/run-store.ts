@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { loadLuaScript, scriptCommand, type ScriptArg } from '@fragrance/redis';
 import type { BatchResult, RunTrigger } from './payloads.ts';
 
 export const RunStatus = z.enum(['planning', 'running', 'completed', 'completed_with_failures', 'failed']);
@@ -49,33 +49,21 @@ const HISTORY = 100;
 const CURRENT_TTL_SECONDS = 6 * 3600;
 const FINISHED_PLAN_TTL_SECONDS = 7 * 24 * 3600;
 
-type ScriptArg = string | number;
-
-/** A script's text from Lua files beside this module, read once at load; shared functions come first. */
-const luaScript = (...files: string[]): string =>
-  files.map((file) => readFileSync(new URL(`./${file}`, import.meta.url), 'utf8')).join('\n');
-
-// maybe-finish.lua defines a function two scripts call; Lua scripts have no includes, so it is
-// prepended to their text (each stays one atomic script).
+const script = (file: string) => loadLuaScript(new URL(`./${file}`, import.meta.url));
 const SCRIPTS = {
-  fcsRunBegin: { numberOfKeys: 3, lua: luaScript('begin-run.lua') },
-  fcsRunRecordBatch: { numberOfKeys: 4, lua: luaScript('maybe-finish.lua', 'record-batch.lua') },
-  fcsRunMarkPlanned: { numberOfKeys: 4, lua: luaScript('maybe-finish.lua', 'mark-planned.lua') },
-  fcsRunFail: { numberOfKeys: 2, lua: luaScript('fail-run.lua') },
-} as const;
+  fcsRunBegin: script('begin-run-3.lua'),
+  fcsRunRecordBatch: script('record-batch-4.lua'),
+  fcsRunMarkPlanned: script('mark-planned-4.lua'),
+  fcsRunFail: script('fail-run-2.lua'),
+};
 type ScriptName = keyof typeof SCRIPTS;
 
-/**
- * Registers the run scripts on a connection once (ioredis then runs them by EVALSHA, reloading
- * after NOSCRIPT) and returns a caller: keys first, then arguments.
- */
+/** The run scripts, registered on the connection once; a caller takes keys first, then arguments. */
 function runScriptsOf(redis: Redis): <Reply>(name: ScriptName, ...args: ScriptArg[]) => Promise<Reply> {
-  // defineCommand adds methods ioredis's types cannot know about; this is their one typed view.
-  const commands = redis as unknown as Record<string, ((...args: ScriptArg[]) => Promise<unknown>) | undefined>;
-  for (const [name, definition] of Object.entries(SCRIPTS)) {
-    if (!commands[name]) redis.defineCommand(name, definition);
-  }
-  return async <Reply>(name: ScriptName, ...args: ScriptArg[]) => (await commands[name]!.apply(redis, args)) as Reply;
+  const commands = Object.fromEntries(
+    Object.entries(SCRIPTS).map(([name, lua]) => [name, scriptCommand<unknown>(redis, name, lua)]),
+  ) as Record<ScriptName, (...args: ScriptArg[]) => Promise<unknown>>;
+  return async <Reply>(name: ScriptName, ...args: ScriptArg[]) => (await commands[name](...args)) as Reply;
 }
 
 const num = (value: string | undefined): number => (value === undefined ? 0 : Number(value));

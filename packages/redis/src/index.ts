@@ -11,6 +11,8 @@
  *   command; see RedisRole) and the outage logging policy (see reportOutages).
  * - waitForRedis(client): connect a lazy client / wait until ready, failing with a message that
  *   names host:port but never the password.
+ * - loadLuaScript(file) / scriptCommand(redis, name, script): the one Lua loader (key count from
+ *   the file name `name-N.lua`, `--- @include` resolved, registered once per connection).
  */
 export {
   createRedisClient,
@@ -30,3 +32,4 @@ export {
   reportOutages,
   type RedisLogger,
 } from './outages.ts';
+export { loadLuaScript, scriptCommand, type LuaScript, type ScriptArg } from './scripts.ts';

@@ -1,12 +1,11 @@
-import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
-import { scriptCommand } from '@fragrance/api-keys';
+import { loadLuaScript, scriptCommand } from '@fragrance/redis';
 import { SEARCH_ANALYTICS_CAP, SEARCH_ANALYTICS_KEEP, SEARCH_ANALYTICS_TTL_SECONDS, searchAnalyticsKeys } from './keys.ts';
 import type { SearchOutcome } from './outcome.ts';
 import { searchText } from './text.ts';
 
-/** Read once at module load, like packages/api-keys's scripts; run by EVALSHA (defineCommand). */
-const RECORD_LUA = readFileSync(new URL('./record.lua', import.meta.url), 'utf8');
+/** Read once at module load; run by EVALSHA (defineCommand). */
+const RECORD = loadLuaScript(new URL('./record-5.lua', import.meta.url));
 const COMMAND = 'fcsRecordSearch';
 
 /** One search the gateway answered (2xx or 304) for a key of `owner`. */
@@ -42,7 +41,7 @@ export function createSearchRecorder(options: SearchRecorderOptions): SearchReco
     throw new RangeError(`search analytics: need 1 <= keep (${keep}) <= cap (${cap})`);
   }
   const keys = searchAnalyticsKeys(prefix);
-  const run = scriptCommand<number>(redis, COMMAND, RECORD_LUA, 5);
+  const run = scriptCommand<number>(redis, COMMAND, RECORD);
   return async ({ owner, day, query, total, relaxed }) => {
     const text = searchText(query);
     if (text === '') return false;

@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { Redis } from 'ioredis';
 import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Logger } from '@fragrance/http';
 import type { GrantStore, RevocationStore } from '@fragrance/identity';
-import { isRedisUnavailableError } from '@fragrance/redis';
+import { isRedisUnavailableError, loadLuaScript, scriptCommand } from '@fragrance/redis';
 
 /** Models whose tokens belong to a grant, so revoking the grant can find and delete them. */
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
@@ -15,8 +14,7 @@ const CONSUMABLE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', '
  */
 const CODE_REPLAY_WINDOW_SECONDS = 600;
 
-const ROTATE_REFRESH_TOKEN_LUA = readFileSync(new URL('./rotate-refresh-token.lua', import.meta.url), 'utf8');
-type RotateRefreshToken = (...args: (string | number)[]) => Promise<number>;
+const ROTATE_REFRESH_TOKEN = loadLuaScript(new URL('./rotate-refresh-token-4.lua', import.meta.url));
 
 /** A refresh token as the current request found it: unused (`successor` ''), or a retryable reuse. */
 interface FoundRefreshToken {
@@ -98,10 +96,7 @@ export function redisAdapterFactory(options: AdapterOptions): new (name: string)
   const uidKeyFor = (uid: string) => `${base}uid:${uid}`;
   const refreshKeyFor = (id: string) => `${base}RefreshToken:${id}`;
 
-  // defineCommand adds a method ioredis's types cannot know about; this is its one typed view.
-  const commands = redis as unknown as Record<string, RotateRefreshToken | undefined>;
-  if (!commands.fcsRotateRefreshToken) redis.defineCommand('fcsRotateRefreshToken', { numberOfKeys: 4, lua: ROTATE_REFRESH_TOKEN_LUA });
-  const rotateScript = commands.fcsRotateRefreshToken!.bind(redis);
+  const rotateScript = scriptCommand<number>(redis, 'fcsRotateRefreshToken', ROTATE_REFRESH_TOKEN);
 
   /*
    * Rotation in oidc-provider is consume(old) then upsert(successor), two calls. Both run inside

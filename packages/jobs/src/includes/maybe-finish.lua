@@ -1,6 +1,6 @@
--- Marks a run finished once every planned batch has reported. Shared by record-batch.lua and
--- mark-planned.lua: Redis scripts cannot include one another, so run-store.ts prepends this file
--- to their text when it loads (each stays one atomic script).
+-- Marks a run finished once every planned batch has reported. Shared by record-batch-4.lua and
+-- mark-planned-4.lua through `--- @include` (resolved by @fragrance/redis loadLuaScript; each
+-- stays one atomic script).
 local function maybe_finish(hash, current, batches, plan, run_id, now, ttl)
   if redis.call('HGET', hash, 'status') ~= 'running' then return 0 end
   local total = tonumber(redis.call('HGET', hash, 'batches_total') or '-1')

@@ -1,5 +1,6 @@
+--- @include "includes/token-bucket"
 -- One atomic admission decision per request (one round trip), see admission.ts.
--- take_token comes from token-bucket.lua, prepended to this text at load time (lua.ts).
+-- take_token comes from includes/token-bucket.lua.
 -- KEYS[1] apikey:<sha256>          the key's record (hash)
 -- KEYS[2..4] usage:<id>:<day>      requests admitted on the day before, the day of, and the day after
 --                                  the gateway's estimate (billing + used_today); the script counts

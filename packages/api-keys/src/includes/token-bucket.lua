@@ -1,7 +1,7 @@
--- The token bucket shared by admit.lua (the gateway's per-key burst limit) and take-token.lua
--- (any other caller, e.g. the MCP server's per-user limit). Redis scripts cannot include one
--- another, so lua.ts prepends this file to each script's text when the module loads: each stays
--- one atomic script (one EVALSHA) per request, and the bucket rules exist once.
+-- The token bucket shared by admit-7.lua (the gateway's per-key burst limit) and take-token.lua
+-- (any other caller, e.g. the MCP server's per-user limit). Both `--- @include` it, which the
+-- loader (@fragrance/redis loadLuaScript) resolves: each stays one atomic script (one EVALSHA)
+-- per request, and the bucket rules exist once.
 --
 -- take_token(key, capacity, refill_per_second, now_ms) -> taken (boolean), retry_ms
 -- The bucket is the hash {tokens, ts} at `key`; a missing bucket is full. When no token is left

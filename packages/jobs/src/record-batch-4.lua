@@ -1,5 +1,6 @@
+--- @include "includes/maybe-finish"
 -- Adds a batch's counters once per batch, then finishes the run if it was the last one
--- (maybe_finish comes from maybe-finish.lua, prepended at load time).
+-- (maybe_finish comes from includes/maybe-finish.lua).
 -- Returns 1 when this call finished the run, 0 when not, -1 for a batch already counted, -2 for an unknown run.
 -- KEYS: hash, batches set, current, plan. ARGV: run id, batch no, outcome, now, current ttl, plan ttl, field/increment pairs.
 if redis.call('EXISTS', KEYS[1]) == 0 then return -2 end
