@@ -206,9 +206,9 @@ function textQuery(key: string): estypes.QueryDslQueryContainer {
         {
           bool: {
             should: [
-              { match: { 'search.perfumers': { query: key, boost: 1 } } },
-              { match: { 'search.accords.text': { query: key, boost: 0.8 } } },
-              { match: { 'search.notes.text': { query: key, boost: 0.6 } } },
+              { match: { 'search.perfumers': { query: key, boost: 2 } } },
+              { match: { 'search.accords.text': { query: key, boost: 2 } } },
+              { match: { 'search.notes.text': { query: key, boost: 1.5 } } },
             ],
             must_not: [phrase],
           },
