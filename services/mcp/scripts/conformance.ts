@@ -21,7 +21,7 @@ import { createRedisClient, waitForRedis } from '@fragrance/redis';
 import { startLocalRedis } from '@fragrance/testkit';
 import { buildApp } from '../src/app.ts';
 import { tokenVerifierFor } from '../src/auth/verify-token.ts';
-import { createCatalogueClient } from '../src/catalogue/client.ts';
+import { createCatalogue } from '../src/catalogue/catalogue.ts';
 import { McpConfig, resourceOf } from '../src/config.ts';
 import { createRateLimiter } from '../src/rate-limit.ts';
 import { close, jwksServer, listen, mintToken, signingKey } from '../src/test-helpers.ts';
@@ -216,7 +216,7 @@ export async function startBehindTokenProxy(redisUrl: string, catalogueUrl = 'ht
   const redis = createRedisClient({ ...config, REDIS_URL: redisUrl }, logger, 'request-path');
   await waitForRedis(redis);
   const prefix = `conformance-${process.pid}:`;
-  const catalogue = createCatalogueClient({ baseUrl: catalogueUrl, timeoutMs: 5_000 });
+  const catalogue = createCatalogue({ baseUrl: catalogueUrl, timeoutMs: 5_000 });
   const app = buildApp({
     config,
     logger,

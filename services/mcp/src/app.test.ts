@@ -6,7 +6,7 @@ import { createLogger } from '@fragrance/http';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
 import { buildApp } from './app.ts';
 import { tokenVerifierFor } from './auth/verify-token.ts';
-import { createCatalogueClient, type CatalogueClient } from './catalogue/client.ts';
+import { createCatalogue, type Catalogue } from './catalogue/catalogue.ts';
 import { McpConfig } from './config.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import {
@@ -31,7 +31,7 @@ describe('MCP resource server', () => {
   let redis: TestRedis;
   let key: SigningKey;
   let jwks: { url: string; server: Server };
-  let catalogue: CatalogueClient;
+  let catalogue: Catalogue;
   let revocations: RevocationStore;
   const servers: Server[] = [];
   let base: string;
@@ -58,7 +58,7 @@ describe('MCP resource server', () => {
     key = await signingKey('key-1');
     jwks = await jwksServer([key]);
     // Nothing here reaches the catalogue: initialize and tools/list are answered by the server itself.
-    catalogue = createCatalogueClient({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 500 });
+    catalogue = createCatalogue({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 500 });
     base = await start();
   });
   afterAll(async () => {

@@ -8,7 +8,7 @@ import { mcpCors } from './auth/cors.ts';
 import { resourceMetadataRoutes } from './auth/metadata.ts';
 import { requireAllowedHost, requireAllowedOrigin } from './auth/origin.ts';
 import type { TokenVerifier } from './auth/verify-token.ts';
-import type { CatalogueClient } from './catalogue/client.ts';
+import type { Catalogue } from './catalogue/catalogue.ts';
 import { REQUIRED_SCOPE, resourceMetadataUrlOf, resourceOf, type McpConfig } from './config.ts';
 import { rateLimitPerUser, type McpRateLimiter } from './rate-limit.ts';
 import { mcpRoutes } from './routes/mcp.ts';
@@ -19,7 +19,7 @@ export interface McpDeps {
   redis: Redis;
   verify: TokenVerifier;
   rateLimiter: McpRateLimiter;
-  catalogue: CatalogueClient;
+  catalogue: Catalogue;
   /** Draining state for /health/ready (main.ts shares it with serve()); a fresh one when absent. */
   lifecycle?: Lifecycle;
   /** Records the last use of each grant (GrantStore); absent in tests that do not look. */

@@ -12,22 +12,22 @@ export type NameKind = 'brand' | 'note' | 'accord' | 'perfumer';
 /** At most this many values per answer (the suggestion endpoint's own maximum). */
 export const MAX_COMPLETIONS = 20;
 
-const BROWSE_PATH: Record<NameKind, string> = { brand: '/v1/brands', note: '/v1/notes', accord: '/v1/accords', perfumer: '/v1/perfumers' };
+const TERMS = { note: 'notes', accord: 'accords', perfumer: 'perfumers' } as const;
 
 /** Names (or slugs) of brands, notes, accords or perfumers starting with what is typed, best first. */
 export async function completeNames(ctx: ToolContext, kind: NameKind, typed: string, as: 'name' | 'slug' = 'name'): Promise<string[]> {
   try {
     if (foldKey(typed) === '') {
       // Nothing typed yet: the most common ones (browse lists are ordered by fragrance count).
-      const body = await ctx.catalogue.get(BROWSE_PATH[kind], { limit: MAX_COMPLETIONS }, ctx.requestId);
-      const page = kind === 'brand' ? BrandList.parse(body) : TermList.parse(body);
+      const page =
+        kind === 'brand'
+          ? BrandList.parse(await ctx.catalogue.brands({ limit: MAX_COMPLETIONS }))
+          : TermList.parse(await ctx.catalogue.terms(TERMS[kind], { limit: MAX_COMPLETIONS }));
       return page.data.map((item) => (as === 'slug' ? item.slug : item.name));
     }
     const query = SuggestQuery.safeParse({ q: typed, types: kind, limit: String(MAX_COMPLETIONS) });
     if (!query.success) return [];
-    const body = SuggestResponse.parse(
-      await ctx.catalogue.get('/v1/suggest', { q: typed, types: kind, limit: MAX_COMPLETIONS }, ctx.requestId),
-    );
+    const body = SuggestResponse.parse(await ctx.catalogue.suggest({ q: typed, types: [kind], limit: MAX_COMPLETIONS }));
     const values = body.data.flatMap((s) => (as === 'slug' ? (s.slug ? [s.slug] : []) : [s.text]));
     return [...new Set(values)];
   } catch (error) {
@@ -40,9 +40,7 @@ export async function completeNames(ctx: ToolContext, kind: NameKind, typed: str
 export async function completeFragrances(ctx: ToolContext, typed: string): Promise<string[]> {
   if (foldKey(typed) === '' || typed.length > 100) return [];
   try {
-    const body = SuggestResponse.parse(
-      await ctx.catalogue.get('/v1/suggest', { q: typed, types: 'fragrance', limit: MAX_COMPLETIONS }, ctx.requestId),
-    );
+    const body = SuggestResponse.parse(await ctx.catalogue.suggest({ q: typed, types: ['fragrance'], limit: MAX_COMPLETIONS }));
     return [...new Set(body.data.map((s) => (s.brand ? `${s.text} (${s.brand})` : s.text)))];
   } catch (error) {
     ctx.logger.warn({ err: error, request_id: ctx.requestId, kind: 'fragrance' }, 'completion unavailable');
@@ -55,7 +53,7 @@ export async function resolveFragrance(ctx: ToolContext, name: string): Promise<
   const q = name.slice(0, 100);
   if (foldKey(q) === '') return undefined;
   try {
-    const body = SuggestResponse.parse(await ctx.catalogue.get('/v1/suggest', { q, types: 'fragrance', limit: 1 }, ctx.requestId));
+    const body = SuggestResponse.parse(await ctx.catalogue.suggest({ q, types: ['fragrance'], limit: 1 }));
     const best = body.data[0];
     return best?.id ? { id: best.id, name: best.text, brand: best.brand ?? '' } : undefined;
   } catch (error) {

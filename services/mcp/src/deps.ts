@@ -3,7 +3,7 @@ import type { Logger } from '@fragrance/http';
 import { createRedisClient } from '@fragrance/redis';
 import type { McpDeps } from './app.ts';
 import { tokenVerifierFor } from './auth/verify-token.ts';
-import { createCatalogueClient } from './catalogue/client.ts';
+import { createCatalogue } from './catalogue/catalogue.ts';
 import type { McpConfig } from './config.ts';
 import { createRateLimiter } from './rate-limit.ts';
 
@@ -19,7 +19,7 @@ export interface RunningDeps extends McpDeps {
 export function createDeps(config: McpConfig, logger: Logger): RunningDeps {
   // Fail fast rather than queue commands while Redis is away: requests get a 503 instead.
   const redis = createRedisClient(config, logger, 'request-path');
-  const catalogue = createCatalogueClient({ baseUrl: config.CATALOGUE_SERVICE_URL, timeoutMs: config.CATALOGUE_TIMEOUT_MS });
+  const catalogue = createCatalogue({ baseUrl: config.CATALOGUE_SERVICE_URL, timeoutMs: config.CATALOGUE_TIMEOUT_MS });
   const revocations = new RevocationStore(redis, { prefix: config.REDIS_PREFIX });
   const verify = tokenVerifierFor(config, revocations);
   const usage = new GrantStore(redis, { prefix: config.REDIS_PREFIX, revocations });

@@ -23,7 +23,7 @@ import {
 } from '@fragrance/testkit';
 import { buildApp } from '../src/app.ts';
 import { createTokenVerifier } from '../src/auth/verify-token.ts';
-import { createCatalogueClient, type CatalogueClient } from '../src/catalogue/client.ts';
+import { createCatalogue, type Catalogue } from '../src/catalogue/catalogue.ts';
 import { McpConfig, REQUIRED_SCOPE, resourceOf } from '../src/config.ts';
 import { createRateLimiter } from '../src/rate-limit.ts';
 import { close, listen } from '../src/test-helpers.ts';
@@ -61,7 +61,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
   let es: TestElasticsearch;
   let services: RunningService[] = [];
   let mcpServer: Server;
-  let catalogueClient: CatalogueClient;
+  let catalogueClient: Catalogue;
   let edge: string;
   const logLines: Record<string, unknown>[] = [];
   const provider = new MemoryOAuthProvider(REDIRECT);
@@ -86,7 +86,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
       JWKS_URL: `http://127.0.0.1:${authPort}/oauth/jwks`,
       CATALOGUE_SERVICE_URL: `http://127.0.0.1:${cataloguePort}`,
     });
-    catalogueClient = createCatalogueClient({ baseUrl: config.CATALOGUE_SERVICE_URL, timeoutMs: 5_000 });
+    catalogueClient = createCatalogue({ baseUrl: config.CATALOGUE_SERVICE_URL, timeoutMs: 5_000 });
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
         for (const line of chunk.toString().split('\n')) if (line) logLines.push(JSON.parse(line) as Record<string, unknown>);

@@ -9,7 +9,7 @@ import { createLogger } from '@fragrance/http';
 import { RevocationStore } from '@fragrance/identity';
 import { buildApp } from '../src/app.ts';
 import { tokenVerifierFor } from '../src/auth/verify-token.ts';
-import { createCatalogueClient } from '../src/catalogue/client.ts';
+import { createCatalogue } from '../src/catalogue/catalogue.ts';
 import { McpConfig, resourceOf } from '../src/config.ts';
 import { createRateLimiter } from '../src/rate-limit.ts';
 import { close, jwksServer, listen, mintToken, signingKey } from '../src/test-helpers.ts';
@@ -82,7 +82,7 @@ export async function startMcpOverHttp(options: { redis: Redis; prefix: string; 
     JWKS_URL: jwks.url,
     CATALOGUE_SERVICE_URL: options.catalogueUrl,
   });
-  const catalogue = createCatalogueClient({ baseUrl: options.catalogueUrl, timeoutMs: 10_000 });
+  const catalogue = createCatalogue({ baseUrl: options.catalogueUrl, timeoutMs: 10_000 });
   const server = createServer(
     buildApp({
       config,

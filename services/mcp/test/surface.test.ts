@@ -21,7 +21,7 @@ import {
   type TestElasticsearch,
   type TestRedis,
 } from '@fragrance/testkit';
-import { CatalogueUnavailableError } from '../src/catalogue/client.ts';
+import { catalogueClient, CatalogueUnavailableError } from '../src/catalogue/catalogue.ts';
 import { LISTED_BRANDS, listResourcesPage, RESOURCE_PAGE_SIZE } from '../src/resources/list.ts';
 import { startMcpOverHttp, type McpOverHttp } from './stack.ts';
 
@@ -436,7 +436,7 @@ describe.each(REVISIONS)('on $revision', ({ revision, options }) => {
 
 describe('resource list without the catalogue', () => {
   it('still lists the fixed resources when the catalogue is down', async () => {
-    const down = { get: () => Promise.reject(new CatalogueUnavailableError('down')), close: async () => {} };
+    const down = catalogueClient('http://catalogue.test/v1', () => Promise.reject(new CatalogueUnavailableError('down')));
     const page = await listResourcesPage(
       { catalogue: down, logger: createLogger('t', 'silent'), caller: { sub: 'u', clientId: 'c', scopes: [] }, requestId: 'r' },
       undefined,

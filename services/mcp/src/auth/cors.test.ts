@@ -4,7 +4,7 @@ import { RevocationStore } from '@fragrance/identity';
 import { createLogger } from '@fragrance/http';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
 import { buildApp } from '../app.ts';
-import { createCatalogueClient, type CatalogueClient } from '../catalogue/client.ts';
+import { createCatalogue, type Catalogue } from '../catalogue/catalogue.ts';
 import { McpConfig } from '../config.ts';
 import { createRateLimiter } from '../rate-limit.ts';
 import { close, INITIALIZE, jwksServer, listen, MCP_HEADERS, mintToken, signingKey, type SigningKey } from '../test-helpers.ts';
@@ -31,7 +31,7 @@ describe('MCP server CORS', () => {
   let redis: TestRedis;
   let key: SigningKey;
   let jwks: { url: string; server: Server };
-  let catalogue: CatalogueClient;
+  let catalogue: Catalogue;
   let server: Server;
   let base: string;
 
@@ -39,7 +39,7 @@ describe('MCP server CORS', () => {
     redis = await testRedis('mcp-cors');
     key = await signingKey('key-1');
     jwks = await jwksServer([key]);
-    catalogue = createCatalogueClient({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 500 });
+    catalogue = createCatalogue({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 500 });
     const config = McpConfig.parse({ MCP_URL, OAUTH_ISSUER: ISSUER, JWKS_URL: jwks.url, MCP_ALLOWED_ORIGINS: `${MCP_URL},${ALLOWED}` });
     const app = buildApp({
       config,

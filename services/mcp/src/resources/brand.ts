@@ -1,6 +1,6 @@
 import { ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
 import { BrandDetail, BrandSlugParams, SearchResponse } from '@fragrance/contracts';
-import { CatalogueRejectedError } from '../catalogue/client.ts';
+import { CatalogueRejectedError } from '../catalogue/catalogue.ts';
 import { completeNames } from '../completions.ts';
 import type { ToolContext } from '../tools/run.ts';
 import { logRead } from './fragrance.ts';
@@ -34,14 +34,14 @@ export function registerBrandResource(server: McpServer, ctx: ToolContext): void
       if (!parsed.success) throw new ResourceNotFoundError(uri.href, `Resource ${uri.href} not found: not a brand slug.`);
       let profile: BrandDetail;
       try {
-        profile = BrandDetail.parse(await ctx.catalogue.get(`/v1/brands/${encodeURIComponent(parsed.data.slug)}`, {}, ctx.requestId));
+        profile = BrandDetail.parse(await ctx.catalogue.brand(parsed.data.slug));
       } catch (error) {
         if (error instanceof CatalogueRejectedError && error.status === 404)
           throw new ResourceNotFoundError(uri.href, `Resource ${uri.href} not found.`);
         throw error;
       }
       const fragrances = SearchResponse.parse(
-        await ctx.catalogue.get('/v1/fragrances', { brand: profile.name, sort: 'votes', limit: BRAND_RESOURCE_FRAGRANCES }, ctx.requestId),
+        await ctx.catalogue.search({ brand: profile.name, sort: 'votes', limit: BRAND_RESOURCE_FRAGRANCES }),
       );
       logRead(ctx, uri.href);
       const body = { brand: profile, fragrances: { total: fragrances.total, top: fragrances.data } };

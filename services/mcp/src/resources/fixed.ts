@@ -66,7 +66,7 @@ function metadataOf(uri: string): Omit<Resource, 'uri' | 'name'> {
 /** The overview (one faceted count of the whole catalogue) and the two vocabularies. */
 export function registerFixedResources(server: McpServer, ctx: ToolContext): void {
   server.registerResource('facets', FACETS_URI, metadataOf(FACETS_URI), async (uri) => {
-    const body = SearchResponse.parse(await ctx.catalogue.get('/v1/fragrances', { limit: 1, facets: FACETS.join(',') }, ctx.requestId));
+    const body = SearchResponse.parse(await ctx.catalogue.search({ limit: 1, facets: [...FACETS] }));
     logRead(ctx, uri.href);
     const facets = body.facets ?? {};
     return json(uri.href, {

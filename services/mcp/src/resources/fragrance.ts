@@ -1,6 +1,6 @@
 import { ResourceNotFoundError, ResourceTemplate, type McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { CatalogueRejectedError } from '../catalogue/client.ts';
+import { CatalogueRejectedError } from '../catalogue/catalogue.ts';
 import type { ToolContext } from '../tools/run.ts';
 
 export const FRAGRANCE_URI_TEMPLATE = 'fragrance://catalogue/{id}';
@@ -26,7 +26,7 @@ export function registerFragranceResource(server: McpServer, ctx: ToolContext): 
       if (!parsed.success) throw new ResourceNotFoundError(uri.href, `Resource ${uri.href} not found: the id is not a UUID.`);
       let record: unknown;
       try {
-        record = await ctx.catalogue.get(`/v1/fragrances/${parsed.data}`, {}, ctx.requestId);
+        record = await ctx.catalogue.fragrance(parsed.data);
       } catch (error) {
         if (error instanceof CatalogueRejectedError && error.status === 404)
           throw new ResourceNotFoundError(uri.href, `Resource ${uri.href} not found.`);

@@ -38,7 +38,7 @@ export async function listResourcesPage(ctx: ToolContext, cursor: string | undef
   if (brandCount > 0) {
     let page: BrandList;
     try {
-      page = BrandList.parse(await ctx.catalogue.get('/v1/brands', { offset: brandStart, limit: brandCount }, ctx.requestId));
+      page = BrandList.parse(await ctx.catalogue.brands({ offset: brandStart, limit: brandCount }));
     } catch (error) {
       // The fixed resources and the templates do not need the catalogue: list them without brands, not fail.
       ctx.logger.warn({ err: error, request_id: ctx.requestId }, 'resources/list without brands: catalogue unavailable');

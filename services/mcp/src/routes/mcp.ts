@@ -11,12 +11,12 @@ import { Router, type Request, type Response } from 'express';
 import { MethodNotAllowedError, requestIdOf, type Logger } from '@fragrance/http';
 import type { AuthLocals } from '../auth/bearer.ts';
 import type { Caller } from '../auth/verify-token.ts';
-import type { CatalogueClient } from '../catalogue/client.ts';
+import type { Catalogue } from '../catalogue/catalogue.ts';
 import { runAsRequest } from '../request-context.ts';
 import { createCatalogueMcpServer } from '../tools/server.ts';
 
 export interface McpRouteDeps {
-  catalogue: CatalogueClient;
+  catalogue: Catalogue;
   logger: Logger;
   /** Records when a grant was last used (the person's account page shows it); optional in tests. */
   usage?: { recordUse(grantId: string): Promise<void> };
@@ -63,7 +63,7 @@ type RequestAuth = AuthInfo & { extra: { caller: Caller; requestId: string } };
 export function mcpRoutes({ catalogue, logger, usage }: McpRouteDeps): Router {
   const serverFor = ({ authInfo }: Pick<McpRequestContext, 'authInfo'>) => {
     const { caller, requestId } = (authInfo as RequestAuth).extra;
-    return createCatalogueMcpServer({ catalogue, logger, caller, requestId });
+    return createCatalogueMcpServer({ catalogue: catalogue.forRequest(requestId), logger, caller, requestId });
   };
   const onerror = (error: Error) => logger.warn({ err: error }, 'mcp request rejected');
 
@@ -100,7 +100,9 @@ export function mcpRoutes({ catalogue, logger, usage }: McpRouteDeps): Router {
     const auth = (req as Request & { auth: AuthInfo }).auth;
     const withRequestId: RequestAuth = { ...auth, extra: { caller, requestId } };
     // The request's context for what is built once per process (prompt argument completers).
-    await runAsRequest({ catalogue, logger, caller, requestId }, () => handle(Object.assign(req, { auth: withRequestId }), res, req.body));
+    await runAsRequest({ catalogue: catalogue.forRequest(requestId), logger, caller, requestId }, () =>
+      handle(Object.assign(req, { auth: withRequestId }), res, req.body),
+    );
   });
 
   const notAllowed = () => {

@@ -66,7 +66,7 @@ export function registerBrowseTools(server: McpServer, ctx: ToolContext, run: To
     },
     (args) =>
       run('list_brands', BrandsOutput, async () => ({
-        structured: await ctx.catalogue.get('/v1/brands', checkedAgainst(BrandsQuery, args), ctx.requestId),
+        structured: await ctx.catalogue.brands(checkedAgainst(BrandsQuery, args)),
         text: (r) =>
           [
             pageLine(r),
@@ -92,7 +92,7 @@ export function registerBrowseTools(server: McpServer, ctx: ToolContext, run: To
       run('get_brand', BrandOutput, async () => {
         const checked = checkedAgainst(BrandSlugParams, { slug });
         return {
-          structured: await ctx.catalogue.get(`/v1/brands/${encodeURIComponent(checked.slug ?? slug)}`, {}, ctx.requestId),
+          structured: await ctx.catalogue.brand(checked.slug),
           text: (b) =>
             [
               `${b.name} (${b.country}): ${b.fragrance_count} fragrances${b.year_first === null ? '' : `, ${b.year_first}-${b.year_last ?? '?'}`}, ${b.votes} votes.`,
@@ -117,7 +117,7 @@ export function registerBrowseTools(server: McpServer, ctx: ToolContext, run: To
       },
       (args) =>
         run(tool, TermsOutput, async () => ({
-          structured: await ctx.catalogue.get(`/v1/${kind}`, checkedAgainst(TermsQuery, args), ctx.requestId),
+          structured: await ctx.catalogue.terms(kind, checkedAgainst(TermsQuery, args)),
           text: (r) => [pageLine(r), ...r.data.map((t) => `- ${t.name}: ${t.fragrance_count} fragrances [slug ${t.slug}]`)].join('\n'),
         })),
     );

@@ -2,7 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { toolSchema } from './tool-schema.ts';
 import { AuAvailability, Concentration, foldKey, FragranceDetail, Notes, Rating } from '@fragrance/contracts';
-import { CatalogueRejectedError, CatalogueUnavailableError } from '../catalogue/client.ts';
+import { CatalogueRejectedError, CatalogueUnavailableError } from '../catalogue/catalogue.ts';
 import { READ_ONLY, type ToolContext, type ToolRunner } from './run.ts';
 
 export const MIN_COMPARED = 2;
@@ -114,7 +114,7 @@ function compareText(r: CompareResult): string {
 async function fetchRecord(ctx: ToolContext, id: string): Promise<FragranceDetail> {
   let body: unknown;
   try {
-    body = await ctx.catalogue.get(`/v1/fragrances/${encodeURIComponent(id)}`, {}, ctx.requestId);
+    body = await ctx.catalogue.fragrance(id);
   } catch (error) {
     if (error instanceof CatalogueRejectedError && error.status === 404)
       throw new CatalogueRejectedError(404, `no fragrance has the id ${id}.`);

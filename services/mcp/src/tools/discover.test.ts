@@ -1,7 +1,7 @@
 import { Client, InMemoryTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@fragrance/http';
-import type { CatalogueClient } from '../catalogue/client.ts';
+import { catalogueClient } from '../catalogue/catalogue.ts';
 import { createCatalogueMcpServer } from './server.ts';
 
 const hit = {
@@ -19,20 +19,19 @@ const hit = {
 
 async function discover(args: Record<string, unknown>, sent: Record<string, string>[]): Promise<CallToolResult> {
   // Records what the tool asks of the catalogue; the catalogue's own answer is covered by packages/search's tests.
-  const catalogue: CatalogueClient = {
-    get: (_path, query) => {
-      sent.push(query as Record<string, string>);
-      return Promise.resolve({
+  const catalogue = catalogueClient('http://catalogue.test/v1', (request) => {
+    sent.push(Object.fromEntries(new URL(request.url).searchParams));
+    return Promise.resolve(
+      Response.json({
         data: [hit, { ...hit, id: '00000000-0000-4000-8000-000000000002', highlight: {} }],
         total: 2,
         limit: 10,
         offset: 0,
         next_cursor: null,
         search_mode: 'hybrid',
-      });
-    },
-    close: async () => {},
-  };
+      }),
+    );
+  });
   const server = createCatalogueMcpServer({
     catalogue,
     logger: createLogger('t', 'silent'),
@@ -86,7 +85,7 @@ describe('discover_fragrances', () => {
 
   it('is listed, and search_fragrances takes search_mode', async () => {
     const server = createCatalogueMcpServer({
-      catalogue: { get: () => Promise.reject(new Error('unused')), close: async () => {} },
+      catalogue: catalogueClient('http://catalogue.test/v1', () => Promise.reject(new Error('unused'))),
       logger: createLogger('t', 'silent'),
       caller: { sub: 'u', clientId: 'c', scopes: ['catalogue:read'] },
       requestId: 'r',

@@ -1,7 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { OCCASIONS, SearchHit, SearchQuery, SEASONS } from '@fragrance/contracts';
-import { CatalogueRejectedError, type CatalogueClient } from '../catalogue/client.ts';
+import type { FragranceClient } from '@fragrance/client';
+import { CatalogueRejectedError } from '../catalogue/catalogue.ts';
 import { summaryLine } from './format.ts';
 import { READ_ONLY, type ToolRunner } from './run.ts';
 import { toolSchema } from './tool-schema.ts';
@@ -40,8 +41,7 @@ type DiscoverResult = z.infer<z.ZodObject<typeof DiscoverOutput>>;
 
 /** What the tool needs of the server it is registered on (kept narrow so it fits every server layout). */
 export interface DiscoverContext {
-  catalogue: CatalogueClient;
-  requestId: string;
+  catalogue: FragranceClient;
 }
 
 /** Why a hit was ranked: the description's words it matched (per field), or its closeness in meaning. */
@@ -95,7 +95,7 @@ export function registerDiscoverTool(server: McpServer, ctx: DiscoverContext, ru
           const invalid = checked.error.issues.map((i) => ({ name: i.path.map(String).join('.') || 'arguments', reason: i.message }));
           throw new CatalogueRejectedError(400, 'Invalid arguments.', 'invalid_parameter', invalid);
         }
-        const page = (await ctx.catalogue.get('/v1/fragrances', query, ctx.requestId)) as { data?: unknown; search_mode?: unknown };
+        const page = await ctx.catalogue.search(checked.data);
         const hits = z.array(SearchHit).safeParse(page.data);
         const structured = {
           description: args.description,

@@ -2,13 +2,15 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import type { Logger } from '@fragrance/http';
 import type { Caller } from '../auth/verify-token.ts';
-import { CatalogueRejectedError, CatalogueUnavailableError, type CatalogueClient } from '../catalogue/client.ts';
+import type { FragranceClient } from '@fragrance/client';
+import { CatalogueRejectedError, CatalogueUnavailableError } from '../catalogue/catalogue.ts';
 import { toolCalls } from '../metrics.ts';
 import { objectOf } from './tool-schema.ts';
 
 /** Everything one MCP request's tools, resources, prompts and completions need: built per request (the transport is stateless). */
 export interface ToolContext {
-  catalogue: CatalogueClient;
+  /** The catalogue for this request (sends its request id): `createCatalogue(…).forRequest(requestId)`. */
+  catalogue: FragranceClient;
   logger: Logger;
   caller: Caller;
   requestId: string;
@@ -98,16 +100,16 @@ export function toQueryStrings(
 }
 
 /**
- * Checks tool arguments with the data API's own query contract (vocabulary, bounds, paging
- * rules) and returns the query string to send. A violation becomes a rejected request, i.e. a
- * tool result with isError that names each bad argument.
+ * Checks tool arguments as the data API would, with its own query contract (vocabulary, bounds,
+ * paging rules) applied to their query-string form, and returns the typed query the contract
+ * makes of them, to send. A violation becomes a rejected request, i.e. a tool result with
+ * isError that names each bad argument.
  */
-export function checkedAgainst(contract: z.ZodType, args: Parameters<typeof toQueryStrings>[0]): Record<string, string> {
-  const query = toQueryStrings(args);
-  const parsed = contract.safeParse(query);
+export function checkedAgainst<C extends z.ZodType>(contract: C, args: Parameters<typeof toQueryStrings>[0]): z.output<C> {
+  const parsed = contract.safeParse(toQueryStrings(args));
   if (!parsed.success) {
     const invalid = parsed.error.issues.map((issue) => ({ name: issue.path.map(String).join('.') || 'arguments', reason: issue.message }));
     throw new CatalogueRejectedError(400, 'Invalid arguments.', 'invalid_parameter', invalid);
   }
-  return query;
+  return parsed.data;
 }

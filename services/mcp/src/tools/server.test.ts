@@ -1,15 +1,16 @@
 import { Client, InMemoryTransport, type CallToolResult } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '@fragrance/http';
-import { CatalogueRejectedError, type CatalogueClient } from '../catalogue/client.ts';
+import type { FragranceClient } from '@fragrance/client';
+import { catalogueClient, CatalogueRejectedError } from '../catalogue/catalogue.ts';
 import { createCatalogueMcpServer } from './server.ts';
 
 /** A catalogue that answers every request with `answer` (the real one is covered end to end). */
-function catalogueThat(answer: () => Promise<unknown>): CatalogueClient {
-  return { get: answer, close: async () => {} };
+function catalogueThat(answer: () => Promise<unknown>): FragranceClient {
+  return catalogueClient('http://catalogue.test/v1', async () => Response.json(await answer()));
 }
 
-async function callWith(catalogue: CatalogueClient, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+async function callWith(catalogue: FragranceClient, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
   const server = createCatalogueMcpServer({
     catalogue,
     logger: createLogger('t', 'silent'),

@@ -1,6 +1,7 @@
 import { InMemoryTransport, McpServer, type ListToolsResult } from '@modelcontextprotocol/server';
 import { toolSchema } from './tool-schema.ts';
-import { SearchQuery } from '@fragrance/contracts';
+import type { SearchQuery as SearchParams } from '@fragrance/client';
+import { FACETS, SearchQuery } from '@fragrance/contracts';
 import { registerCompareNamedPrompt } from '../prompts/compare-named.ts';
 import { registerFindAlternativesPrompt } from '../prompts/find-alternatives.ts';
 import { registerScentForOccasionPrompt } from '../prompts/scent-for-occasion.ts';
@@ -124,7 +125,7 @@ function buildServer(ctx: ToolContext): McpServer {
     },
     (args) =>
       run('search_fragrances', SearchOutput, async () => ({
-        structured: await ctx.catalogue.get('/v1/fragrances', checkedQuery(args), ctx.requestId),
+        structured: await ctx.catalogue.search(checkedQuery(args)),
         text: searchText,
       })),
   );
@@ -142,7 +143,7 @@ function buildServer(ctx: ToolContext): McpServer {
     },
     ({ id }) =>
       run('get_fragrance', GetOutput, async () => ({
-        structured: await ctx.catalogue.get(`/v1/fragrances/${encodeURIComponent(id)}`, {}, ctx.requestId),
+        structured: await ctx.catalogue.fragrance(id),
         text: detailText,
       })),
   );
@@ -158,7 +159,7 @@ function buildServer(ctx: ToolContext): McpServer {
     },
     ({ id, limit }) =>
       run('similar_fragrances', SimilarOutput, async () => {
-        const body = (await ctx.catalogue.get(`/v1/fragrances/${encodeURIComponent(id)}/similar`, { limit }, ctx.requestId)) as object;
+        const body = await ctx.catalogue.similar(id, { limit });
         return {
           structured: { id, ...body },
           text: (r) =>
@@ -182,15 +183,10 @@ function buildServer(ctx: ToolContext): McpServer {
     },
     (args) =>
       run('list_facets', FacetsOutput, async () => {
-        const query = checkedQuery({ ...args, limit: 1 });
-        const body = (await ctx.catalogue.get(
-          '/v1/fragrances',
-          { ...query, facets: 'brand,concentration,accord,decade,note,season,occasion,gender' },
-          ctx.requestId,
-        )) as {
-          total?: unknown;
-          facets?: Partial<Record<'brand' | 'concentration' | 'accord' | 'decade' | 'note' | 'season' | 'occasion' | 'gender', unknown>>;
-        };
+        const body = await ctx.catalogue.search({
+          ...checkedQuery({ ...args, limit: 1 }),
+          facets: [...FACETS],
+        });
         return {
           structured: {
             total: body.total,
@@ -230,8 +226,8 @@ function buildServer(ctx: ToolContext): McpServer {
 
 /**
  * Checks tool arguments with the data API's own SearchQuery contract (vocabulary, year order,
- * result window, cursor rules) and returns the query string to send.
+ * result window, cursor rules) and returns the typed query it makes of them.
  */
-function checkedQuery(args: Partial<SearchArgs>): Record<string, string> {
+function checkedQuery(args: Partial<SearchArgs>): SearchParams {
   return checkedAgainst(SearchQuery, toSearchQuery(args));
 }

@@ -35,7 +35,7 @@ export function registerSuggestTool(server: McpServer, ctx: ToolContext, run: To
     },
     (args) =>
       run('suggest', SuggestOutput, async () => ({
-        structured: await ctx.catalogue.get('/v1/suggest', checkedAgainst(SuggestQuery, args), ctx.requestId),
+        structured: await ctx.catalogue.suggest(checkedAgainst(SuggestQuery, args)),
         text: (r) =>
           r.data.length === 0
             ? `No suggestions for "${args.q}".`
