@@ -25,10 +25,10 @@
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { Client } from '@elastic/elasticsearch';
-import { SearchQuery, type FragranceDetail, type SearchMode } from '@fragrance/contracts';
+import { foldKey, SearchQuery, type FragranceDetail, type SearchMode } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { defaultModelDirectory, loadEmbedder, type Embedder } from '@fragrance/embeddings';
-import { createCatalogueRepository, ingestCatalogue, type CatalogueRepository } from '@fragrance/search';
+import { createCatalogueRepository, ingestCatalogue, lineName, type CatalogueRepository, type SimilarFilters } from '@fragrance/search';
 import { writeRecordVectors } from '@fragrance/search/testing';
 import { seededRandom } from './random.ts';
 import { meanScores, scoreQuery, type KindScores, type QueryScores } from './relevance/metrics.ts';
@@ -55,7 +55,8 @@ const REAL_TARGETS: Readonly<Record<string, { judgedBy: JudgedBy; target: number
 ensureElasticsearch(options.elasticsearchUrl);
 const client = new Client({ node: options.elasticsearchUrl, requestTimeout: 120_000 });
 try {
-  if (options.catalogue === 'real') await benchRealCatalogue();
+  if (options.kind === 'similar') await benchSimilar();
+  else if (options.catalogue === 'real') await benchRealCatalogue();
   else await benchGeneratedCatalogue();
 } finally {
   if (options.keep) say(`kept ${alias} (BENCH_RELEVANCE_KEEP=1): delete it when done`);
@@ -243,5 +244,103 @@ async function benchRealCatalogue(): Promise<void> {
   const summary = { bench: 'relevance', catalogue: 'real', file: options.file, documents: records.length, rejected: rejected.length };
   process.stdout.write(
     `${JSON.stringify({ ...summary, seed: options.seed, per_kind: options.perKind, modes: byMode, load_average: loadavg() })}\n`,
+  );
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return 0;
+  return s.length % 2 ? (s[(s.length - 1) / 2] ?? 0) : ((s[s.length / 2 - 1] ?? 0) + (s[s.length / 2] ?? 0)) / 2;
+}
+
+/**
+ * --kind similar (issue 38): alternatives of sampled records (with main accords), through the
+ * catalogue's repository: the share of alternatives sharing a main accord with their source,
+ * distinct houses in the top ten, every alternative with its reasons, each filter checked on
+ * every result, and the p50 of the unfiltered call at concurrency 1.
+ */
+async function benchSimilar(): Promise<void> {
+  const { records } =
+    options.catalogue === 'real'
+      ? await readRealCatalogue(options.file)
+      : { records: [...generateCatalogue({ count: options.documents, seed: 42 })] };
+  say(`similar: ${records.length} ${options.catalogue} records → ${alias} on ${options.elasticsearchUrl}`);
+  const embedder = options.reuse ? undefined : await loadEmbedder({ directory: defaultModelDirectory() });
+  const repository = embedder
+    ? await indexWithVectors(records, embedder)
+    : createCatalogueRepository({ client, alias, cursorKeys: { current: randomBytes(32).toString('base64url') } });
+  await embedder?.close();
+  const byId = new Map(records.map((r) => [r.id, r]));
+  const random = seededRandom(options.seed);
+  const candidates = records.filter((r) => r.main_accords.length > 0);
+  const sources = Array.from(
+    { length: Math.min(options.perKind, candidates.length) },
+    () => candidates[Math.floor(random() * candidates.length)]!,
+  );
+  const FILTERS: Record<string, { filters: SimilarFilters; ok: (source: FragranceDetail, alt: FragranceDetail) => boolean }> = {
+    other_brands: { filters: { other_brands: true }, ok: (s, a) => foldKey(s.brand) !== foldKey(a.brand) },
+    available_in_au: { filters: { available_in_au: true }, ok: (_s, a) => a.available_in_au },
+    max_price_aud: {
+      filters: { max_price_aud: 100 },
+      ok: (_s, a) => a.au_availability.price_min_aud !== null && a.au_availability.price_min_aud <= 100,
+    },
+    exclude_flankers: {
+      filters: { exclude_flankers: true },
+      ok: (s, a) => {
+        const line = lineName(s.name);
+        const name = foldKey(a.name);
+        return foldKey(s.brand) !== foldKey(a.brand) || (name !== line && !name.startsWith(`${line} `));
+      },
+    },
+  };
+  const latencies: number[] = [];
+  let alternatives = 0;
+  let sharingMain = 0;
+  let withReasons = 0;
+  const houses: number[] = [];
+  const checks: Record<string, { results: number; wrong: number }> = Object.fromEntries(
+    Object.keys(FILTERS).map((k) => [k, { results: 0, wrong: 0 }]),
+  );
+  // Warm-up: the first calls pay for connections and caches.
+  for (const s of sources.slice(0, 5)) await repository.similar(s.id, 10);
+  for (const source of sources) {
+    const started = performance.now();
+    const data = (await repository.similar(source.id, 10)) ?? [];
+    latencies.push(performance.now() - started);
+    const main = new Set(source.main_accords.map(foldKey));
+    for (const alt of data) {
+      alternatives++;
+      if (alt.main_accords.some((a) => main.has(foldKey(a)))) sharingMain++;
+      if (alt.reasons.summary.length > 0) withReasons++;
+    }
+    houses.push(new Set(data.slice(0, 10).map((a) => foldKey(a.brand))).size);
+    for (const [name, { filters, ok }] of Object.entries(FILTERS)) {
+      for (const alt of (await repository.similar(source.id, 10, filters)) ?? []) {
+        checks[name]!.results++;
+        const record = byId.get(alt.id);
+        if (!record || !ok(source, record)) checks[name]!.wrong++;
+      }
+    }
+  }
+  const figures = {
+    sources: sources.length,
+    alternatives,
+    share_with_common_main_accord: alternatives ? sharingMain / alternatives : 0,
+    share_with_reasons: alternatives ? withReasons / alternatives : 0,
+    median_houses_in_top_ten: median(houses),
+    p50_ms: Math.round(median(latencies) * 100) / 100,
+    p90_ms: Math.round(([...latencies].sort((a, b) => a - b)[Math.floor(latencies.length * 0.9)] ?? 0) * 100) / 100,
+    filters: Object.fromEntries(Object.entries(checks).map(([k, c]) => [k, { ...c, exact: c.wrong === 0 }])),
+  };
+  say(`sources ${figures.sources}, alternatives ${alternatives}`);
+  say(`share of alternatives with a common main accord: ${figures.share_with_common_main_accord.toFixed(3)} (target ≥ 0.9)`);
+  say(
+    `share with reasons: ${figures.share_with_reasons.toFixed(3)}; median houses in the top ten: ${figures.median_houses_in_top_ten} (target ≥ 6)`,
+  );
+  for (const [k, c] of Object.entries(checks))
+    say(`filter ${k.padEnd(17)} ${String(c.results).padStart(6)} results, ${c.wrong} wrong${c.results === 0 ? ' (none to check)' : ''}`);
+  say(`similar p50 ${figures.p50_ms} ms, p90 ${figures.p90_ms} ms (repository, concurrency 1); load average ${loadAverage()}`);
+  process.stdout.write(
+    `${JSON.stringify({ bench: 'relevance', kind: 'similar', catalogue: options.catalogue, documents: records.length, seed: options.seed, ...figures, load_average: loadavg() })}\n`,
   );
 }

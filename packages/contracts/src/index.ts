@@ -52,7 +52,9 @@ export {
   SearchQuery,
   type SearchQueryInput,
   SearchResponse,
+  SimilarFragrance,
   SimilarQuery,
+  SimilarReasons,
   SimilarResponse,
 } from './search.ts';
 export {

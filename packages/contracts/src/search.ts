@@ -323,16 +323,99 @@ export const FragranceIdParams = z
   .object({ id: z.uuid({ error: 'must be a UUID' }).meta({ description: 'UUID of the fragrance_master record.' }) })
   .meta({ id: 'FragranceIdParams' });
 
+/** A price in AUD: a plain decimal with at most two decimals, above 0. */
+const priceAud = z.preprocess(
+  (value: string) => (typeof value === 'string' && /^\d{1,6}(\.\d{1,2})?$/.test(value) ? Number(value) : value),
+  z
+    .number({ error: 'must be a price in AUD such as 120 or 89.95' })
+    .positive({ error: 'must be above 0' })
+    .max(100_000, { error: 'must be at most 100000' }),
+);
+
 export const SimilarQuery = z
   .strictObject({
     limit: integer(1, 50).optional().meta({ description: 'How many, 1..50; default 10.' }),
+    other_brands: booleanText.optional().meta({
+      description: 'With `true`, only other houses\' fragrances (alternatives, "dupes"): never the source\'s brand.',
+    }),
+    available_in_au: booleanText
+      .optional()
+      .meta({ description: 'With `true`, only fragrances available at an Australian retailer (`false`: only those that are not).' }),
+    max_price_aud: priceAud.optional().meta({
+      description:
+        'Only fragrances whose cheapest Australian offer (`au_availability.price_min_aud`) is at most this many AUD; implies available in Australia.',
+      examples: [120],
+    }),
+    concentration: SearchQuery.shape.concentration,
+    gender: SearchQuery.shape.gender,
+    year_from: SearchQuery.shape.year_from,
+    year_to: SearchQuery.shape.year_to,
+    exclude_flankers: booleanText.optional().meta({
+      description:
+        'With `true`, nothing of the source\'s own line: no record of its house whose name is the line\'s name or starts with it ("Sauvage" leaves out "Sauvage Elixir"; "Sauvage Elixir" leaves out "Sauvage").',
+    }),
+  })
+  .superRefine((q, ctx) => {
+    if (q.year_from !== undefined && q.year_to !== undefined && q.year_from > q.year_to) {
+      ctx.addIssue({ code: 'custom', path: ['year_from'], message: 'must not be greater than year_to' });
+    }
+    if (q.max_price_aud !== undefined && q.available_in_au === false) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['max_price_aud'],
+        message: 'cannot be combined with available_in_au=false (prices are Australian offers)',
+      });
+    }
   })
   .meta({ id: 'SimilarQuery' });
 export type SimilarQuery = z.output<typeof SimilarQuery>;
 
+const noteList = (description: string) => z.array(z.string()).meta({ description });
+
+/** Why an alternative was chosen: what it shares with the source and what it adds. */
+export const SimilarReasons = z
+  .object({
+    shared_notes: z
+      .object({
+        top: noteList("Shared notes in the source's top notes, rarest first."),
+        heart: noteList("Shared notes in the source's heart notes, rarest first."),
+        base: noteList("Shared notes in the source's base notes, rarest first."),
+      })
+      .meta({ description: "Notes both records list, by the source's tier (as the source spells them)." }),
+    shared_main_accords: noteList('Main accords of the source the alternative also has, rarest first.'),
+    shared_accords: noteList('Other accords both have, rarest first.'),
+    distinctive: noteList('The rarest shared notes and accords across the catalogue (at most 3), rarest first: what makes the likeness.'),
+    adds: z
+      .object({
+        notes: noteList('Notes the alternative has and the source lacks (at most 5).'),
+        accords: noteList('Accords the alternative has and the source lacks (at most 5).'),
+      })
+      .meta({ description: 'What the alternative adds to the source.' }),
+    vector_similarity: z.number().min(0).max(1).nullable().meta({
+      description:
+        "Closeness of the two records' descriptions by their sentence vectors, 0..1 (cosine mapped as in closeness); null when either has no vector.",
+    }),
+    summary: z
+      .string()
+      .meta({ description: 'One sentence a person can read: shared notes and accords, what it adds. Never claims the two are identical.' }),
+  })
+  .meta({ id: 'SimilarReasons' });
+export type SimilarReasons = z.infer<typeof SimilarReasons>;
+
+export const SimilarFragrance = FragranceSummary.extend({
+  closeness: z.number().min(0).max(1).meta({
+    description:
+      'How alike the two are, 0..1, comparable across requests: 0.7 × note/accord overlap + 0.3 × vector similarity when both records have a vector, else the overlap alone (docs/search.md).',
+  }),
+  reasons: SimilarReasons,
+}).meta({ id: 'SimilarFragrance' });
+export type SimilarFragrance = z.infer<typeof SimilarFragrance>;
+
 export const SimilarResponse = z
   .object({
-    data: z.array(FragranceSummary).meta({ description: 'Most similar first, by shared notes and accords.' }),
+    data: z.array(SimilarFragrance).meta({
+      description: 'Closest first, one per house before any house repeats; each with its reasons and closeness.',
+    }),
     limit: z.number().int(),
   })
   .meta({ id: 'SimilarResponse' });

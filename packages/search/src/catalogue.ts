@@ -1,18 +1,25 @@
 import { createHash } from 'node:crypto';
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
-import type { FragranceDetail, FragranceSummary, SearchHit, SearchQuery, SearchResponse } from '@fragrance/contracts';
+import type { FragranceDetail, SearchHit, SearchQuery, SearchResponse, SimilarFragrance } from '@fragrance/contracts';
 import { createCursorCodec, type CursorKeys } from './cursor.ts';
-import { HELPER_OBJECTS, SEARCH_OBJECT, type IndexedFragrance } from './mapping.ts';
+import { HELPER_OBJECTS, SEARCH_OBJECT } from './mapping.ts';
 import { queryWords } from './highlight.ts';
 import { queryKey } from './normalise.ts';
 import { buildSearchQuery, describesAttributes, KNOWN_ITEM_SIGNAL, matchedQueries, WHOLE_NAME_SIGNAL } from './query.ts';
 import { RELAX_BELOW, relaxQuery, type Relaxation } from './relax.ts';
 import { DID_YOU_MEAN_BELOW, didYouMean } from './spellcheck.ts';
 import { facetsOf, type FacetAggregations } from './facets.ts';
-import { buildSimilarQuery } from './similar.ts';
+import {
+  buildSimilarQuery,
+  similarFragrances,
+  SIMILAR_SOURCE_FIELDS,
+  type Rarity,
+  type SimilarFilters,
+  type SimilarSource,
+} from './similar.ts';
 import { createSemanticSearch, plannedMode, type QueryEmbedder } from './semantic.ts';
 import { cursorValuesOf } from './sort.ts';
-import { pageHit, summaryOfHit } from './summary.ts';
+import { pageHit } from './summary.ts';
 
 /** Trims search responses to what a page needs (less JSON to move and parse). */
 export const SEARCH_FILTER_PATH = [
@@ -33,8 +40,8 @@ export interface FragranceWithVersion {
 export interface CatalogueRepository {
   search: (params: SearchQuery) => Promise<SearchResponse>;
   get: (id: string) => Promise<FragranceWithVersion | undefined>;
-  /** undefined when `id` does not exist. */
-  similar: (id: string, limit: number) => Promise<FragranceSummary[] | undefined>;
+  /** Alternatives to `id` with their reasons (similar.ts); undefined when `id` does not exist. */
+  similar: (id: string, limit: number, filters?: SimilarFilters) => Promise<SimilarFragrance[] | undefined>;
 }
 
 const isNotFound = (error: unknown) => error instanceof errors.ResponseError && error.statusCode === 404;
@@ -164,26 +171,48 @@ export function createCatalogueRepository({
     }
   }
 
-  async function similar(id: string, limit: number): Promise<FragranceSummary[] | undefined> {
-    let source: Pick<IndexedFragrance, 'search' | 'main_accords'> | undefined;
+  async function similar(id: string, limit: number, filters: SimilarFilters = {}): Promise<SimilarFragrance[] | undefined> {
+    let source: SimilarSource | undefined;
+    let rarity: Rarity;
     try {
-      const doc = await client.get<Pick<IndexedFragrance, 'search' | 'main_accords'>>({
-        index: alias,
-        id,
-        _source_includes: [`${SEARCH_OBJECT}.notes`, `${SEARCH_OBJECT}.accords`, 'main_accords'],
-      });
+      // The source and how rare its notes and accords are (document frequencies), side by side.
+      const [doc, vectors] = await Promise.all([
+        client.get<SimilarSource>({ index: alias, id, _source_includes: SIMILAR_SOURCE_FIELDS }),
+        client.termvectors({
+          index: alias,
+          id,
+          fields: [`${SEARCH_OBJECT}.notes`, `${SEARCH_OBJECT}.accords`],
+          term_statistics: true,
+          field_statistics: true,
+          positions: false,
+          offsets: false,
+          payloads: false,
+        }),
+      ]);
       source = doc.found ? doc._source : undefined;
+      rarity = rarityOf(vectors);
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
     }
     if (!source) return undefined;
     const response = await client.search<never>(
-      { index: alias, ...buildSimilarQuery(id, source, limit) },
-      { querystring: { filter_path: 'hits.hits.fields' } },
+      { index: alias, ...buildSimilarQuery(id, source, limit, filters) },
+      { querystring: { filter_path: 'hits.hits.fields,hits.hits.matched_queries' } },
     );
-    return (response.hits?.hits ?? []).map(summaryOfHit);
+    return similarFragrances(response.hits?.hits ?? [], source, rarity, limit);
   }
 
   return { search, get, similar };
+}
+
+/** Document frequencies of a record's notes and accords from a term vectors response. */
+function rarityOf(response: estypes.TermvectorsResponse): Rarity {
+  const frequency = new Map<string, number>();
+  let documents = 1;
+  for (const field of Object.values(response.term_vectors ?? {})) {
+    documents = Math.max(documents, field.field_statistics?.doc_count ?? 0);
+    for (const [term, stats] of Object.entries(field.terms ?? {})) frequency.set(term, stats.doc_freq ?? 1);
+  }
+  return { documents, frequency };
 }

@@ -48,7 +48,7 @@ export {
 } from './mapping.ts';
 export { MAX_QUERY_WORDS, queryKey } from './normalise.ts';
 export { buildSearchQuery, FACET_AGGREGATIONS, recallQuery, searchFilters, type BuiltSearch } from './query.ts';
-export { buildSimilarQuery } from './similar.ts';
+export { buildSimilarQuery, CLOSENESS_WEIGHTS, lineName, similarFragrances, type SimilarFilters } from './similar.ts';
 export {
   createSemanticSearch,
   fuseByRank,

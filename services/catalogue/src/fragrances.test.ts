@@ -444,6 +444,70 @@ describe('catalogue routes', () => {
       await problem('/v1/fragrances/00000000-0000-4000-8000-000000000000/similar', 404);
       expect(names(await problem(`/v1/fragrances/${terre.id}/similar?limit=51`))).toEqual(['limit']);
     });
+
+    it('400 problem naming the parameter for each bad filter value', async () => {
+      const bad: [string, string][] = [
+        ['other_brands=yes', 'other_brands'],
+        ['available_in_au=1', 'available_in_au'],
+        ['max_price_aud=-5', 'max_price_aud'],
+        ['max_price_aud=cheap', 'max_price_aud'],
+        ['max_price_aud=100&available_in_au=false', 'max_price_aud'],
+        ['concentration=perfume-ish', 'concentration'],
+        ['gender=robot', 'gender'],
+        ['year_from=99', 'year_from'],
+        ['year_from=2020&year_to=2010', 'year_from'],
+        ['exclude_flankers=maybe', 'exclude_flankers'],
+        ['dupes=true', 'dupes'],
+      ];
+      for (const [query, param] of bad) {
+        const body = await problem(`/v1/fragrances/${terre.id}/similar?${query}`);
+        expect(body.status, query).toBe(400);
+        expect(names(body), query).toEqual([param]);
+      }
+    });
+
+    it('answers every alternative with closeness and reasons, and the filters apply', async () => {
+      const res = await get(`/v1/fragrances/${terre.id}/similar?other_brands=true&exclude_flankers=true&concentration=edp&limit=5`);
+      expect(res.status).toBe(200);
+      const { data } = res.body as { data: (FragranceSummary & { closeness: number; reasons: { summary: string } })[] };
+      expect(data.length).toBeGreaterThan(0);
+      for (const item of data) {
+        expect(item.brand).not.toBe(terre.brand);
+        expect(item.concentration).toBe('Eau de Parfum');
+        expect(item.closeness).toBeGreaterThanOrEqual(0);
+        expect(item.closeness).toBeLessThanOrEqual(1);
+        expect(item.reasons.summary).toMatch(/\.$/);
+      }
+    });
+
+    it('documents the filters and the reasons in the OpenAPI document', async () => {
+      const openapi = (await get('/v1/openapi.json')).body as {
+        paths: Record<string, { get?: { parameters?: { name: string }[] } }>;
+        components: {
+          schemas: Record<string, { properties?: Record<string, { $ref?: string; items?: { $ref?: string } }>; required?: string[] }>;
+        };
+      };
+      const params = openapi.paths['/fragrances/{id}/similar']?.get?.parameters?.map((p) => p.name) ?? [];
+      expect(params).toEqual(
+        expect.arrayContaining([
+          'other_brands',
+          'available_in_au',
+          'max_price_aud',
+          'concentration',
+          'gender',
+          'year_from',
+          'year_to',
+          'exclude_flankers',
+        ]),
+      );
+      const schemas = openapi.components.schemas;
+      expect(schemas.SimilarResponse?.properties?.data?.items?.$ref).toBe('#/components/schemas/SimilarFragrance');
+      expect(schemas.SimilarFragrance?.required).toEqual(expect.arrayContaining(['closeness', 'reasons']));
+      expect(schemas.SimilarFragrance?.properties?.reasons?.$ref).toBe('#/components/schemas/SimilarReasons');
+      expect(Object.keys(schemas.SimilarReasons?.properties ?? {})).toEqual(
+        expect.arrayContaining(['shared_notes', 'shared_main_accords', 'shared_accords', 'distinctive', 'adds', 'summary']),
+      );
+    });
   });
 
   it('answers other methods with 405 and Allow', async () => {

@@ -7,8 +7,13 @@ import { REAL_SAMPLE } from './real-catalogue.ts';
 export const CATALOGUES = ['generated', 'real'] as const;
 export type CatalogueChoice = (typeof CATALOGUES)[number];
 
+export const KINDS = ['search', 'similar'] as const;
+export type KindChoice = (typeof KINDS)[number];
+
 export interface RelevanceOptions {
   catalogue: CatalogueChoice;
+  /** search (the default): queries judged per kind; similar: alternatives of sampled records (issue 38). */
+  kind: KindChoice;
   /** The Parfumo CSV judged with --catalogue real (default: the vendored sample). */
   file: string;
   elasticsearchUrl: string;
@@ -26,7 +31,7 @@ export interface RelevanceOptions {
 }
 
 const USAGE =
-  'usage: bench:relevance [-- --catalogue generated|real] [--file parfumo.csv] [--queries N] [--seed N] [--misses N] [--reuse <kept alias>]';
+  'usage: bench:relevance [-- --catalogue generated|real] [--kind search|similar] [--file parfumo.csv] [--queries N] [--seed N] [--misses N] [--reuse <kept alias>]';
 
 function wholeNumber(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -40,6 +45,7 @@ export function parseRelevanceOptions(argv: readonly string[], env: NodeJS.Proce
     args: [...argv],
     options: {
       catalogue: { type: 'string' },
+      kind: { type: 'string' },
       file: { type: 'string' },
       queries: { type: 'string' },
       seed: { type: 'string' },
@@ -49,10 +55,13 @@ export function parseRelevanceOptions(argv: readonly string[], env: NodeJS.Proce
   });
   const catalogue = (values.catalogue ?? 'generated') as CatalogueChoice;
   if (!CATALOGUES.includes(catalogue)) throw new Error(`--catalogue must be one of ${CATALOGUES.join(', ')}\n${USAGE}`);
+  const kind = (values.kind ?? 'search') as KindChoice;
+  if (!KINDS.includes(kind)) throw new Error(`--kind must be one of ${KINDS.join(', ')}\n${USAGE}`);
   // The real catalogue draws more per kind: its rules yield hundreds where the generated bench samples 100.
   const defaultPerKind = catalogue === 'real' ? 300 : 100;
   return {
     catalogue,
+    kind,
     file: values.file ?? REAL_SAMPLE,
     elasticsearchUrl: env.ELASTICSEARCH_URL ?? DEFAULT_ES,
     documents: wholeNumber('BENCH_RELEVANCE_DOCS', env.BENCH_RELEVANCE_DOCS, 20_000),

@@ -572,11 +572,11 @@ export interface components {
       seen_at: string;
     };
     SimilarResponse: {
-      /** @description Most similar first, by shared notes and accords. */
-      data: components['schemas']['FragranceSummary'][];
+      /** @description Closest first, one per house before any house repeats; each with its reasons and closeness. */
+      data: components['schemas']['SimilarFragrance'][];
       limit: number;
     };
-    FragranceSummary: {
+    SimilarFragrance: {
       /**
        * Format: uuid
        * @description UUID of the fragrance_master record.
@@ -593,6 +593,37 @@ export interface components {
       /** @description Strongest accords, at most five. */
       main_accords: string[];
       available_in_au: boolean;
+      /** @description How alike the two are, 0..1, comparable across requests: 0.7 × note/accord overlap + 0.3 × vector similarity when both records have a vector, else the overlap alone (docs/search.md). */
+      closeness: number;
+      reasons: components['schemas']['SimilarReasons'];
+    };
+    SimilarReasons: {
+      /** @description Notes both records list, by the source's tier (as the source spells them). */
+      shared_notes: {
+        /** @description Shared notes in the source's top notes, rarest first. */
+        top: string[];
+        /** @description Shared notes in the source's heart notes, rarest first. */
+        heart: string[];
+        /** @description Shared notes in the source's base notes, rarest first. */
+        base: string[];
+      };
+      /** @description Main accords of the source the alternative also has, rarest first. */
+      shared_main_accords: string[];
+      /** @description Other accords both have, rarest first. */
+      shared_accords: string[];
+      /** @description The rarest shared notes and accords across the catalogue (at most 3), rarest first: what makes the likeness. */
+      distinctive: string[];
+      /** @description What the alternative adds to the source. */
+      adds: {
+        /** @description Notes the alternative has and the source lacks (at most 5). */
+        notes: string[];
+        /** @description Accords the alternative has and the source lacks (at most 5). */
+        accords: string[];
+      };
+      /** @description Closeness of the two records' descriptions by their sentence vectors, 0..1 (cosine mapped as in closeness); null when either has no vector. */
+      vector_similarity: number | null;
+      /** @description One sentence a person can read: shared notes and accords, what it adds. Never claims the two are identical. */
+      summary: string;
     };
     SuggestResponse: {
       /** @description Best first: match quality, then popularity (votes of the fragrance, or of all fragrances of the brand, note, …). */
@@ -1105,6 +1136,22 @@ export interface operations {
       query?: {
         /** @description How many, 1..50; default 10. */
         limit?: number;
+        /** @description With `true`, only other houses' fragrances (alternatives, "dupes"): never the source's brand. */
+        other_brands?: boolean;
+        /** @description With `true`, only fragrances available at an Australian retailer (`false`: only those that are not). */
+        available_in_au?: boolean;
+        /** @description Only fragrances whose cheapest Australian offer (`au_availability.price_min_aud`) is at most this many AUD; implies available in Australia. */
+        max_price_aud?: number;
+        /** @description One of Extrait de Parfum, Parfum, Eau de Parfum, Eau de Toilette, Eau de Cologne, Eau Fraîche; case-insensitive; EDP, EDT, EDC, "extrait" and "cologne" accepted. */
+        concentration?: 'Extrait de Parfum' | 'Parfum' | 'Eau de Parfum' | 'Eau de Toilette' | 'Eau de Cologne' | 'Eau Fraîche';
+        /** @description Comma-separated genders, any of which the fragrance is marketed to: women, men, unisex. Fragrances whose catalogue records no gender never match. */
+        gender?: ('women' | 'men' | 'unisex')[];
+        /** @description Earliest year released (inclusive). */
+        year_from?: number;
+        /** @description Latest year released (inclusive). */
+        year_to?: number;
+        /** @description With `true`, nothing of the source's own line: no record of its house whose name is the line's name or starts with it ("Sauvage" leaves out "Sauvage Elixir"; "Sauvage Elixir" leaves out "Sauvage"). */
+        exclude_flankers?: boolean;
       };
       header?: never;
       path: {

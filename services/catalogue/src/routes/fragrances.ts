@@ -89,11 +89,11 @@ export function fragranceRoutes(repository: CatalogueRepository, respond: Respon
 
   router.get('/v1/fragrances/:id/similar', async (req, res) => {
     const { id } = parsePath(req.params, FragranceIdParams);
-    const { limit = DEFAULT_SIMILAR } = parseQuery(req, SimilarQuery);
+    const { limit = DEFAULT_SIMILAR, ...filters } = parseQuery(req, SimilarQuery);
     let found;
     try {
-      found = await respond(req, res, 'similar', { id: id.toLowerCase(), limit }, async () => {
-        const similar = await repository.similar(id.toLowerCase(), limit);
+      found = await respond(req, res, 'similar', { id: id.toLowerCase(), limit, ...filters }, async () => {
+        const similar = await repository.similar(id.toLowerCase(), limit, filters);
         return similar && { body: { data: similar, limit } };
       });
     } catch (error) {

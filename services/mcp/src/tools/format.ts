@@ -1,4 +1,4 @@
-import type { FragranceDetail, FragranceSummary, SearchResponse } from '@fragrance/contracts';
+import type { FragranceDetail, FragranceSummary, SearchResponse, SimilarFragrance } from '@fragrance/contracts';
 
 /** Short human-readable renderings beside the structured content (for clients that show text). */
 export function summaryLine(f: FragranceSummary, index?: number): string {
@@ -59,4 +59,13 @@ export function facetsText(f: {
 interface Bucket {
   value: string;
   count: number;
+}
+
+/** similar_fragrances as text: each alternative with its closeness and the reasons it shares notes, worded as likeness. */
+export function similarText(id: string, data: readonly SimilarFragrance[]): string {
+  if (data.length === 0) return 'No similar fragrances found (with these filters).';
+  return [
+    `Alternatives to ${id} (shared notes and accords; similar, not identical):`,
+    ...data.map((f, i) => `${summaryLine(f, i + 1)}\n   closeness ${f.closeness.toFixed(2)}: ${f.reasons.summary}`),
+  ].join('\n');
 }

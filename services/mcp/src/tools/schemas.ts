@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   FacetBucket,
   FragranceDetail,
+  CONCENTRATIONS,
   GENDERS,
   MAX_LIMIT,
   MAX_LIST_ITEMS,
@@ -76,6 +77,19 @@ export const GetOutput = FragranceDetail.shape;
 export const SimilarInput = {
   id: z.uuid().describe('Fragrance id (UUID) to find look-alikes of.'),
   limit: z.number().int().min(1).max(50).default(10).describe('How many similar fragrances, 1..50; default 10.'),
+  other_brands: z.boolean().optional().describe('true: only other houses (alternatives, "dupes"), never the source\'s brand.'),
+  available_in_au: z.boolean().optional().describe('true: only fragrances available at an Australian retailer.'),
+  max_price_aud: z
+    .number()
+    .positive()
+    .max(100_000)
+    .optional()
+    .describe('Only fragrances whose cheapest Australian offer is at most this many AUD.'),
+  concentration: z.enum(CONCENTRATIONS).optional().describe('Only this concentration.'),
+  gender: z.enum(GENDERS).optional().describe('Only fragrances marketed to this gender.'),
+  year_from: z.number().int().min(1000).max(9999).optional().describe('Released in or after this year.'),
+  year_to: z.number().int().min(1000).max(9999).optional().describe('Released in or before this year.'),
+  exclude_flankers: z.boolean().optional().describe('true: nothing of the source\'s own line ("Sauvage" leaves out "Sauvage Elixir").'),
 };
 export const SimilarOutput = {
   id: z.uuid().describe('The fragrance the results are similar to.'),

@@ -14,7 +14,7 @@ import { registerCompareTool } from './compare.ts';
 import { registerDiscoverTool } from './discover.ts';
 import { checkedAgainst, createToolRunner, READ_ONLY, type ToolContext } from './run.ts';
 import { registerSuggestTool } from './suggest.ts';
-import { detailText, facetsText, searchText, summaryLine } from './format.ts';
+import { detailText, facetsText, searchText, similarText } from './format.ts';
 import {
   FacetsInput,
   FacetsOutput,
@@ -152,20 +152,21 @@ function buildServer(ctx: ToolContext): McpServer {
     'similar_fragrances',
     {
       title: 'Similar fragrances',
-      description: 'Fragrances that smell alike (shared notes and accords) to the one with the given id, most similar first.',
+      description:
+        'Alternatives to the fragrance with the given id: records sharing its notes and accords (rarest first) and, where computed, a close description vector; closest first, spread across houses. ' +
+        'Each carries `closeness` (0..1, comparable across calls) and `reasons` (shared notes by tier, shared accords, what it adds, a one-line summary). ' +
+        'Filters: other_brands (dupes from other houses), available_in_au, max_price_aud, concentration, gender, year_from/year_to, exclude_flankers (not the same line). ' +
+        'Present an alternative honestly: say which notes and accords it shares and what it adds; never call it identical, a clone or "the same smell" — shared notes do not make the same scent, and closeness is a catalogue measure, not a smell test.',
       inputSchema: toolSchema(SimilarInput),
       outputSchema: toolSchema(SimilarOutput),
       annotations: { title: 'Similar fragrances', ...READ_ONLY },
     },
-    ({ id, limit }) =>
+    ({ id, ...params }) =>
       run('similar_fragrances', SimilarOutput, async () => {
-        const body = await ctx.catalogue.similar(id, { limit });
+        const body = await ctx.catalogue.similar(id, params);
         return {
           structured: { id, ...body },
-          text: (r) =>
-            r.data.length === 0
-              ? 'No similar fragrances found.'
-              : [`Fragrances similar to ${id}:`, ...r.data.map((f, i) => summaryLine(f, i + 1))].join('\n'),
+          text: (r) => similarText(id, r.data),
         };
       }),
   );
