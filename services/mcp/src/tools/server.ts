@@ -161,9 +161,10 @@ function buildServer(ctx: ToolContext): McpServer {
       outputSchema: toolSchema(SimilarOutput),
       annotations: { title: 'Similar fragrances', ...READ_ONLY },
     },
-    ({ id, ...params }) =>
+    ({ id, gender, ...params }) =>
       run('similar_fragrances', SimilarOutput, async () => {
-        const body = await ctx.catalogue.similar(id, params);
+        // The tool takes one gender; the API takes a list of them.
+        const body = await ctx.catalogue.similar(id, { ...params, ...(gender ? { gender: [gender] } : {}) });
         return {
           structured: { id, ...body },
           text: (r) => similarText(id, r.data),
