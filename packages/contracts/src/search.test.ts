@@ -129,7 +129,8 @@ describe('buildOpenApiDocument', () => {
         'facets',
       ]),
     );
-    expect(doc.components?.schemas).toHaveProperty('FragranceSummary');
+    // Every summary a list returns is extended (SearchHit, SimilarFragrance), so inlined there.
+    expect(doc.components?.schemas).toHaveProperty('SimilarFragrance');
     expect(doc.components?.schemas).toHaveProperty('FragranceDetail');
     expect(doc.components?.schemas).toHaveProperty('MeResponse');
     expect(doc.components?.schemas).toHaveProperty('Problem');

@@ -328,8 +328,9 @@ const priceAud = z.preprocess(
   (value: string) => (typeof value === 'string' && /^\d{1,6}(\.\d{1,2})?$/.test(value) ? Number(value) : value),
   z
     .number({ error: 'must be a price in AUD such as 120 or 89.95' })
-    .positive({ error: 'must be above 0' })
-    .max(100_000, { error: 'must be at most 100000' }),
+    .min(1, { error: 'must be at least 1' })
+    .max(100_000, { error: 'must be at most 100000' })
+    .multipleOf(0.01, { error: 'must have at most two decimals' }),
 );
 
 export const SimilarQuery = z
@@ -343,7 +344,7 @@ export const SimilarQuery = z
       .meta({ description: 'With `true`, only fragrances available at an Australian retailer (`false`: only those that are not).' }),
     max_price_aud: priceAud.optional().meta({
       description:
-        'Only fragrances whose cheapest Australian offer (`au_availability.price_min_aud`) is at most this many AUD; implies available in Australia.',
+        'Only fragrances whose cheapest Australian offer (`au_availability.price_min_aud`) is at most this many AUD; so only fragrances available in Australia (with `available_in_au=false`, none).',
       examples: [120],
     }),
     concentration: SearchQuery.shape.concentration,
@@ -358,13 +359,6 @@ export const SimilarQuery = z
   .superRefine((q, ctx) => {
     if (q.year_from !== undefined && q.year_to !== undefined && q.year_from > q.year_to) {
       ctx.addIssue({ code: 'custom', path: ['year_from'], message: 'must not be greater than year_to' });
-    }
-    if (q.max_price_aud !== undefined && q.available_in_au === false) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['max_price_aud'],
-        message: 'cannot be combined with available_in_au=false (prices are Australian offers)',
-      });
     }
   })
   .meta({ id: 'SimilarQuery' });

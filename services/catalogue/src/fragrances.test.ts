@@ -451,7 +451,6 @@ describe('catalogue routes', () => {
         ['available_in_au=1', 'available_in_au'],
         ['max_price_aud=-5', 'max_price_aud'],
         ['max_price_aud=cheap', 'max_price_aud'],
-        ['max_price_aud=100&available_in_au=false', 'max_price_aud'],
         ['concentration=perfume-ish', 'concentration'],
         ['gender=robot', 'gender'],
         ['year_from=99', 'year_from'],

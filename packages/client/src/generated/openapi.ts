@@ -1140,7 +1140,7 @@ export interface operations {
         other_brands?: boolean;
         /** @description With `true`, only fragrances available at an Australian retailer (`false`: only those that are not). */
         available_in_au?: boolean;
-        /** @description Only fragrances whose cheapest Australian offer (`au_availability.price_min_aud`) is at most this many AUD; implies available in Australia. */
+        /** @description Only fragrances whose cheapest Australian offer (`au_availability.price_min_aud`) is at most this many AUD; so only fragrances available in Australia (with `available_in_au=false`, none). */
         max_price_aud?: number;
         /** @description One of Extrait de Parfum, Parfum, Eau de Parfum, Eau de Toilette, Eau de Cologne, Eau Fraîche; case-insensitive; EDP, EDT, EDC, "extrait" and "cologne" accepted. */
         concentration?: 'Extrait de Parfum' | 'Parfum' | 'Eau de Parfum' | 'Eau de Toilette' | 'Eau de Cologne' | 'Eau Fraîche';
