@@ -22,16 +22,6 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
-/** True for any IANA zone (or UTC) this runtime's Intl knows. */
-export function isValidTimeZone(timeZone: string): boolean {
-  try {
-    formatterFor(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The calendar date of an instant in a timezone, as YYYY-MM-DD. */
 export function localDate(instant: number, timeZone: string): string {
   const parts = formatterFor(timeZone).formatToParts(instant);

@@ -24,7 +24,5 @@ export const ADMISSION_ID_TTL_SECONDS = 180;
 /** An edge request id the admitter accepts: short and plain (it becomes part of a Redis key). */
 export const ADMISSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export const DEFAULT_PREFIX = 'fcs:';
-
 /** Usage day counters live this long (billing needs ≥ 90 days; a bit over a year is kept). */
 export const USAGE_RETENTION_DAYS = 400;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
 import { startFuzzStack, type FuzzTarget } from '@fragrance/fuzz';
 import { testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
-import { createFragranceClient, FragranceApiError } from './index.ts';
+import { createFragranceClient, FragranceApiError } from './client.ts';
 
 const RECORDS = 250;
 

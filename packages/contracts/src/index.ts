@@ -1,4 +1,4 @@
-export { InvalidParam, Problem, PROBLEM_CODES, PROBLEM_CONTENT_TYPE, ProblemCode } from './problem.ts';
+export { InvalidParam, Problem, PROBLEM_CONTENT_TYPE, ProblemCode } from './problem.ts';
 export {
   AuAvailability,
   AuOffer,
@@ -21,7 +21,7 @@ export {
   SEASONS,
 } from './fragrance.ts';
 export { MeResponse } from './me.ts';
-export { USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS, UsageDay, UsageQuery, UsageResponse } from './usage.ts';
+export { USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS, UsageQuery, UsageResponse } from './usage.ts';
 export {
   QueryCount,
   SEARCH_QUERY_MAX_CHARS,
@@ -57,19 +57,9 @@ export {
   SimilarReasons,
   SimilarResponse,
 } from './search.ts';
-export {
-  EXPORT_RECORDS_PER_REQUEST,
-  ExportPlan,
-  ExportQuery,
-  exportRequests,
-  parseExportAfter,
-  Rfc3339,
-  type Sort,
-  SORTS,
-} from './sync.ts';
+export { ExportPlan, ExportQuery, exportRequests, parseExportAfter, type Sort, SORTS } from './sync.ts';
 export { buildOpenApiDocument } from './openapi.ts';
-export { API_INTRODUCTION, PROBLEM_CODE_MEANINGS } from './introduction.ts';
-export { HIGHLIGHT_FIELDS, Highlight, HighlightFragment, type HighlightField, MatchSpan } from './highlight.ts';
+export { Highlight, HighlightFragment, MatchSpan } from './highlight.ts';
 export {
   Brand,
   BrandDetail,
@@ -77,7 +67,6 @@ export {
   BrandSlugParams,
   BrandsQuery,
   DEFAULT_SUGGEST_LIMIT,
-  keyOfSlug,
   MAX_SUGGEST_LIMIT,
   slugOf,
   SUGGEST_TYPES,
@@ -85,7 +74,6 @@ export {
   SuggestResponse,
   Suggestion,
   type SuggestType,
-  Term,
   TermList,
   TermsQuery,
 } from './discovery.ts';

@@ -1,8 +1,9 @@
 import { AuRetailerFeedLine, FragranceDetail, PROVENANCE_SOURCES } from '@fragrance/contracts';
 import { matchKey } from '@fragrance/vocabulary';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DATASET_AS_OF } from './catalogue.ts';
+import { generateAuRetailerFeed, generateCatalogue } from './generate.ts';
 import { AU_RETAILERS } from './retailers.ts';
-import { DATASET_AS_OF, generateAuRetailerFeed, generateCatalogue } from './index.ts';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -1,7 +1,8 @@
 import type { FragranceDetail } from '@fragrance/contracts';
 import { deriveAccords } from '@fragrance/vocabulary';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deriveGender, generateCatalogue, NO_GENDER_SHARE } from './index.ts';
+import { deriveGender, NO_GENDER_SHARE } from './gender.ts';
+import { generateCatalogue } from './generate.ts';
 
 const hasDiacritic = (s: string) => /\P{ASCII}/u.test(s);
 const share = <T>(items: readonly T[], test: (item: T) => boolean) => items.filter(test).length / items.length;

@@ -3,7 +3,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CATALOGUE_FILE, FEED_FILE, generateAuRetailerFeed, generateCatalogue, writeDataset } from './index.ts';
+import { generateAuRetailerFeed, generateCatalogue } from './generate.ts';
+import { CATALOGUE_FILE, FEED_FILE, writeDataset } from './write.ts';
 
 const dirs: string[] = [];
 async function tempDir(): Promise<string> {

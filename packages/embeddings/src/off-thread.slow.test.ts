@@ -2,7 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cosine, defaultModelDirectory, EMBEDDING_MODEL_KEY, EmbeddingModelMissingError, loadEmbedder, type Embedder } from './index.ts';
+import { defaultModelDirectory } from './directory.ts';
+import { EMBEDDING_MODEL_KEY } from './model-info.ts';
+import { cosine, EmbeddingModelMissingError, loadEmbedder, type Embedder } from './model.ts';
 import { loadEmbedderOffThread } from './off-thread.ts';
 import { REFERENCE_TEXT, REFERENCE_VECTOR } from './reference-vector.ts';
 

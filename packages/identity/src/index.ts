@@ -1,15 +1,7 @@
-export { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from './password.ts';
-export { RevocationStore, type RevocableClaims, type RevocationStoreOptions } from './revocation.ts';
-export { LoginThrottle, type LoginThrottleOptions, type ThrottleDecision } from './throttle.ts';
-export {
-  IdentityError,
-  MAX_PASSWORD_LENGTH,
-  MIN_PASSWORD_LENGTH,
-  normaliseEmail,
-  UserStore,
-  type User,
-  type UserStoreOptions,
-} from './users.ts';
-export { generateSigningKey, KeyStore, type KeyStoreOptions, type SigningJwk } from './signing-keys.ts';
+export type { ScryptParams } from './password.ts';
+export { RevocationStore, type RevocableClaims } from './revocation.ts';
+export { LoginThrottle } from './throttle.ts';
+export { IdentityError, MIN_PASSWORD_LENGTH, UserStore, type User } from './users.ts';
+export { KeyStore, type SigningJwk } from './signing-keys.ts';
 export { disableUser } from './disable.ts';
-export { GrantStore, type ConnectedApp, type GrantStoreOptions } from './grants.ts';
+export { GrantStore } from './grants.ts';

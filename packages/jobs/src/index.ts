@@ -1,23 +1,6 @@
-export {
-  batchJobId,
-  DEFAULT_JOBS_PREFIX,
-  ENRICHER_NAMES,
-  JOB_NAMES,
-  NIGHTLY_SCHEDULER_ID,
-  QUEUE_NAMES,
-  runIdForJob,
-  type EnricherName,
-} from './names.ts';
-export {
-  BatchResult,
-  EnrichBatchJobData,
-  EnricherCounts,
-  EnrichRunJobData,
-  IngestJobData,
-  type IngestJobInput,
-  RunTrigger,
-} from './payloads.ts';
-export { createRunStore, RunStatus, RunSummary, type BeginResult, type RunPlan, type RunStore } from './run-store.ts';
+export { batchJobId, DEFAULT_JOBS_PREFIX, ENRICHER_NAMES, JOB_NAMES, QUEUE_NAMES, runIdForJob } from './names.ts';
+export { BatchResult, EnrichBatchJobData, EnrichRunJobData, IngestJobData } from './payloads.ts';
+export { createRunStore, RunStatus, RunSummary, type RunStore } from './run-store.ts';
 export {
   batchJobOptions,
   enrichmentQueue,
@@ -27,7 +10,4 @@ export {
   registerNightlySchedule,
   requestEnrichmentRun,
   requestIngest,
-  type FailedBatch,
-  type NightlySchedule,
-  type QueueConnection,
 } from './queues.ts';

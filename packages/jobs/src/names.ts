@@ -17,7 +17,6 @@ export const NIGHTLY_SCHEDULER_ID = 'nightly-enrichment';
 
 /** The enrichers, in the order a batch applies them. */
 export const ENRICHER_NAMES = ['community_taxonomy', 'operator_curated', 'au_retailer_scrape', 'ai_enriched'] as const;
-export type EnricherName = (typeof ENRICHER_NAMES)[number];
 
 /** A run's id is derived from its planning job's id, so a redone planning job finds the same run. */
 export function runIdForJob(jobId: string): string {

@@ -3,7 +3,9 @@ import express from 'express';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { close, listen } from '@fragrance/testkit';
-import { configureMetrics, httpMetrics, metricsRegistry, serveMetrics, type MetricsServer } from './index.ts';
+import { httpMetrics } from './http.ts';
+import { configureMetrics, metricsRegistry } from './registry.ts';
+import { serveMetrics, type MetricsServer } from './server.ts';
 
 const logger = pino({ level: 'silent' });
 

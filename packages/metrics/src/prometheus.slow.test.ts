@@ -9,7 +9,10 @@ import express from 'express';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { close, freePort, listen, REPO_ROOT, waitFor } from '@fragrance/testkit';
-import { configureMetrics, httpMetrics, parseTargets, prometheusConfig, serveMetrics, type MetricsServer } from './index.ts';
+import { httpMetrics } from './http.ts';
+import { parseTargets, prometheusConfig } from './prometheus-config.ts';
+import { configureMetrics } from './registry.ts';
+import { serveMetrics, type MetricsServer } from './server.ts';
 
 const RULES = [join(REPO_ROOT, 'infra/prometheus/rules/*.yml')];
 const script = (...args: string[]) => spawnSync('bash', [join(REPO_ROOT, 'infra/prometheus.sh'), ...args], { encoding: 'utf8' });

@@ -15,8 +15,6 @@ import { redisAddress, reportOutages, type RedisLogger } from './outages.ts';
  */
 export type RedisRole = 'request-path' | 'queue' | 'command';
 
-export const REDIS_ROLES: readonly RedisRole[] = ['request-path', 'queue', 'command'];
-
 /** The variables a role needs, as every config schema names them. */
 export interface RedisClientConfig {
   /** The server; with REDIS_SENTINELS, only its credentials and database are used. */

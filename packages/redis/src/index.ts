@@ -14,22 +14,6 @@
  * - loadLuaScript(file) / scriptCommand(redis, name, script): the one Lua loader (key count from
  *   the file name `name-N.lua`, `--- @include` resolved, registered once per connection).
  */
-export {
-  createRedisClient,
-  DEFAULT_SENTINEL_NAME,
-  REDIS_ROLES,
-  redisOptions,
-  sentinelOptions,
-  waitForRedis,
-  type RedisClientConfig,
-  type RedisRole,
-} from './client.ts';
-export {
-  isRedisConnectionError,
-  isRedisUnavailableError,
-  quietRedisLogger,
-  redisAddress,
-  reportOutages,
-  type RedisLogger,
-} from './outages.ts';
-export { loadLuaScript, scriptCommand, type LuaScript, type ScriptArg } from './scripts.ts';
+export { createRedisClient, waitForRedis, type RedisClientConfig } from './client.ts';
+export { isRedisConnectionError, isRedisUnavailableError, quietRedisLogger } from './outages.ts';
+export { loadLuaScript, scriptCommand, type ScriptArg } from './scripts.ts';

@@ -8,8 +8,7 @@
  * - GET /v1/usage/searches and `ops search report` read the counts back (readSearchReport,
  *   listSearchOwners).
  */
-export { formatSearchOutcome, parseSearchOutcome, SEARCH_OUTCOME_HEADER, type SearchOutcome } from './outcome.ts';
-export { searchText } from './text.ts';
-export { SEARCH_ANALYTICS_CAP, SEARCH_ANALYTICS_KEEP, SEARCH_ANALYTICS_TTL_SECONDS, searchAnalyticsKeys } from './keys.ts';
-export { createSearchRecorder, type SearchRecord, type SearchRecorder, type SearchRecorderOptions } from './recorder.ts';
+export { formatSearchOutcome, parseSearchOutcome, SEARCH_OUTCOME_HEADER } from './outcome.ts';
+export { searchAnalyticsKeys } from './keys.ts';
+export { createSearchRecorder, type SearchRecorder } from './recorder.ts';
 export { listSearchOwners, readSearchReport, type SearchReport } from './report.ts';

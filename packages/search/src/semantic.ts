@@ -343,8 +343,6 @@ export function createSemanticSearch({ client, alias, cursors, embedder }: Seman
   return { run, vectorsReady };
 }
 
-export type SemanticSearch = ReturnType<typeof createSemanticSearch>;
-
 /** Cursors of semantic and hybrid pages are bound to the mode too, so one never continues another mode's list. */
 function cursorFingerprint(params: SearchQuery): string {
   return queryFingerprint({ ...params, search_mode: plannedMode(params, 'x', true) });

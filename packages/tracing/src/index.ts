@@ -3,12 +3,4 @@
  * starts a trace, each service passes `traceparent` on, every log line carries `trace_id`, and
  * spans are exported over OTLP only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
  */
-export {
-  currentTraceId,
-  initTracing,
-  traceContext,
-  traceHeaders,
-  withNewTrace,
-  type Tracing,
-  type TracingSettings,
-} from './trace-context.ts';
+export { currentTraceId, initTracing, traceContext, traceHeaders, withNewTrace } from './trace-context.ts';

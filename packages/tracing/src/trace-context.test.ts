@@ -4,7 +4,7 @@ import express from 'express';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { close, listen } from '@fragrance/testkit';
-import { currentTraceId, traceContext, traceHeaders, withNewTrace } from './index.ts';
+import { currentTraceId, traceContext, traceHeaders, withNewTrace } from './trace-context.ts';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';

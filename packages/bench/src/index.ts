@@ -1,2 +1,0 @@
-export { newLatencyHistogram, runLoad, type LoadOptions, type LoadRequest, type LoadResult } from './load.ts';
-export { pick, seededRandom } from './random.ts';
