@@ -105,7 +105,7 @@ describe('authorization code flow with oauth4webapi', () => {
     expect(tokens.expires_in).toBe(86_400);
     expect(tokens.access_token).toBeTypeOf('string');
     expect(tokens.refresh_token).toBeTypeOf('string');
-    expect(tokens.scope).toBe('catalogue:read');
+    expect(tokens.scope).toBe('offline_access catalogue:read'); // every granted scope; a refresh token is offline access
   });
 
   it('issues a JWT access token for the MCP resource with gid, sub and scope (RFC 9068, RFC 8707)', async () => {

@@ -30,7 +30,7 @@ describe('defaults for clients that send less', () => {
     expect(tokens.body).toMatchObject({
       token_type: 'Bearer',
       expires_in: 86_400,
-      scope: 'catalogue:read',
+      scope: 'offline_access catalogue:read', // the response names every granted scope
     });
     const claims = decodeJwt(tokens.body.access_token as string);
     expect(claims.aud).toBe(auth.resource);

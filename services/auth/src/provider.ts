@@ -10,8 +10,29 @@ import { errorPage } from './views/pages.ts';
 
 /** The one resource scope: read access to the catalogue through the MCP server. */
 export const CATALOGUE_SCOPE = 'catalogue:read';
-/** openid and offline_access are always listed by oidc-provider; the MCP SDK may send them. */
-export const SCOPES = ['openid', 'offline_access', CATALOGUE_SCOPE] as const;
+/**
+ * scopes_supported. openid and offline_access are always listed by oidc-provider and the MCP SDK
+ * may send them; email is the scope of the `email` claim (in the id_token). Each has a line on
+ * the consent page (SCOPE_DESCRIPTIONS in views/pages.ts; a test fails when one lacks it).
+ */
+export const SCOPES = ['openid', 'email', 'offline_access', CATALOGUE_SCOPE] as const;
+
+/**
+ * The `scope` of a token response: every scope granted, not only the access token's. The access
+ * token carries the resource scope; the OIDC scopes (openid, email) went into the id_token; a
+ * refresh token in the response is offline access, also when oidc-provider dropped the
+ * `offline_access` parameter (it keeps it only with prompt=consent) since every client allowed
+ * the refresh_token grant receives one. In the order of SCOPES.
+ */
+export function grantedScopes(parts: { accessToken?: string; oidc?: string; refreshToken: boolean }): string {
+  const granted = new Set(`${parts.accessToken ?? ''} ${parts.oidc ?? ''}`.split(' ').filter(Boolean));
+  if (parts.refreshToken) granted.add('offline_access');
+  return [...granted].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).join(' ');
+}
+const rank = (scope: string) => {
+  const i = (SCOPES as readonly string[]).indexOf(scope);
+  return i === -1 ? SCOPES.length : i;
+};
 
 export interface ProviderOptions {
   /** {mcp_url}: the issuer, with no trailing slash. */
@@ -204,6 +225,23 @@ export function createProvider(options: ProviderOptions): Provider {
   provider.use(async (ctx, next) => {
     await next();
     if (ctx.status === 503 && !ctx.response.get('Retry-After')) ctx.set('Retry-After', String(STORAGE_UNAVAILABLE.retryAfterSeconds));
+  });
+  // The token response names every granted scope (grantedScopes), not only the access token's.
+  provider.use(async (koa, next) => {
+    await next();
+    const ctx = koa as unknown as KoaContextWithOIDC;
+    const body = ctx.body as Record<string, unknown> | undefined;
+    if (ctx.oidc?.route !== 'token' || ctx.status !== 200 || typeof body?.access_token !== 'string') return;
+    const { AuthorizationCode, RefreshToken, Grant } = ctx.oidc.entities;
+    const source = AuthorizationCode ?? RefreshToken;
+    if (!Grant || !source) return;
+    const param = ctx.oidc.params?.scope;
+    const asked = typeof param === 'string' ? new Set(param.split(' ')) : source.scopes;
+    body.scope = grantedScopes({
+      accessToken: typeof body.scope === 'string' ? body.scope : undefined,
+      oidc: Grant.getOIDCScopeFiltered(asked),
+      refreshToken: typeof body.refresh_token === 'string',
+    });
   });
   provider.on('grant.revoked', (_ctx, grantId: string) => logger.info({ grantId }, 'grant revoked'));
   provider.on('server_error', (_ctx, err: Error) => logger.error({ err }, 'oidc-provider server error'));

@@ -2,7 +2,7 @@ import express, { Router, type NextFunction, type Request, type RequestHandler, 
 import type Provider from 'oidc-provider';
 import type { LoginThrottle, UserStore } from '@fragrance/identity';
 import { PayloadTooLargeError, type Logger } from '@fragrance/http';
-import { CATALOGUE_SCOPE } from '../provider.ts';
+import { CATALOGUE_SCOPE, SCOPES } from '../provider.ts';
 import { consentPage, csrfFailedPage, errorPage, loginPage, minutesText, SCOPE_DESCRIPTIONS } from '../views/pages.ts';
 import type { createCsrf } from './csrf.ts';
 import { signIns } from '../metrics.ts';
@@ -69,7 +69,19 @@ export function interactionRoutes(deps: InteractionDeps): Router {
     const client = await provider.Client.find(String(details.params.client_id));
     const clientId = client?.clientId ?? String(details.params.client_id);
     const cimdHost = clientId.startsWith('https://') ? URL.parse(clientId)?.host : undefined;
-    return { name: client?.clientName ?? cimdHost ?? clientId, cimdHost };
+    return { name: client?.clientName ?? cimdHost ?? clientId, cimdHost, refreshes: client?.grantTypeAllowed('refresh_token') ?? false };
+  };
+
+  /**
+   * What the person allows: every supported scope asked for, the catalogue scope (the default),
+   * and offline access whenever the client may refresh (it gets refresh tokens whether or not it
+   * asked). The grant records the same list, /account shows it, the token response names it.
+   */
+  const allowedScopes = (details: Details, refreshes: boolean): string[] => {
+    const asked = new Set(typeof details.params.scope === 'string' ? details.params.scope.split(' ') : []);
+    asked.add(CATALOGUE_SCOPE);
+    if (refreshes) asked.add('offline_access');
+    return SCOPES.filter((s) => asked.has(s));
   };
 
   const renderLogin = async (req: Request, res: Response, details: Details, status = 200, error?: string, email?: string) => {
@@ -90,10 +102,6 @@ export function interactionRoutes(deps: InteractionDeps): Router {
   const renderConsent = async (req: Request, res: Response, details: Details) => {
     const client = await clientOf(details);
     const user = details.session?.accountId ? await users.findById(details.session.accountId) : undefined;
-    const requested = new Set(
-      (typeof details.params.scope === 'string' ? details.params.scope : CATALOGUE_SCOPE).split(' ').filter(Boolean),
-    );
-    requested.add(CATALOGUE_SCOPE);
     sendPage(
       res,
       200,
@@ -105,7 +113,8 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         redirectHost: redirectTarget(details.params.redirect_uri),
         ...(client.cimdHost ? { clientIdHost: client.cimdHost } : {}),
         email: user?.email ?? 'unknown user',
-        scopes: [...requested].filter((s) => SCOPE_DESCRIPTIONS[s]).map((s) => ({ name: s, description: SCOPE_DESCRIPTIONS[s]! })),
+        // A scope without a description is still shown, by its name: nothing released goes unlisted.
+        scopes: allowedScopes(details, client.refreshes).map((s) => ({ name: s, description: SCOPE_DESCRIPTIONS[s] ?? s })),
         resource,
       }),
     );
@@ -194,6 +203,8 @@ export function interactionRoutes(deps: InteractionDeps): Router {
         missingResourceScopes?: Record<string, string[]>;
       };
       if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+      // Shown on the consent page whenever the client may refresh: recorded so /account lists it too.
+      if ((await clientOf(details)).refreshes) grant.addOIDCScope('offline_access');
       if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
       for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
         grant.addResourceScope(indicator, scopes.join(' '));

@@ -117,9 +117,11 @@ ${code}
   );
 }
 
+/** One plain-language line per scope in scopes_supported, on the consent and account pages. */
 export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   'catalogue:read': 'Search and read the fragrance catalogue',
   openid: 'Know who you are (your account identifier)',
+  email: 'See your email address',
   offline_access: 'Keep access while you are away (refresh tokens)',
 };
 
