@@ -105,7 +105,7 @@ const EXACT_NAME_BOOST = 30;
 export const ONE_WORD_NAME_BONUS = 1;
 
 /** Free-text relevance: every word must match somewhere (recallQuery), the name counts most. */
-function textQuery(key: string): estypes.QueryDslQueryContainer {
+function textQuery(key: string): { filter: estypes.QueryDslQueryContainer[]; should: estypes.QueryDslQueryContainer[] } {
   const variants = queryVariants(key);
   const concentration = variants.concentration;
   // The words that name the record: the query without a concentration it names.
@@ -171,52 +171,50 @@ function textQuery(key: string): estypes.QueryDslQueryContainer {
     tier({ match_bool_prefix: { 'search.name': { query: naming, operator: 'and' } } }, 2, 'name_prefix'),
   ];
   return {
-    bool: {
-      // Recall only: how often a word occurs in all the record's text says nothing of relevance.
-      filter: [recallQuery(key)],
-      // Precision: the exact name outranks a name containing the words, which outranks
-      // a match in brand, perfumers, notes or accords.
-      should: [
-        // The whole name (or brand and name) as typed: never lost to the house rule below.
-        ...(oneWord ? [] : [nameTiers[0]!]),
-        { bool: { should: oneWord ? nameTiers : nameTiers.slice(1), must_not: [brandIs] } },
-        { constant_score: { filter: brandIs, boost: BRAND_IS_QUERY_BOOST, _name: BRAND_SIGNAL } },
-        // The brand among the words ("jacomo paradox blue"): a flat 2, however rare the brand's words.
-        // Not for one word: that is a house (brandIs) or a name, never half of both ("vanille", "anna").
-        ...(oneWord
-          ? []
-          : [
-              {
-                constant_score: {
-                  filter: {
-                    bool: {
-                      should: [
-                        { match: { 'search.brand.text': key } },
-                        ...spellings.map((text) => ({ match: { 'search.brand_aliases': text } })),
-                      ],
-                    },
+    // Recall only: how often a word occurs in all the record's text says nothing of relevance.
+    filter: [recallQuery(key)],
+    // Precision: the exact name outranks a name containing the words, which outranks
+    // a match in brand, perfumers, notes or accords.
+    should: [
+      // The whole name (or brand and name) as typed: never lost to the house rule below.
+      ...(oneWord ? [] : [nameTiers[0]!]),
+      { bool: { should: oneWord ? nameTiers : nameTiers.slice(1), must_not: [brandIs] } },
+      { constant_score: { filter: brandIs, boost: BRAND_IS_QUERY_BOOST, _name: BRAND_SIGNAL } },
+      // The brand among the words ("jacomo paradox blue"): a flat 2, however rare the brand's words.
+      // Not for one word: that is a house (brandIs) or a name, never half of both ("vanille", "anna").
+      ...(oneWord
+        ? []
+        : [
+            {
+              constant_score: {
+                filter: {
+                  bool: {
+                    should: [
+                      { match: { 'search.brand.text': key } },
+                      ...spellings.map((text) => ({ match: { 'search.brand_aliases': text } })),
+                    ],
                   },
-                  boost: 2,
-                  _name: 'brand_words',
                 },
+                boost: 2,
+                _name: 'brand_words',
               },
-            ]),
-        // Perfumers, accords and notes only where the name does not match: records sharing a name
-        // ("Citrus", "Amber Oud") tie on text and popularity orders them.
-        {
-          bool: {
-            should: [
-              { match: { 'search.perfumers': { query: key, boost: 2 } } },
-              { match: { 'search.accords.text': { query: key, boost: 2 } } },
-              { match: { 'search.notes.text': { query: key, boost: 1.5 } } },
-            ],
-            must_not: [phrase],
-          },
+            },
+          ]),
+      // Perfumers, accords and notes only where the name does not match: records sharing a name
+      // ("Citrus", "Amber Oud") tie on text and popularity orders them.
+      {
+        bool: {
+          should: [
+            { match: { 'search.perfumers': { query: key, boost: 2 } } },
+            { match: { 'search.accords.text': { query: key, boost: 2 } } },
+            { match: { 'search.notes.text': { query: key, boost: 1.5 } } },
+          ],
+          must_not: [phrase],
         },
-        known,
-        ...(concentration ? [{ term: { concentration: { value: concentration.value, boost: CONCENTRATION_BOOST } } }] : []),
-      ],
-    },
+      },
+      known,
+      ...(concentration ? [{ term: { concentration: { value: concentration.value, boost: CONCENTRATION_BOOST } } }] : []),
+    ],
   };
 }
 
@@ -400,11 +398,10 @@ export function buildSearchQuery(
 
   let query: estypes.QueryDslQueryContainer;
   if (key) {
-    const text = textQuery(key).bool ?? {};
-    const recall = Array.isArray(text.filter) ? text.filter : text.filter ? [text.filter] : [];
+    const text = textQuery(key);
     query = {
       function_score: {
-        query: { bool: { ...text, filter: [...recall, ...filter], must_not: mustNot } },
+        query: { bool: { should: text.should, filter: [...text.filter, ...filter], must_not: mustNot } },
         functions: [{ field_value_factor: { field: 'rating.count', modifier: 'log1p', missing: 0 }, weight: POPULARITY_WEIGHT }],
         score_mode: 'sum',
         boost_mode: 'sum',

@@ -13,7 +13,15 @@ import {
 import { facetsOf, type FacetAggregations } from './facets.ts';
 import { InvalidCursorError, queryFingerprint, type CursorCodec } from './cursor.ts';
 import { queryWords } from './highlight.ts';
-import { attributeQuery, buildSearchQuery, FACET_AGGREGATIONS, NAME_OR_BRAND_SIGNALS, recallQuery, searchFilters } from './query.ts';
+import {
+  attributeQuery,
+  buildSearchQuery,
+  FACET_AGGREGATIONS,
+  matchedQueries,
+  NAME_OR_BRAND_SIGNALS,
+  recallQuery,
+  searchFilters,
+} from './query.ts';
 import { pageFetch, pageHit } from './summary.ts';
 import { EMBEDDING_OBJECT, EMBEDDING_VECTOR_FIELD } from './vectors.ts';
 
@@ -94,8 +102,7 @@ function hitsOf(response: estypes.MsearchResponseItem<never>): LegHit[] {
   return (succeeded(response).hits?.hits ?? []).map((hit) => {
     const id = (hit.fields as { id?: unknown[] } | undefined)?.id?.[0];
     if (typeof id !== 'string') throw new Error('hybrid search leg: a hit without its id doc value');
-    const matched = hit.matched_queries;
-    return { id, index: hit._index, matched: Array.isArray(matched) ? matched : Object.keys(matched ?? {}) };
+    return { id, index: hit._index, matched: matchedQueries(hit) };
   });
 }
 
