@@ -15,3 +15,15 @@ export {
   shutdownTimeout,
   timeZone,
 } from './fields.ts';
+export {
+  CLUSTER_MAX_INSTANCES,
+  CLUSTER_PORTS,
+  clusterInstancePorts,
+  clusterPortUses,
+  DEV_PORTS,
+  devStackPortUses,
+  IMAGES_SMOKE_PORTS,
+  STACK_SERVICES,
+  type PortUse,
+  type StackService,
+} from './ports.ts';

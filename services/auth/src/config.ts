@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  DEV_PORTS,
   host,
   httpUrl,
   logLevel,
@@ -16,17 +17,17 @@ import {
 /** Every variable the auth service reads; documented in docs/configuration.md. */
 export const AuthConfig = z.object({
   HOST: host(),
-  PORT: port(8082),
+  PORT: port(DEV_PORTS.services.auth.http),
   LOG_LEVEL: logLevel(),
   ...redisConnectionFields(),
-  ...observabilityFields(9482),
+  ...observabilityFields(DEV_PORTS.services.auth.metrics),
   /** Key prefix of everything this service writes to Redis. */
   REDIS_PREFIX: redisPrefix(),
   /** Longest wait for one Redis reply before a request fails with 503. */
   REDIS_COMMAND_TIMEOUT_MS: millis(500),
   SHUTDOWN_TIMEOUT_MS: shutdownTimeout(),
   /** Public origin of the edge = the OAuth issuer ({mcp_url}). */
-  MCP_URL: httpUrl().default('http://127.0.0.1:8080'),
+  MCP_URL: httpUrl().default(`http://127.0.0.1:${DEV_PORTS.services.gateway.http}`),
   /** RFC 8707 resource identifier of the MCP server (token audience); default `${MCP_URL}/mcp`. */
   MCP_RESOURCE: httpUrl().optional(),
   ACCESS_TOKEN_TTL_SECONDS: seconds(86_400),

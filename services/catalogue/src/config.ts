@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  DEV_PORTS,
   booleanFlag,
   cacheBytes,
   catalogueAlias,
@@ -25,9 +26,9 @@ const cursorSecret = () =>
 /** Every variable the catalogue service reads; documented in docs/configuration.md. */
 export const CatalogueConfig = z.object({
   HOST: host(),
-  PORT: port(8081),
+  PORT: port(DEV_PORTS.services.catalogue.http),
   LOG_LEVEL: logLevel(),
-  ...observabilityFields(9481),
+  ...observabilityFields(DEV_PORTS.services.catalogue.metrics),
   ELASTICSEARCH_URL: httpUrl().default('http://127.0.0.1:9200'),
   /** Alias searched and read; ingest swaps it between index versions. */
   CATALOGUE_ALIAS: catalogueAlias(),
@@ -35,7 +36,7 @@ export const CatalogueConfig = z.object({
   ELASTICSEARCH_TIMEOUT_MS: millis(5_000),
   SHUTDOWN_TIMEOUT_MS: shutdownTimeout(),
   /** The public {base_url}, advertised in the OpenAPI document's `servers`. */
-  PUBLIC_BASE_URL: httpUrl().default('http://127.0.0.1:8080/v1'),
+  PUBLIC_BASE_URL: httpUrl().default(`http://127.0.0.1:${DEV_PORTS.services.gateway.http}/v1`),
   /**
    * HMAC-SHA256 key signing every `next_cursor`. Required, no default: a guessable key would let
    * clients forge cursors. `npm start` generates and keeps one; tests pass their own.

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DeprecationNotice } from '@fragrance/http';
 import {
+  DEV_PORTS,
   booleanFlag,
   cacheBytes,
   catalogueAlias,
@@ -61,19 +62,19 @@ const deprecations = () =>
 /** Every variable the gateway reads; documented in docs/configuration.md. */
 export const GatewayConfig = z.object({
   HOST: host(),
-  PORT: port(8080),
+  PORT: port(DEV_PORTS.services.gateway.http),
   LOG_LEVEL: logLevel(),
   ...redisConnectionFields(),
-  ...observabilityFields(9480),
+  ...observabilityFields(DEV_PORTS.services.gateway.metrics),
   /** Prefix of every Redis key the gateway reads and writes (apikey:*, quota:*, usage:*). */
   REDIS_PREFIX: redisPrefix(),
   /** Longest wait for one Redis reply before a request fails closed with 503. */
   REDIS_COMMAND_TIMEOUT_MS: millis(500),
-  CATALOGUE_SERVICE_URL: httpUrl().default('http://127.0.0.1:8081'),
+  CATALOGUE_SERVICE_URL: httpUrl().default(`http://127.0.0.1:${DEV_PORTS.services.catalogue.http}`),
   /** When unset, the OAuth routes are not mounted (and not health-checked). */
   AUTH_SERVICE_URL: httpUrl().optional(),
   /** {mcp_url}: the public origin auth and mcp are told they are served at (X-Forwarded-Proto/Host). */
-  MCP_URL: httpUrl().default('http://127.0.0.1:8080'),
+  MCP_URL: httpUrl().default(`http://127.0.0.1:${DEV_PORTS.services.gateway.http}`),
   /** When unset, /mcp is not mounted (and not health-checked). */
   MCP_SERVICE_URL: httpUrl().optional(),
   UPSTREAM_TIMEOUT_MS: millis(10_000),

@@ -1,6 +1,7 @@
 import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import {
+  DEV_PORTS,
   host,
   httpUrl,
   logLevel,
@@ -27,23 +28,23 @@ export const INSPECTOR_ORIGINS = ['http://localhost:6274', 'http://127.0.0.1:627
 /** Every variable the MCP server reads; documented in docs/configuration.md. */
 const McpConfigShape = z.object({
   HOST: host(),
-  PORT: port(8083),
+  PORT: port(DEV_PORTS.services.mcp.http),
   LOG_LEVEL: logLevel(),
   ...redisConnectionFields(),
-  ...observabilityFields(9483),
+  ...observabilityFields(DEV_PORTS.services.mcp.metrics),
   /** Prefix of every Redis key read and written: the auth service's (revoked:*), so its revocations bite here; mcp:* is ours. */
   REDIS_PREFIX: redisPrefix(),
   /** Longest wait for one Redis reply before a request fails with 503. */
   REDIS_COMMAND_TIMEOUT_MS: millis(500),
   SHUTDOWN_TIMEOUT_MS: shutdownTimeout(),
-  CATALOGUE_SERVICE_URL: httpUrl().default('http://127.0.0.1:8081'),
+  CATALOGUE_SERVICE_URL: httpUrl().default(`http://127.0.0.1:${DEV_PORTS.services.catalogue.http}`),
   CATALOGUE_TIMEOUT_MS: millis(5_000),
   /** Public base URL clients reach (the edge). The MCP resource identifier is `${MCP_URL}/mcp`. */
-  MCP_URL: httpUrl().default('http://127.0.0.1:8080'),
+  MCP_URL: httpUrl().default(`http://127.0.0.1:${DEV_PORTS.services.gateway.http}`),
   /** Issuer of the access tokens; defaults to MCP_URL (the authorization server sits behind the same edge). */
   OAUTH_ISSUER: httpUrl().optional(),
   /** Where the signing keys are fetched from; defaults to the auth service's internal JWKS. */
-  AUTH_SERVICE_URL: httpUrl().default('http://127.0.0.1:8082'),
+  AUTH_SERVICE_URL: httpUrl().default(`http://127.0.0.1:${DEV_PORTS.services.auth.http}`),
   JWKS_URL: httpUrl().optional(),
   /** The one JWS algorithm accepted for access tokens (pinned: no algorithm negotiation). */
   ACCESS_TOKEN_ALG: z.enum(['RS256', 'PS256', 'ES256', 'EdDSA']).default('RS256'),

@@ -1,4 +1,5 @@
 import {
+  DEV_PORTS,
   booleanFlag,
   catalogueAlias,
   host,
@@ -24,10 +25,10 @@ export const WorkerConfig = z
   .object({
     HOST: host(),
     /** Health endpoint (GET /health); 0 picks a free port. */
-    PORT: z.coerce.number().int().min(0).max(65535).default(8084),
+    PORT: z.coerce.number().int().min(0).max(65535).default(DEV_PORTS.services.worker.http),
     LOG_LEVEL: logLevel(),
     ...redisConnectionFields(),
-    ...observabilityFields(9484),
+    ...observabilityFields(DEV_PORTS.services.worker.metrics),
     ELASTICSEARCH_URL: httpUrl().default('http://127.0.0.1:9200'),
     CATALOGUE_ALIAS: catalogueAlias(),
     /** BullMQ key prefix; run summaries live under it too. */

@@ -3,15 +3,15 @@
 // figures over that window.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
-import { httpUrl, parseConfig } from '@fragrance/config';
+import { DEV_PORTS, httpUrl, parseConfig, STACK_SERVICES } from '@fragrance/config';
 import { histogramQuantile, parsePrometheusText, parseTargets, type Sample, type ScrapeTarget } from '@fragrance/metrics';
 import { parseOptions, UsageError, type Command, type CommandContext } from '../command.ts';
 
 /** The default metrics ports (docs/observability.md), as `npm start` runs the stack. */
-const DEFAULT_TARGETS = 'gateway=127.0.0.1:9480,catalogue=127.0.0.1:9481,auth=127.0.0.1:9482,mcp=127.0.0.1:9483,worker=127.0.0.1:9484';
+const DEFAULT_TARGETS = STACK_SERVICES.map((service) => `${service}=127.0.0.1:${DEV_PORTS.services[service].metrics}`).join(',');
 
 export const StatusConfig = z.object({
-  PROMETHEUS_URL: httpUrl().default('http://127.0.0.1:9090'),
+  PROMETHEUS_URL: httpUrl().default(`http://127.0.0.1:${DEV_PORTS.prometheus}`),
   /** service=host:port,… scraped directly when Prometheus does not answer. */
   METRICS_TARGETS: z.string().default(DEFAULT_TARGETS),
 });
