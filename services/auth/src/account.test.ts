@@ -1,6 +1,7 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FormUser, parseForms, testRedis, type Page, type TestRedis } from '@fragrance/testkit';
+import { signIns } from './metrics.ts';
 import { authorizeUrl, exchange, obtainCode, pkcePair, registerClient, token } from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
 
@@ -72,7 +73,7 @@ describe('/account', () => {
     for (let i = 0; i < 3; i++) expect((await signIn(browser, guesser)).status).toBe(401);
     const blocked = await signIn(browser, { ...guesser, password: 'the real long password' });
     expect(blocked.status).toBe(429);
-    expect(blocked.body).toContain('Too many failed attempts');
+    expect(blocked.body).toContain('Too many failed sign-ins');
   });
 
   it('lists the connected apps; Disconnect revokes that app at once and leaves the other working', async () => {
@@ -169,5 +170,69 @@ describe('/account', () => {
     const late = await elsewhere.request(`${auth.issuer}/account/sign-out`, { form: { csrf: 'whatever' } });
     expect(late.status).toBe(303);
     expect(late.location).toBe(`${auth.issuer}/account`);
+  });
+
+  it('keeps its session in Redis behind an httpOnly, SameSite=Lax cookie on /account, a new id at each sign-in, gone at sign-out', async () => {
+    const who = { email: 'session.cookie@example.com', password: 'a long session password' };
+    await auth.users.create(who.email, who.password);
+    const browser = new FormUser(auth.issuer);
+    // A session id planted before sign-in (fixation) is not the one signed in.
+    await browser.request(`${auth.issuer}/account`);
+    const page = await browser.request(`${auth.issuer}/account`);
+    const form = parseForms(page.body, page.url).find((f) => f.action.endsWith('/account/sign-in'))!;
+    const response = await fetch(form.action, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: `${browser.cookieHeader()}; fcs_account=s%3Aplanted.by-an-attacker`,
+      },
+      body: new URLSearchParams({ ...Object.fromEntries(form.fields), ...who }).toString(),
+    });
+    expect(response.status).toBe(303);
+    const cookie = response.headers.getSetCookie().find((c) => c.startsWith('fcs_account='))!;
+    expect(cookie).toMatch(/; Path=\/account;/);
+    expect(cookie).toMatch(/; HttpOnly/);
+    expect(cookie).toMatch(/; SameSite=Lax/);
+    expect(cookie).not.toContain('planted');
+
+    // Each sign-in gets a new session id; the previous one no longer exists in Redis.
+    const sessionId = () => {
+      const value = /fcs_account=([^;]+)/.exec(browser.cookieHeader())?.[1];
+      return value ? decodeURIComponent(value).slice('s:'.length).split('.')[0]! : undefined;
+    };
+    const signInForm = parseForms(page.body, page.url).find((f) => f.action.endsWith('/account/sign-in'))!;
+    const post = () => browser.request(signInForm.action, { form: { ...Object.fromEntries(signInForm.fields), ...who } });
+    expect((await post()).status).toBe(303);
+    const first = sessionId()!;
+    expect(await t.redis.exists(`${t.prefix}account:session:${first}`)).toBe(1);
+    expect((await post()).status).toBe(303);
+    const second = sessionId()!;
+    expect(second).not.toBe(first);
+    expect(await t.redis.exists(`${t.prefix}account:session:${first}`)).toBe(0);
+    expect(await t.redis.exists(`${t.prefix}account:session:${second}`)).toBe(1);
+
+    // Sign-out ends the session in Redis: the cookie presented again is signed out.
+    const stolen = browser.cookieHeader();
+    const out = await submit(browser, '/account/sign-out');
+    expect(out.location).toBe(`${auth.issuer}/account?done=signed-out`);
+    expect(await t.redis.exists(`${t.prefix}account:session:${second}`)).toBe(0);
+    const replay = await fetch(`${auth.issuer}/account`, { headers: { cookie: stolen } });
+    expect(await replay.text()).toContain('action="/account/sign-in"');
+  });
+
+  it('counts its sign-ins in auth_sign_ins_total, as the consent pages do', async () => {
+    const count = async (result: string) => (await signIns.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
+    const who = { email: 'counted@example.com', password: 'a long counted password' };
+    await auth.users.create(who.email, who.password);
+    const [success, failed] = [await count('success'), await count('failed')];
+    const browser = new FormUser(auth.issuer);
+    expect((await signIn(browser, { ...who, password: 'not the right one' })).status).toBe(401);
+    expect((await signIn(browser, who)).status).toBe(303);
+    expect(await count('failed')).toBe(failed + 1);
+    expect(await count('success')).toBe(success + 1);
+    // The consent pages' sign-in goes through the same flow and counter.
+    await connect('Counted App', who);
+    expect(await count('success')).toBe(success + 2);
   });
 });

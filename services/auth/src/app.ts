@@ -19,11 +19,12 @@ import type { CimdFetchOptions } from './cimd.ts';
 import { STORAGE_UNAVAILABLE } from './adapter.ts';
 import { observeProvider } from './metrics.ts';
 import { createProvider } from './provider.ts';
-import { accountRoutes } from './routes/account.ts';
+import { accountRoutes, sendAccountPage } from './routes/account.ts';
 import { corsRoutes } from './routes/cors.ts';
 import { createCsrf } from './routes/csrf.ts';
 import { healthRoutes } from './routes/health.ts';
-import { interactionRoutes } from './routes/interaction.ts';
+import { interactionRoutes, sendPage } from './routes/interaction.ts';
+import { createSignIn } from './routes/sign-in.ts';
 import { CLIENT_LIMITS } from './client-limits.ts';
 import { defaultScope, registrationBodyLimit, registrationGuard, tokenRevocation } from './routes/oauth-edges.ts';
 import { ASSETS_PATH } from './views/pages.ts';
@@ -151,14 +152,17 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
     );
   });
   app.use(ASSETS_PATH, express.static(ASSETS_DIR, { maxAge: '1h', index: false, fallthrough: false }));
+  // One sign-in flow, on two pages, each with its own CSRF cookie path and page headers.
+  const interactionCsrf = createCsrf(cookieKeys[0]!, secure);
+  const accountCsrf = createCsrf(cookieKeys[0]!, secure, '/account');
+  const signIn = (csrf: typeof accountCsrf, send: typeof sendPage) => createSignIn({ users, throttle, csrf, logger, send });
   app.use(
     interactionRoutes({
       provider,
       users,
-      throttle,
-      csrf: createCsrf(cookieKeys[0]!, secure),
+      signIn: signIn(interactionCsrf, sendPage),
+      csrf: interactionCsrf,
       resource: deps.resource,
-      logger,
     }),
   );
   app.use(
@@ -167,8 +171,9 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
       prefix,
       users,
       grants,
-      throttle,
-      csrf: createCsrf(cookieKeys[0]!, secure, '/account'),
+      signIn: signIn(accountCsrf, sendAccountPage),
+      csrf: accountCsrf,
+      cookieKeys,
       sessionTtlSeconds: deps.ttl.session,
       secure,
       logger,

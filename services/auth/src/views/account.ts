@@ -1,7 +1,7 @@
 /**
- * The account page (`/account`): sign in, the apps the person connected with Disconnect, change
- * password, sign out. Server-rendered like the sign-in and consent pages: no script, one
- * stylesheet, every interpolated value through `esc`.
+ * The account page (`/account`): the apps the person connected with Disconnect, change password,
+ * sign out (its sign-in form is `signInPage`). Server-rendered like the consent pages: no script,
+ * one stylesheet, every interpolated value through `esc`.
  */
 import { esc, layout, SCOPE_DESCRIPTIONS } from './pages.ts';
 
@@ -31,25 +31,6 @@ function notice(key: string | undefined): string {
 
 function alert(error: string | undefined, id: string): string {
   return error ? `<p class="error" role="alert" id="${id}">${esc(error)}</p>` : '';
-}
-
-export function accountSignInPage(view: { action: string; csrf: string; email?: string; error?: string; notice?: string }): string {
-  const described = view.error ? ' aria-describedby="login-error"' : '';
-  return layout(
-    'Your account',
-    `<h1>Your account</h1>
-<p class="lead">Sign in to see the apps you connected, disconnect them, or change your password.</p>
-${notice(view.notice)}
-${alert(view.error, 'login-error')}
-<form class="login" method="post" action="${esc(view.action)}" novalidate>
-<input type="hidden" name="csrf" value="${esc(view.csrf)}">
-<label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required autofocus value="${esc(view.email)}"${described}>
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${described}>
-<button type="submit" class="primary">Sign in</button>
-</form>`,
-  );
 }
 
 export interface AccountView {

@@ -36,21 +36,31 @@ ${body}
 `;
 }
 
-export interface LoginView {
+export interface SignInView {
+  /** The page title and its heading. */
+  title: string;
+  /** The line under the heading; `app`, when given, follows it in bold ("to continue to <app>"). */
+  lead: string;
+  app?: string;
   action: string;
   csrf: string;
-  clientName: string;
   email?: string;
   error?: string;
+  /** A fixed message after an earlier action (signed out, …), shown as a status. */
+  notice?: string;
 }
 
-export function loginPage(view: LoginView): string {
+/** The one sign-in form: the consent interaction's and the account page's. */
+export function signInPage(view: SignInView): string {
   const error = view.error ? `<p class="error" role="alert" id="login-error">${esc(view.error)}</p>` : '';
+  const notice = view.notice ? `<p class="notice" role="status">${esc(view.notice)}</p>` : '';
   const described = view.error ? ' aria-describedby="login-error"' : '';
+  const app = view.app === undefined ? '' : ` <strong>${esc(view.app)}</strong>`;
   return layout(
-    'Sign in',
-    `<h1>Sign in</h1>
-<p class="lead">to continue to <strong>${esc(view.clientName)}</strong></p>
+    view.title,
+    `<h1>${esc(view.title)}</h1>
+<p class="lead">${esc(view.lead)}${app}</p>
+${notice}
 ${error}
 <form class="login" method="post" action="${esc(view.action)}" novalidate>
 <input type="hidden" name="csrf" value="${esc(view.csrf)}">
