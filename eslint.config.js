@@ -97,11 +97,18 @@ export default tseslint.config(
     },
   },
   // `npm test` lints every package in one process (LINT_WORKSPACE=1) against the root
-  // tsconfig.json: one TypeScript program for the workspace instead of one per package.
+  // tsconfig.json: one TypeScript program for the workspace instead of one per package, plus the
+  // storefront page's browser program (DOM lib), which the root one leaves out.
   ...(process.env.LINT_WORKSPACE === '1'
     ? [
         {
-          languageOptions: { parserOptions: { projectService: false, project: ['./tsconfig.json'], tsconfigRootDir: import.meta.dirname } },
+          languageOptions: {
+            parserOptions: {
+              projectService: false,
+              project: ['./tsconfig.json', './examples/storefront/src/page/tsconfig.json'],
+              tsconfigRootDir: import.meta.dirname,
+            },
+          },
         },
       ]
     : []),

@@ -55,7 +55,9 @@ prettier --check --log-level warn .
 status=0
 echo "typecheck: tsc -p tsconfig.json"
 tsc -p tsconfig.json || status=1
+# The storefront's page runs in browsers: a second program with the DOM lib (and no Node types).
+tsc -p examples/storefront/src/page/tsconfig.json || status=1
 echo "lint: eslint (workspace)"
-LINT_WORKSPACE=1 eslint packages/*/src services/*/src services/mcp/scripts services/mcp/test examples/src infra/k8s/src scripts || status=1
+LINT_WORKSPACE=1 eslint packages/*/src services/*/src services/mcp/scripts services/mcp/test examples/src examples/storefront/src infra/k8s/src scripts || status=1
 turbo run test --concurrency=2 --continue --output-logs=new-only "$@" || status=1
 exit "$status"

@@ -1,0 +1,3 @@
+import { defineIntegrationConfig } from '@fragrance/testkit/vitest';
+
+export default defineIntegrationConfig();
