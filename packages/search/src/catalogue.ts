@@ -2,23 +2,17 @@ import { createHash } from 'node:crypto';
 import { errors, type Client, type estypes } from '@elastic/elasticsearch';
 import type { FragranceDetail, SearchHit, SearchQuery, SearchResponse, SimilarFragrance } from '@fragrance/contracts';
 import { createCursorCodec, type CursorKeys } from './cursor.ts';
-import { HELPER_OBJECTS, SEARCH_OBJECT } from './mapping.ts';
+import { HELPER_OBJECTS } from './mapping.ts';
 import { queryWords } from './highlight.ts';
 import { queryKey } from './normalise.ts';
 import { buildSearchQuery, describesAttributes, KNOWN_ITEM_SIGNAL, matchedQueries, WHOLE_NAME_SIGNAL } from './query.ts';
 import { RELAX_BELOW, relaxQuery, type Relaxation } from './relax.ts';
 import { DID_YOU_MEAN_BELOW, didYouMean } from './spellcheck.ts';
 import { facetsOf, type FacetAggregations } from './facets.ts';
-import {
-  buildSimilarQuery,
-  similarFragrances,
-  SIMILAR_SOURCE_FIELDS,
-  type Rarity,
-  type SimilarFilters,
-  type SimilarSource,
-} from './similar.ts';
+import { buildSimilarQuery, similarFragrances, SIMILAR_SOURCE_FIELDS, type SimilarFilters, type SimilarSource } from './similar.ts';
 import { createSemanticSearch, plannedMode, type QueryEmbedder } from './semantic.ts';
 import { cursorValuesOf } from './sort.ts';
+import { createTermRarity } from './term-rarity.ts';
 import { pageHit } from './summary.ts';
 
 /** Trims search responses to what a page needs (less JSON to move and parse). */
@@ -64,6 +58,7 @@ export function createCatalogueRepository({
   embedder?: QueryEmbedder | undefined;
 }): CatalogueRepository {
   const cursors = createCursorCodec(cursorKeys);
+  const rarities = createTermRarity(client);
   const semantic = embedder ? createSemanticSearch({ client, alias, cursors, embedder }) : undefined;
 
   /** One lexical page for the folded words `key`, and whether the query's best hit names a known item. */
@@ -172,47 +167,25 @@ export function createCatalogueRepository({
   }
 
   async function similar(id: string, limit: number, filters: SimilarFilters = {}): Promise<SimilarFragrance[] | undefined> {
-    let source: SimilarSource | undefined;
-    let rarity: Rarity;
+    let doc: estypes.GetGetResult<SimilarSource>;
     try {
-      // The source and how rare its notes and accords are (document frequencies), side by side.
-      const [doc, vectors] = await Promise.all([
-        client.get<SimilarSource>({ index: alias, id, _source_includes: SIMILAR_SOURCE_FIELDS }),
-        client.termvectors({
-          index: alias,
-          id,
-          fields: [`${SEARCH_OBJECT}.notes`, `${SEARCH_OBJECT}.accords`],
-          term_statistics: true,
-          field_statistics: true,
-          positions: false,
-          offsets: false,
-          payloads: false,
-        }),
-      ]);
-      source = doc.found ? doc._source : undefined;
-      rarity = rarityOf(vectors);
+      doc = await client.get<SimilarSource>({ index: alias, id, _source_includes: SIMILAR_SOURCE_FIELDS });
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
     }
+    const source = doc.found ? doc._source : undefined;
     if (!source) return undefined;
-    const response = await client.search<never>(
-      { index: alias, ...buildSimilarQuery(id, source, limit, filters) },
-      { querystring: { filter_path: 'hits.hits.fields,hits.hits.matched_queries' } },
-    );
+    const table = rarities.tableOf(doc._index);
+    const [rarity, response] = await Promise.all([
+      table ?? rarities.ofRecord(doc._index, id),
+      client.search<never>(
+        { index: alias, ...buildSimilarQuery(id, source, limit, filters) },
+        { querystring: { filter_path: 'hits.hits.fields,hits.hits.matched_queries' } },
+      ),
+    ]);
     return similarFragrances(response.hits?.hits ?? [], source, rarity, limit);
   }
 
   return { search, get, similar };
-}
-
-/** Document frequencies of a record's notes and accords from a term vectors response. */
-function rarityOf(response: estypes.TermvectorsResponse): Rarity {
-  const frequency = new Map<string, number>();
-  let documents = 1;
-  for (const field of Object.values(response.term_vectors ?? {})) {
-    documents = Math.max(documents, field.field_statistics?.doc_count ?? 0);
-    for (const [term, stats] of Object.entries(field.terms ?? {})) frequency.set(term, stats.doc_freq ?? 1);
-  }
-  return { documents, frequency };
 }

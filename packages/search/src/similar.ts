@@ -33,8 +33,10 @@ export const SIMILAR_SOURCE_FIELDS = [
 export interface Rarity {
   /** Records in the catalogue (with the field). */
   documents: number;
-  /** Folded note or accord → how many records have it. */
-  frequency: ReadonlyMap<string, number>;
+  /** Folded note → how many records have it. */
+  notes: ReadonlyMap<string, number>;
+  /** Folded accord → how many records have it (an accord and a note may share a word: "cinnamon"). */
+  accords: ReadonlyMap<string, number>;
 }
 
 /**
@@ -194,7 +196,8 @@ interface Term {
   weight: number;
 }
 
-const idf = (rarity: Rarity, key: string) => Math.log(1 + rarity.documents / Math.max(1, rarity.frequency.get(key) ?? 1));
+const idf = (rarity: Rarity, field: 'notes' | 'accords', key: string) =>
+  Math.log(1 + rarity.documents / Math.max(1, rarity[field].get(key) ?? 1));
 const byRarity = (a: Term, b: Term) => b.weight - a.weight || a.display.localeCompare(b.display);
 
 /** F1 of rarity-weighted coverage of the source's terms and the share of the candidate's terms that are shared. */
@@ -264,11 +267,11 @@ export function similarFragrances(
       if (!tierOf.has(key)) tierOf.set(key, tier);
       if (!noteDisplay.has(key)) noteDisplay.set(key, note);
     }
-  const sourceNotes: Term[] = [...noteDisplay].map(([key, display]) => ({ key, display, weight: idf(rarity, key) }));
+  const sourceNotes: Term[] = [...noteDisplay].map(([key, display]) => ({ key, display, weight: idf(rarity, 'notes', key) }));
   const sourceAccords: Term[] = [...new Map((source.accords ?? []).map((a) => [foldKey(a), a]))].map(([key, display]) => ({
     key,
     display,
-    weight: idf(rarity, key) * (main.has(key) ? MAIN_ACCORD_WEIGHT : 1),
+    weight: idf(rarity, 'accords', key) * (main.has(key) ? MAIN_ACCORD_WEIGHT : 1),
   }));
   const sourceHasVector = Boolean(source.embedding?.vector?.length);
   const vectorScores = hits.map((hit) => {
@@ -312,7 +315,7 @@ export function similarFragrances(
       shared_main_accords: sharedAccords.filter((t) => main.has(t.key)).map((t) => t.display),
       shared_accords: sharedAccords.filter((t) => !main.has(t.key)).map((t) => t.display),
       // Rarity alone (a main accord's double weight is for closeness, not for what is telling).
-      distinctive: [...sharedNotes, ...sharedAccords.map((t) => ({ ...t, weight: idf(rarity, t.key) }))]
+      distinctive: [...sharedNotes, ...sharedAccords.map((t) => ({ ...t, weight: idf(rarity, 'accords', t.key) }))]
         .sort(byRarity)
         .filter((t, i, all) => all.findIndex((u) => u.display === t.display) === i)
         .slice(0, 3)
