@@ -51,6 +51,19 @@ describe('response cache (in process)', () => {
     expect((await cache.get('k', 'g2', () => Promise.reject(new Error('not called')))).response?.body.length).toBe(20);
   });
 
+  it('peeks at the answer held under any generation, and keeps it when recomputing it fails', async () => {
+    const cache = createResponseCache({ maxBytes: 1_000_000 });
+    expect(cache.peek('k')).toBeUndefined();
+    const before = Date.now();
+    await cache.get('k', 'g1', () => Promise.resolve(answer(10)));
+    const held = cache.peek('k');
+    expect([held?.generation, held?.response.body.length]).toEqual(['g1', 10]);
+    expect(held?.storedAt).toBeGreaterThanOrEqual(before);
+    // Elasticsearch failing under a new generation: the old answer stays for the caller to judge.
+    await expect(cache.get('k', 'g2', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+    expect(cache.peek('k')?.generation).toBe('g1');
+  });
+
   it('counts a relayed answer’s headers against the bound', async () => {
     const withHeaders = createResponseCache({ maxBytes: 10_000 });
     const headers = { 'content-type': 'application/json; charset=utf-8', 'x-padding': 'p'.repeat(1_000) };

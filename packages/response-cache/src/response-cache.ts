@@ -31,6 +31,14 @@ export interface CacheLookup {
   outcome: CacheOutcome;
 }
 
+/** An answer as held, whatever its generation (for stale-if-error: ResponseCache.peek). */
+export interface HeldResponse {
+  generation: string;
+  response: CachedResponse;
+  /** When it was computed (ms since the epoch). */
+  storedAt: number;
+}
+
 export interface ResponseCache {
   /**
    * The cached answer for `key` under `generation`, else `compute`'s (stored when defined,
@@ -39,15 +47,17 @@ export interface ResponseCache {
    * (not found).
    */
   get: (key: string, generation: string, compute: () => Promise<CachedResponse | undefined>) => Promise<CacheLookup>;
+  /**
+   * The answer held for `key` under whatever generation it was computed, without computing or
+   * touching its recency: the caller decides whether it may still be served (stale-if-error).
+   */
+  peek: (key: string) => HeldResponse | undefined;
   /** Bytes held now (bodies, keys and per-entry overhead); never above maxBytes. */
   readonly bytes: number;
   readonly entries: number;
 }
 
-interface Entry {
-  generation: string;
-  response: CachedResponse;
-}
+type Entry = HeldResponse;
 
 /**
  * An in-process LRU bounded in bytes (lru-cache's maxSize), with one computation per missing key.
@@ -72,7 +82,7 @@ export function createResponseCache({ maxBytes }: { maxBytes: number }): Respons
     const computing = compute()
       .then((response) => {
         // An answer larger than the whole cache is simply not kept (lru-cache skips it).
-        if (response) lru.set(key, { generation, response });
+        if (response) lru.set(key, { generation, response, storedAt: Date.now() });
         return response;
       })
       .finally(() => inFlight.delete(flightKey));
@@ -83,6 +93,7 @@ export function createResponseCache({ maxBytes }: { maxBytes: number }): Respons
 
   return {
     get,
+    peek: (key) => lru.peek(key),
     get bytes() {
       return lru.calculatedSize;
     },

@@ -2,10 +2,10 @@ import type { Client } from '@elastic/elasticsearch';
 import express, { type Express } from 'express';
 import { Lifecycle, notFoundHandler, probeRoutes, problemHandler, requestLogger, type Logger } from '@fragrance/http';
 import { httpMetrics } from '@fragrance/metrics';
-import { createResponseCache, type GenerationStore } from '@fragrance/response-cache';
+import { createResponseCache, readCatalogueGeneration, type GenerationStore } from '@fragrance/response-cache';
 import { createCatalogueRepository, createDiscoveryRepository, type QueryEmbedder } from '@fragrance/search';
 import { generationSource, type GenerationSubscriber } from './cache/generation.ts';
-import { createResponder } from './cache/responder.ts';
+import { createResponder, type ResponderCache } from './cache/responder.ts';
 import { traceContext } from '@fragrance/tracing';
 import type { CatalogueConfig } from './config.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
@@ -50,9 +50,11 @@ export function buildApp({
   app.set('etag', false);
   app.use(traceContext(), httpMetrics());
   app.use(requestLogger(logger));
+  const cache = redis && config.RESPONSE_CACHE_MAX_BYTES > 0 ? responderCache(config, elasticsearch, redis, subscriber, logger) : undefined;
   app.use(healthRoutes(elasticsearch));
+  const searchable = elasticsearchCheck(elasticsearch, config.CATALOGUE_ALIAS);
   app.use(
-    probeRoutes({ lifecycle, required: { elasticsearch: elasticsearchCheck(elasticsearch, config.CATALOGUE_ALIAS) }, timeoutMs: 1_000 }),
+    probeRoutes({ lifecycle, required: { elasticsearch: cache ? orServingStale(searchable, cache) : searchable }, timeoutMs: 1_000 }),
   );
   app.use(openApiRoutes(config.PUBLIC_BASE_URL));
   const repository = createCatalogueRepository({
@@ -61,21 +63,6 @@ export function buildApp({
     cursorKeys: { current: config.CURSOR_SECRET, previous: config.CURSOR_SECRET_PREVIOUS },
     embedder,
   });
-  let cache;
-  if (redis && config.RESPONSE_CACHE_MAX_BYTES > 0) {
-    const responses = createResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES });
-    observeResponseCache(responses);
-    const scope = { prefix: config.JOBS_PREFIX, alias: config.CATALOGUE_ALIAS };
-    const generation = generationSource({
-      elasticsearch,
-      redis,
-      ...(subscriber ? { subscriber } : {}),
-      scope,
-      logger,
-      checkMs: config.RESPONSE_CACHE_GENERATION_CHECK_MS,
-    });
-    cache = { responses, generation: generation.current, scope };
-  }
   // Before the detail route, which would read `export` as an id.
   app.use(exportRoutes(elasticsearch, config.CATALOGUE_ALIAS, logger));
   app.use(fragranceRoutes(repository, createResponder(cache), logger));
@@ -83,4 +70,51 @@ export function buildApp({
   app.use(notFoundHandler);
   app.use(problemHandler);
   return app;
+}
+
+/** The response cache, its generation and its stale-if-error window. */
+function responderCache(
+  config: CatalogueConfig,
+  elasticsearch: Client,
+  redis: GenerationStore,
+  subscriber: GenerationSubscriber | undefined,
+  logger: Logger,
+): ResponderCache {
+  const responses = createResponseCache({ maxBytes: config.RESPONSE_CACHE_MAX_BYTES });
+  observeResponseCache(responses);
+  const scope = { prefix: config.JOBS_PREFIX, alias: config.CATALOGUE_ALIAS };
+  const generation = generationSource({
+    elasticsearch,
+    redis,
+    ...(subscriber ? { subscriber } : {}),
+    scope,
+    logger,
+    checkMs: config.RESPONSE_CACHE_GENERATION_CHECK_MS,
+  });
+  return {
+    responses,
+    generation: generation.current,
+    lastKnown: generation.lastKnown,
+    counter: () => readCatalogueGeneration(redis, scope),
+    scope,
+    staleIfErrorMs: config.RESPONSE_CACHE_STALE_IF_ERROR_SECONDS * 1_000,
+  };
+}
+
+/**
+ * Readiness while Elasticsearch fails: an instance that can still answer from its cache
+ * (stale-if-error, within the window since the generation was last confirmed) stays in the load
+ * balancer; when Elasticsearch is down every instance is in the same state, and taking them all
+ * out would turn cached answers into 503s from the balancer.
+ */
+function orServingStale(check: () => Promise<void>, cache: ResponderCache): () => Promise<void> {
+  return async () => {
+    try {
+      await check();
+    } catch (error) {
+      const known = cache.lastKnown();
+      if (cache.staleIfErrorMs > 0 && cache.responses.entries > 0 && known && Date.now() - known.at <= cache.staleIfErrorMs) return;
+      throw error;
+    }
+  };
 }

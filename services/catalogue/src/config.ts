@@ -34,6 +34,14 @@ export const CatalogueConfig = z.object({
   CATALOGUE_ALIAS: catalogueAlias(),
   /** Longest wait for one Elasticsearch request. */
   ELASTICSEARCH_TIMEOUT_MS: millis(5_000),
+  /** Consecutive failed Elasticsearch requests (no answer, timeout, 5xx) that open the circuit breaker. */
+  ELASTICSEARCH_BREAKER_THRESHOLD: z.coerce
+    .number({ error: 'must be a whole number of requests' })
+    .int({ error: 'must be a whole number of requests' })
+    .min(1, { error: 'must be at least 1' })
+    .default(5),
+  /** How long the open breaker refuses every request before it lets one through as a probe. */
+  ELASTICSEARCH_BREAKER_HALF_OPEN_MS: millis(2_000),
   SHUTDOWN_TIMEOUT_MS: shutdownTimeout(),
   /** The public {base_url}, advertised in the OpenAPI document's `servers`. */
   PUBLIC_BASE_URL: httpUrl().default(`http://127.0.0.1:${DEV_PORTS.services.gateway.http}/v1`),
@@ -65,6 +73,17 @@ export const CatalogueConfig = z.object({
    * seen at once).
    */
   RESPONSE_CACHE_GENERATION_CHECK_MS: millis(1_000),
+  /**
+   * stale-if-error (RFC 5861): while Elasticsearch fails, a cached answer of the last generation
+   * confirmed current is served for this long after that confirmation, marked with Age and
+   * Cache-Status; 0 turns it off.
+   */
+  RESPONSE_CACHE_STALE_IF_ERROR_SECONDS: z.coerce
+    .number({ error: 'must be a whole number of seconds' })
+    .int({ error: 'must be a whole number of seconds' })
+    .min(0, { error: 'must be at least 0 (0 turns it off)' })
+    .max(86_400, { error: 'must be at most 86400 (a day)' })
+    .default(300),
 });
 export type CatalogueConfig = z.infer<typeof CatalogueConfig>;
 

@@ -1,6 +1,7 @@
 import { Client, errors, Transport, type TransportRequestOptions, type TransportRequestParams } from '@elastic/elasticsearch';
 import { Counter, Histogram } from '@fragrance/metrics';
 import { currentTraceId } from '@fragrance/tracing';
+import type { ElasticsearchBreaker } from './breaker.ts';
 
 export const elasticsearchDuration = new Histogram({
   name: 'catalogue_elasticsearch_duration_seconds',
@@ -53,13 +54,28 @@ export interface ElasticsearchSettings {
   ELASTICSEARCH_TIMEOUT_MS: number;
 }
 
-/** One client for the process: its keep-alive connection pool is reused by every request. */
-export function createElasticsearchClient(config: ElasticsearchSettings): Client {
+/** A transport whose every request (its retry included) runs through the breaker. */
+function breakerTransport(breaker: ElasticsearchBreaker): typeof TracedTransport {
+  return class BreakerTransport extends TracedTransport {
+    override request(params: TransportRequestParams, options: TransportRequestOptions = {}): Promise<never> {
+      return breaker.run((signal) =>
+        super.request(params, { ...options, signal: options.signal ? AbortSignal.any([options.signal, signal]) : signal }),
+      );
+    }
+  };
+}
+
+/**
+ * One client for the process: its keep-alive connection pool is reused by every request. With a
+ * breaker, every request goes through it (searches, gets, the alias read of the response cache's
+ * generation, readiness), so a frozen or stopped Elasticsearch is answered at once once it opened.
+ */
+export function createElasticsearchClient(config: ElasticsearchSettings, breaker?: ElasticsearchBreaker): Client {
   return new Client({
     node: config.ELASTICSEARCH_URL,
     maxRetries: 1,
     requestTimeout: config.ELASTICSEARCH_TIMEOUT_MS,
     compression: false,
-    Transport: TracedTransport,
+    Transport: breaker ? breakerTransport(breaker) : TracedTransport,
   });
 }

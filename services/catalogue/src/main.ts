@@ -4,6 +4,7 @@ import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/
 import { createRedisClient } from '@fragrance/redis';
 import { initTracing } from '@fragrance/tracing';
 import { buildApp } from './app.ts';
+import { createElasticsearchBreaker } from './breaker.ts';
 import { createElasticsearchClient } from './elasticsearch.ts';
 import { loadConfig } from './config.ts';
 
@@ -11,7 +12,13 @@ const config = loadConfig(process.env);
 configureMetrics({ service: 'catalogue', enabled: config.METRICS_ENABLED });
 const tracing = initTracing({ service: 'catalogue', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
 const logger = createLogger('catalogue', config.LOG_LEVEL);
-const elasticsearch = createElasticsearchClient(config);
+// Every Elasticsearch request goes through the breaker: a frozen or stopped cluster is answered
+// at once (503, or a stale cached answer) once it opened, not after each request's timeout.
+const breaker = createElasticsearchBreaker(
+  { threshold: config.ELASTICSEARCH_BREAKER_THRESHOLD, halfOpenAfterMs: config.ELASTICSEARCH_BREAKER_HALF_OPEN_MS },
+  logger,
+);
+const elasticsearch = createElasticsearchClient(config, breaker);
 
 const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
 observeDependencies({ elasticsearch: () => elasticsearch.ping({}, { requestTimeout: 1_000 }) });

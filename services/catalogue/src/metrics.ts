@@ -18,5 +18,17 @@ export const responseCacheLookups = new Counter({
   labelNames: ['route', 'outcome'] as const,
 });
 
+/**
+ * Requests whose Elasticsearch query failed (outage, breaker open), by route and what the cache
+ * could do: `served` (a held answer of the current generation, stale-if-error), `not_held`,
+ * `other_generation` (held for an index or counter no longer current: never served), `too_old`
+ * (past RESPONSE_CACHE_STALE_IF_ERROR_SECONDS), `unconfirmed` (Redis could not confirm the counter).
+ */
+export const staleIfError = new Counter({
+  name: 'catalogue_response_cache_stale_if_error_total',
+  help: 'Failed queries answered from a stale cached answer (served) or not (why), by route.',
+  labelNames: ['route', 'result'] as const,
+});
+
 /** What the response cache holds (catalogue_response_cache_bytes, _entries), read at scrape time. */
 export const { observe: observeResponseCache } = cacheGauges('catalogue_response_cache', 'in-process response cache');

@@ -33,6 +33,11 @@ export interface GenerationSource {
    * first, so the bump's message may still be on its way without the answer being stale.
    */
   current: (atLeast?: number) => Promise<string | undefined>;
+  /**
+   * The generation the last successful read found and when (ms since the epoch): until then
+   * every answer cached under it was known to be current (stale-if-error measures from there).
+   */
+  lastKnown: () => { generation: string; at: number } | undefined;
   /** Stops the periodic check (the subscriber connection belongs to the caller). */
   close: () => void;
 }
@@ -74,6 +79,8 @@ export function generationSource({
   let failing = false;
   /** The indices this instance last recorded for the alias. */
   let recorded: string | undefined;
+  let known: { generation: string; at: number } | undefined;
+  const lastKnown = () => known;
   const read = freshRead(async (): Promise<string | undefined> => {
     try {
       const [indices, counter] = await Promise.all([aliasTargets(elasticsearch, scope.alias), readCatalogueGeneration(redis, scope)]);
@@ -90,14 +97,16 @@ export function generationSource({
         }
         recorded = targets;
       }
-      return `${targets}#${enrichment}`;
+      const generation = `${targets}#${enrichment}`;
+      known = { generation, at: Date.now() };
+      return generation;
     } catch (error) {
       if (!failing) logger.warn({ err: error }, 'cannot read the catalogue generation; answering without the response cache');
       failing = true;
       return undefined;
     }
   });
-  if (!subscriber) return { current: read, close: () => undefined };
+  if (!subscriber) return { current: read, lastKnown, close: () => undefined };
 
   const channel = catalogueGenerationKey(scope);
   let listening = false;
@@ -157,6 +166,7 @@ export function generationSource({
       // Behind a counter the caller has seen (or unknown): the message has not arrived yet.
       return atLeast !== undefined && !(counterOf(value) >= atLeast) ? reread() : value;
     },
+    lastKnown,
     close: () => clearInterval(timer),
   };
 }

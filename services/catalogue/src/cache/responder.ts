@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
+import { serializeList, Token } from 'structured-headers';
 import {
   CATALOGUE_GENERATION_HEADER,
   enrichmentGenerationOf,
@@ -9,7 +10,8 @@ import {
   type GenerationScope,
   type ResponseCache,
 } from '@fragrance/response-cache';
-import { responseCacheLookups } from '../metrics.ts';
+import { ElasticsearchUnavailableError, isOutage } from '../breaker.ts';
+import { responseCacheLookups, staleIfError } from '../metrics.ts';
 
 /**
  * Sent with every cacheable 200 and 304. `private`: answers belong to the API key that asked
@@ -58,6 +60,25 @@ async function render(compute: () => Promise<Computed | undefined>): Promise<Cac
   return computed.headers ? { body, etag, headers: computed.headers } : { body, etag };
 }
 
+/** The name this cache gives itself in Cache-Status (RFC 9211). */
+const CACHE_NAME = new Token('catalogue');
+
+/**
+ * RFC 9211 Cache-Status of an answer served stale because Elasticsearch failed: a hit whose
+ * freshness ended `staleSeconds` ago (negative ttl), with the reason in `detail`.
+ */
+export const staleCacheStatus = (staleSeconds: number): string =>
+  serializeList([
+    [
+      CACHE_NAME,
+      new Map<string, boolean | number | Token>([
+        ['hit', true],
+        ['ttl', -staleSeconds],
+        ['detail', new Token('stale-if-error')],
+      ]),
+    ],
+  ]);
+
 function send(req: Request, res: Response, response: CachedResponse, mark: string | undefined): void {
   // The counter the answer was computed under, for the gateway's edge cache (which removes the header).
   if (mark !== undefined) res.setHeader(CATALOGUE_GENERATION_HEADER, mark);
@@ -81,12 +102,44 @@ function send(req: Request, res: Response, response: CachedResponse, mark: strin
  * carries the counter it read (CATALOGUE_GENERATION_HEADER); a held generation older than that
  * is read again before answering, and every cacheable answer is marked with its own counter.
  */
-export function createResponder(cache?: {
+export interface ResponderCache {
   responses: ResponseCache;
   /** The generation now, read again first when it is older than `atLeast` (GenerationSource.current). */
   generation: (atLeast?: number) => Promise<string | undefined>;
+  /** The generation last read successfully, and when (GenerationSource.lastKnown). */
+  lastKnown: () => { generation: string; at: number } | undefined;
+  /** The enrichment counter in Redis now (an announced swap or enrichment bumps it). */
+  counter: () => Promise<string>;
   scope: GenerationScope;
-}): Responder {
+  /** How long after the generation was last confirmed a held answer may stand in for a failed query; 0: never. */
+  staleIfErrorMs: number;
+}
+
+/** Why a failed request did or did not get a stale answer (a bounded metric label). */
+type StaleResult = 'served' | 'not_held' | 'other_generation' | 'too_old' | 'unconfirmed';
+
+/**
+ * stale-if-error (RFC 5861) for an Elasticsearch outage: the answer held for the request, if it
+ * was computed under the generation last known to be current, that generation was confirmed at
+ * most `staleIfErrorMs` ago, and Redis still holds its counter (an announced alias swap or
+ * enrichment since then bumped it). An answer of another index or counter is never served.
+ */
+async function staleAnswer(
+  cache: ResponderCache,
+  key: string,
+): Promise<{ result: 'served'; response: CachedResponse; staleSeconds: number } | { result: Exclude<StaleResult, 'served'> }> {
+  const held = cache.responses.peek(key);
+  if (!held) return { result: 'not_held' };
+  const known = cache.lastKnown();
+  if (known?.generation !== held.generation) return { result: 'other_generation' };
+  const staleMs = Date.now() - known.at;
+  if (staleMs > cache.staleIfErrorMs) return { result: 'too_old' };
+  const counter = await cache.counter().catch(() => undefined);
+  if (counter !== enrichmentGenerationOf(held.generation)) return { result: 'unconfirmed' };
+  return { result: 'served', response: held.response, staleSeconds: Math.floor(staleMs / 1_000) };
+}
+
+export function createResponder(cache?: ResponderCache): Responder {
   const markPrefix = cache ? generationMark(cache.scope, '') : '';
   /** The counter the gateway's edge cache read for this request, when it forwards one for our key. */
   const seenByEdge = (req: Request): number | undefined => {
@@ -97,15 +150,28 @@ export function createResponder(cache?: {
   };
   return async (req, res, route, params, compute) => {
     const generation = cache ? await cache.generation(seenByEdge(req)) : undefined;
+    const key = requestKey(route, params);
     let response: CachedResponse | undefined;
-    if (cache && generation !== undefined) {
-      const lookup = await cache.responses.get(requestKey(route, params), generation, () => render(compute));
-      responseCacheLookups.inc({ route, outcome: lookup.outcome });
-      response = lookup.response;
-    } else {
-      // No cache configured, or the generation is unknown right now (Redis or Elasticsearch away).
-      if (cache) responseCacheLookups.inc({ route, outcome: 'bypass' });
-      response = await render(compute);
+    try {
+      if (cache && generation !== undefined) {
+        const lookup = await cache.responses.get(key, generation, () => render(compute));
+        responseCacheLookups.inc({ route, outcome: lookup.outcome });
+        response = lookup.response;
+      } else {
+        // No cache configured, or the generation is unknown right now (Redis or Elasticsearch away).
+        if (cache) responseCacheLookups.inc({ route, outcome: 'bypass' });
+        response = await render(compute);
+      }
+    } catch (error) {
+      if (!cache || cache.staleIfErrorMs === 0 || !(error instanceof ElasticsearchUnavailableError || isOutage(error))) throw error;
+      const stale = await staleAnswer(cache, key);
+      staleIfError.inc({ route, result: stale.result });
+      if (stale.result !== 'served') throw error;
+      // Marked as stale, and without the generation mark: the edge cache must not keep it as current.
+      res.setHeader('Age', String(stale.staleSeconds));
+      res.setHeader('Cache-Status', staleCacheStatus(stale.staleSeconds));
+      send(req, res, stale.response, undefined);
+      return true;
     }
     if (!response) return false;
     const counter = enrichmentGenerationOf(generation);

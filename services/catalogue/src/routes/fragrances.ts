@@ -13,6 +13,7 @@ import {
 } from '@fragrance/http';
 import { InvalidCursorError, SearchInputError, type CatalogueRepository } from '@fragrance/search';
 import { formatSearchOutcome, SEARCH_OUTCOME_HEADER } from '@fragrance/search-analytics';
+import { ElasticsearchUnavailableError } from '../breaker.ts';
 import type { Responder } from '../cache/responder.ts';
 import { InvalidCursorProblem } from '../errors.ts';
 import { searchHits } from '../metrics.ts';
@@ -21,10 +22,15 @@ import { parsePath, parseQuery } from '../params.ts';
 const DEFAULT_SIMILAR = 10;
 /** The detail endpoint takes no query parameters; any given is rejected like elsewhere. */
 const NoQuery = z.strictObject({});
+/** Retry-After of a 503 for a failure seen before the breaker opened (it may be a passing one). */
+const OUTAGE_RETRY_AFTER_SECONDS = 1;
 
 /** Turns an Elasticsearch failure into a problem a client can act on; never a bare 500. */
 export function upstreamProblem(error: unknown, req: Request, logger: Logger): AppError {
   if (error instanceof AppError) return error;
+  if (error instanceof ElasticsearchUnavailableError) {
+    return new ServiceUnavailableError('The catalogue is temporarily unavailable.', error, error.retryAfterSeconds);
+  }
   if (error instanceof InvalidCursorError) return new InvalidCursorProblem(error.message);
   if (error instanceof SearchInputError) return new ValidationError([{ name: error.param, reason: error.message }]);
   if (error instanceof errors.ResponseError) {
@@ -38,10 +44,10 @@ export function upstreamProblem(error: unknown, req: Request, logger: Logger): A
       (req.log ?? logger).error({ err: error, type }, 'Elasticsearch rejected a query');
       return new InternalError(undefined, error);
     }
-    return new ServiceUnavailableError('The catalogue is temporarily unavailable.', error);
+    return new ServiceUnavailableError('The catalogue is temporarily unavailable.', error, OUTAGE_RETRY_AFTER_SECONDS);
   }
   if (error instanceof errors.ConnectionError || error instanceof errors.TimeoutError || error instanceof errors.NoLivingConnectionsError) {
-    return new ServiceUnavailableError('The catalogue is temporarily unavailable.', error);
+    return new ServiceUnavailableError('The catalogue is temporarily unavailable.', error, OUTAGE_RETRY_AFTER_SECONDS);
   }
   return error instanceof Error ? new InternalError(undefined, error) : new ServiceUnavailableError('Unknown failure.');
 }
