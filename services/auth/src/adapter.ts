@@ -16,13 +16,16 @@ const CODE_REPLAY_WINDOW_SECONDS = 600;
 
 const ROTATE_REFRESH_TOKEN = loadLuaScript(new URL('./rotate-refresh-token-4.lua', import.meta.url));
 
-/** A refresh token as the current request found it: unused (`successor` ''), or a retryable reuse. */
+/** A refresh token the current request found usable (unused, or rotated with no successor used yet). */
 interface FoundRefreshToken {
   id: string;
-  successor: string;
+  /** The token it was rotated from ('' for the first of a grant). */
+  predecessor: string;
+  /** End of the grant's absolute lifetime (epoch seconds), inherited along the chain. */
+  absolute: number;
+  /** Rotated before: presented again before any successor was used. */
+  rotated: boolean;
 }
-
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** What a client is told while Redis cannot answer, and after how many seconds to try again. */
 export const STORAGE_UNAVAILABLE = {
@@ -71,12 +74,10 @@ export interface AdapterOptions {
   grants: GrantStore;
   /** When the person last signed out everywhere (ms): a sign-in session from before no longer counts. */
   sessionsValidSince: (accountId: string) => Promise<number>;
-  /**
-   * A rotated refresh token presented again this soon after its rotation, while its successor is
-   * unused, is answered as a retry (the client never got the answer) instead of revoking the
-   * grant. 0: never.
-   */
-  refreshTokenReuseGraceSeconds: number;
+  /** Refresh tokens end this long after their last use (a rotation), or at `maxSeconds` after the first. */
+  refreshToken: { idleSeconds: number; maxSeconds: number };
+  /** The time (ms); tests move it. */
+  clock: () => number;
   logger: Logger;
 }
 
@@ -84,12 +85,14 @@ export interface AdapterOptions {
  * oidc-provider storage in Redis, so several auth instances can serve one issuer. Destroying a
  * Grant (refresh-token reuse, code replay, /oauth/revoke) also writes the revocation record the
  * MCP server checks, inside the same awaited call, so the JWTs of that grant stop working before
- * the client sees the response. A refresh-token rotation is one atomic write, and a retry within
- * the reuse grace period is not taken for reuse (docs/oauth.md "Refresh token rotation").
+ * the client sees the response. A refresh-token rotation is one atomic write; a rotated token
+ * stays usable until one of its successors is used, and its idle and absolute expiry are
+ * checked here against `clock` (docs/oauth.md "Refresh tokens").
  */
 export function redisAdapterFactory(options: AdapterOptions): new (name: string) => Adapter {
-  const { redis, revocations, revocationTtlSeconds, grants, sessionsValidSince, logger } = options;
-  const grace = options.refreshTokenReuseGraceSeconds;
+  const { redis, revocations, revocationTtlSeconds, grants, sessionsValidSince, logger, clock } = options;
+  const { idleSeconds, maxSeconds } = options.refreshToken;
+  const nowSeconds = () => Math.floor(clock() / 1000);
   const base = `${options.prefix}oidc:`;
   const grantKeyFor = (id: string) => `${base}grant-tokens:${id}`;
   const userCodeKeyFor = (userCode: string) => `${base}user-code:${userCode}`;
@@ -106,36 +109,42 @@ export function redisAdapterFactory(options: AdapterOptions): new (name: string)
   const foundInRequest = new WeakMap<object, FoundRefreshToken>();
   const consumeInRequest = new WeakMap<object, FoundRefreshToken>();
 
-  /**
-   * A consumed refresh token may be presented again as a retry: within the grace period of its
-   * first rotation and while the successor exists unused (then the client cannot have used the
-   * answer). Anything else is reuse, and oidc-provider revokes the grant.
-   */
-  async function retryable(data: Record<string, string>): Promise<boolean> {
-    const consumed = Number(data.consumed);
-    if (!data.successor || !(nowSeconds() - consumed < grace)) return false;
-    const [payload, successorConsumed] = await redis.hmget(refreshKeyFor(data.successor), 'payload', 'consumed');
-    return payload !== null && successorConsumed === null;
+  /** Idle (since its rotation from the previous token) or past the grant's absolute lifetime. */
+  function refreshTokenExpired(data: Record<string, string>): boolean {
+    const now = nowSeconds();
+    const created = Number(data.created);
+    const absolute = Number(data.absolute);
+    return (created > 0 && now >= created + idleSeconds) || (absolute > 0 && now >= absolute);
   }
 
   async function rotate(found: FoundRefreshToken, id: string, payload: AdapterPayload, ttl: number): Promise<void> {
-    const retry = found.successor !== '';
     const rotated = await rotateScript(
       refreshKeyFor(found.id),
       refreshKeyFor(id),
       grantKeyFor(payload.grantId ?? ''),
-      refreshKeyFor(retry ? found.successor : found.id),
-      id,
+      refreshKeyFor(found.predecessor || found.id),
+      found.id,
       JSON.stringify(payload),
       ttl || 0,
       nowSeconds(),
-      grace,
-      found.successor,
+      found.absolute,
     );
     if (rotated !== 1) throw new errors.InvalidGrant('grant already used');
-    if (retry) {
-      logger.info({ grantId: payload.grantId }, 'rotated refresh token presented again within the reuse grace period: answered as a retry');
+    // A token rotated before, presented again: another successor, the earlier ones kept.
+    if (found.rotated) logger.info({ grantId: payload.grantId }, 'rotated refresh token presented again before any successor was used');
+  }
+
+  /** A stored refresh token as oidc-provider may see it (undefined: expired by our clock). */
+  function findRefreshToken(id: string, data: Record<string, string>, payload: AdapterPayload): AdapterPayload | undefined {
+    if (refreshTokenExpired(data)) return undefined;
+    const ctx = Provider.ctx;
+    // Usable while none of its successors was used: shown unused, so oidc-provider rotates it.
+    if (ctx && !data.successor_used) {
+      const absolute = Number(data.absolute) || nowSeconds() + maxSeconds;
+      foundInRequest.set(ctx, { id, predecessor: data.predecessor ?? '', absolute, rotated: Boolean(data.consumed) });
+      return payload;
     }
+    return data.consumed ? { ...payload, consumed: Number(data.consumed) } : payload;
   }
 
   return reportingUnavailable(
@@ -159,7 +168,11 @@ export function redisAdapterFactory(options: AdapterOptions): new (name: string)
         const key = this.key(id);
         const ttl = this.name === 'AuthorizationCode' ? expiresIn + CODE_REPLAY_WINDOW_SECONDS : expiresIn;
         const multi = redis.multi();
-        if (CONSUMABLE.has(this.name)) {
+        if (this.name === 'RefreshToken') {
+          // The first token of a chain: the grant's absolute lifetime starts now.
+          const now = nowSeconds();
+          multi.hset(key, { payload: JSON.stringify(payload), created: now, absolute: now + maxSeconds });
+        } else if (CONSUMABLE.has(this.name)) {
           multi.hset(key, { payload: JSON.stringify(payload) });
         } else {
           multi.set(key, JSON.stringify(payload));
@@ -188,18 +201,8 @@ export function redisAdapterFactory(options: AdapterOptions): new (name: string)
           const data = await redis.hgetall(this.key(id));
           if (!data.payload) return undefined;
           const payload = JSON.parse(data.payload) as AdapterPayload;
-          const ctx = this.name === 'RefreshToken' ? Provider.ctx : undefined;
-          if (!data.consumed) {
-            if (ctx) foundInRequest.set(ctx, { id, successor: '' });
-            return payload;
-          }
-          // Shown unused, so oidc-provider rotates it again instead of revoking the grant; the
-          // rotation script checks the same conditions again, atomically.
-          if (ctx && data.successor && (await retryable(data))) {
-            foundInRequest.set(ctx, { id, successor: data.successor });
-            return payload;
-          }
-          return { ...payload, consumed: Number(data.consumed) };
+          if (this.name === 'RefreshToken') return findRefreshToken(id, data, payload);
+          return data.consumed ? { ...payload, consumed: Number(data.consumed) } : payload;
         }
         const data = await redis.get(this.key(id));
         const payload = data ? (JSON.parse(data) as AdapterPayload) : undefined;

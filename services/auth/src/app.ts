@@ -18,7 +18,7 @@ import { traceContext } from '@fragrance/tracing';
 import type { CimdFetchOptions } from './cimd.ts';
 import { STORAGE_UNAVAILABLE } from './adapter.ts';
 import { observeProvider } from './metrics.ts';
-import { createProvider } from './provider.ts';
+import { createProvider, type AuthTtl } from './provider.ts';
 import { accountRoutes, sendAccountPage } from './routes/account.ts';
 import { corsRoutes } from './routes/cors.ts';
 import { createCsrf } from './routes/csrf.ts';
@@ -37,9 +37,9 @@ export interface AuthDeps {
   redis: Redis;
   prefix: string;
   logger: Logger;
-  ttl: { accessToken: number; authorizationCode: number; refreshToken: number; session: number };
-  /** REFRESH_TOKEN_REUSE_GRACE_SECONDS (0: reuse always revokes). */
-  refreshTokenReuseGraceSeconds: number;
+  ttl: AuthTtl;
+  /** The time (ms) refresh-token expiry is judged by; Date.now unless a test moves it. */
+  clock?: () => number;
   registrationLimitPerHour: number;
   login: { perAccount: number; perAddress: number; windowSeconds: number };
   /** Express `trust proxy` (whose X-Forwarded-For counts as the client address). */
@@ -110,7 +110,7 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
     signingKeys,
     cookieKeys,
     ttl: deps.ttl,
-    refreshTokenReuseGraceSeconds: deps.refreshTokenReuseGraceSeconds,
+    clock: deps.clock ?? Date.now,
     logger,
     ...(deps.cimd ? { cimd: deps.cimd } : {}),
   });

@@ -32,19 +32,11 @@ export const AuthConfig = z.object({
   MCP_RESOURCE: httpUrl().optional(),
   ACCESS_TOKEN_TTL_SECONDS: seconds(86_400),
   AUTHORIZATION_CODE_TTL_SECONDS: seconds(60),
-  REFRESH_TOKEN_TTL_SECONDS: seconds(30 * 86_400),
+  /** A refresh token unused this long ends (each refresh starts the count again). */
+  REFRESH_TOKEN_IDLE_SECONDS: seconds(30 * 86_400),
+  /** However often it is used, a grant's refresh tokens end this long after consent. */
+  REFRESH_TOKEN_MAX_AGE_SECONDS: seconds(365 * 86_400),
   SESSION_TTL_SECONDS: seconds(14 * 86_400),
-  /**
-   * A rotated refresh token presented again within this many seconds of its rotation, while its
-   * successor is unused, is answered as a retry instead of revoking the grant (0: never). Kept
-   * short: within it, a stolen token's reuse is not detected until someone presents a replaced one.
-   */
-  REFRESH_TOKEN_REUSE_GRACE_SECONDS: z.coerce
-    .number({ error: 'must be a whole number of seconds' })
-    .int({ error: 'must be a whole number of seconds' })
-    .min(0, { error: 'must be 0 (no grace period) or more' })
-    .max(300, { error: 'must be at most 300 seconds' })
-    .default(30),
   /** Dynamic registrations allowed per source address per hour. */
   REGISTRATION_LIMIT_PER_HOUR: z.coerce.number().int().positive().default(30),
   /** Failed sign-ins per account / per source address in LOGIN_THROTTLE_WINDOW_SECONDS. */
@@ -56,4 +48,10 @@ export const AuthConfig = z.object({
 });
 export type AuthConfig = z.infer<typeof AuthConfig>;
 
-export const loadConfig = (env: Readonly<Record<string, string | undefined>>): AuthConfig => parseConfig(AuthConfig, env);
+/** AuthConfig with the checks that involve two variables. */
+const Checked = AuthConfig.refine((c) => c.REFRESH_TOKEN_IDLE_SECONDS <= c.REFRESH_TOKEN_MAX_AGE_SECONDS, {
+  path: ['REFRESH_TOKEN_IDLE_SECONDS'],
+  error: 'must not exceed REFRESH_TOKEN_MAX_AGE_SECONDS',
+});
+
+export const loadConfig = (env: Readonly<Record<string, string | undefined>>): AuthConfig => parseConfig(Checked, env);

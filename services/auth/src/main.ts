@@ -23,10 +23,10 @@ const { app } = await buildApp({
   ttl: {
     accessToken: config.ACCESS_TOKEN_TTL_SECONDS,
     authorizationCode: config.AUTHORIZATION_CODE_TTL_SECONDS,
-    refreshToken: config.REFRESH_TOKEN_TTL_SECONDS,
     session: config.SESSION_TTL_SECONDS,
+    refreshTokenIdle: config.REFRESH_TOKEN_IDLE_SECONDS,
+    refreshTokenMax: config.REFRESH_TOKEN_MAX_AGE_SECONDS,
   },
-  refreshTokenReuseGraceSeconds: config.REFRESH_TOKEN_REUSE_GRACE_SECONDS,
   registrationLimitPerHour: config.REGISTRATION_LIMIT_PER_HOUR,
   login: {
     perAccount: config.LOGIN_LIMIT_PER_ACCOUNT,

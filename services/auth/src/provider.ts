@@ -34,6 +34,15 @@ const rank = (scope: string) => {
   return i === -1 ? SCOPES.length : i;
 };
 
+/** Lifetimes in seconds. Refresh tokens end `refreshTokenIdle` after their last use, and at the latest `refreshTokenMax` after consent. */
+export interface AuthTtl {
+  accessToken: number;
+  authorizationCode: number;
+  session: number;
+  refreshTokenIdle: number;
+  refreshTokenMax: number;
+}
+
 export interface ProviderOptions {
   /** {mcp_url}: the issuer, with no trailing slash. */
   issuer: string;
@@ -46,9 +55,9 @@ export interface ProviderOptions {
   grants: GrantStore;
   signingKeys: readonly SigningJwk[];
   cookieKeys: readonly string[];
-  ttl: { accessToken: number; authorizationCode: number; refreshToken: number; session: number };
-  /** REFRESH_TOKEN_REUSE_GRACE_SECONDS: a rotated refresh token presented again this soon is a retry. */
-  refreshTokenReuseGraceSeconds: number;
+  ttl: AuthTtl;
+  /** The time (ms) the adapter judges refresh-token expiry by; tests move it. */
+  clock: () => number;
   cimd?: CimdFetchOptions & { enabled?: boolean; maxBytes?: number };
   logger: Logger;
 }
@@ -65,7 +74,8 @@ export function createProvider(options: ProviderOptions): Provider {
       revocationTtlSeconds: ttl.accessToken + 60,
       grants: options.grants,
       sessionsValidSince: (accountId) => users.sessionsValidSince(accountId),
-      refreshTokenReuseGraceSeconds: options.refreshTokenReuseGraceSeconds,
+      refreshToken: { idleSeconds: ttl.refreshTokenIdle, maxSeconds: ttl.refreshTokenMax },
+      clock: options.clock,
       logger,
     }),
     clients: [],
@@ -175,8 +185,8 @@ export function createProvider(options: ProviderOptions): Provider {
     },
     // Refresh tokens for every client allowed the grant, not only with offline_access.
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
-    // Rotated on every use; the adapter makes each rotation one atomic write and answers a retry
-    // within the reuse grace period (adapter.ts, docs/oauth.md).
+    // Rotated on every use; the adapter makes each rotation one atomic write and keeps a rotated
+    // token usable until one of its successors is used (adapter.ts, docs/oauth.md).
     rotateRefreshToken: true,
     // Tokens belong to the grant, not to the browser session used to sign in.
     expiresWithSession: () => false,
@@ -200,9 +210,14 @@ export function createProvider(options: ProviderOptions): Provider {
     ttl: {
       AccessToken: ttl.accessToken,
       AuthorizationCode: ttl.authorizationCode,
-      // Rotation never extends a refresh token's life: it ends refreshToken seconds after consent.
-      RefreshToken: (ctx) => ctx?.oidc?.entities.RotatedRefreshToken?.remainingTTL ?? ttl.refreshToken,
-      Grant: ttl.refreshToken,
+      // Idle expiry from each rotation, never past the absolute lifetime from the chain's first
+      // token (iiat). The adapter checks both again against its clock.
+      RefreshToken: (_ctx, token) => {
+        const now = Math.floor(Date.now() / 1000);
+        const left = (token.iiat ?? now) + ttl.refreshTokenMax - now;
+        return Math.max(1, Math.min(ttl.refreshTokenIdle, left));
+      },
+      Grant: ttl.refreshTokenMax,
       Session: ttl.session,
       Interaction: 3600,
       IdToken: 3600,

@@ -1,35 +1,30 @@
--- Rotates a refresh token in one step: the old token is consumed only together with saving its
--- successor, so a refresh that fails part way leaves both writes or neither (adapter.ts).
+-- Rotates a refresh token in one step: the presented token is consumed only together with saving
+-- its successor, so a refresh that fails part way leaves both writes or neither (adapter.ts).
 --
--- KEYS[1] the old token, KEYS[2] the successor, KEYS[3] the grant's token list,
--- KEYS[4] the successor a retry replaces (a retry only; otherwise KEYS[1] again, unused)
--- ARGV[1] the successor's id, ARGV[2] its payload (JSON), ARGV[3] its TTL in seconds (0: none),
--- ARGV[4] now (epoch seconds), ARGV[5] the reuse grace period in seconds,
--- ARGV[6] the old token's successor id as the request found it ('' if it found the token unused)
--- Returns 1 when rotated, 0 when the old token is no longer as the request found it (another
--- request rotated it first, or the grant was revoked meanwhile): refused like a used grant.
-local old, successor, grantList, replaced = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local id, payload, ttl, now = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local grace, expected = tonumber(ARGV[5]), ARGV[6]
+-- A token stays usable after its first rotation until one of its successors is used: presented
+-- again before that (a lost answer, several processes refreshing at once) it gets one more
+-- successor, and every successor handed out stays valid. The first use of a successor marks its
+-- predecessor `successor_used`; from then on the predecessor is two generations old, and
+-- presenting it is theft (the adapter shows it consumed; oidc-provider revokes the grant).
+--
+-- KEYS[1] the presented token, KEYS[2] its successor, KEYS[3] the grant's token list,
+-- KEYS[4] the presented token's predecessor (KEYS[1] again when it has none)
+-- ARGV[1] the presented token's id, ARGV[2] the successor's payload (JSON),
+-- ARGV[3] its TTL in seconds (0: none), ARGV[4] now (epoch seconds),
+-- ARGV[5] the end of the grant's absolute lifetime (epoch seconds), inherited by the successor
+-- Returns 1 when rotated, 0 when the presented token is gone or a successor of it was used
+-- meanwhile (refused like a used grant, the grant untouched: the request raced that use).
+local presented, successor, grantList, predecessor = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local id, payload, ttl, now, absolute = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4], ARGV[5]
 
-if redis.call('EXISTS', old) == 0 then return 0 end
-local consumed = redis.call('HGET', old, 'consumed')
-if expected == '' then
-  if consumed then return 0 end
-  redis.call('HSET', old, 'consumed', now)
-else
-  -- A retry: still inside the window (counted from the first rotation, never extended), and
-  -- the successor it replaces is still the current one and still unused.
-  if not consumed or now - tonumber(consumed) >= grace then return 0 end
-  if redis.call('HGET', old, 'successor') ~= expected then return 0 end
-  if redis.call('HEXISTS', replaced, 'payload') == 0 or redis.call('HEXISTS', replaced, 'consumed') == 1 then return 0 end
-  -- Counted as used, with no successor of its own: whoever presents it later is taken for a
-  -- thief and the grant is revoked.
-  redis.call('HSET', replaced, 'consumed', now)
+if redis.call('EXISTS', presented) == 0 then return 0 end
+if redis.call('HEXISTS', presented, 'successor_used') == 1 then return 0 end
+if redis.call('HSETNX', presented, 'consumed', now) == 1 and predecessor ~= presented then
+  -- The first use of this token: its predecessor is two generations old from now on.
+  if redis.call('EXISTS', predecessor) == 1 then redis.call('HSET', predecessor, 'successor_used', now) end
 end
-redis.call('HSET', old, 'successor', id)
 
-redis.call('HSET', successor, 'payload', payload)
+redis.call('HSET', successor, 'payload', payload, 'predecessor', id, 'created', now, 'absolute', absolute)
 if ttl > 0 then redis.call('EXPIRE', successor, ttl) end
 redis.call('RPUSH', grantList, successor)
 -- The list lives as long as its longest-lived token; GT only ever extends it.

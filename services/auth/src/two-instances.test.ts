@@ -93,7 +93,7 @@ describe('two auth instances on one Redis (real processes)', () => {
     }
 
     // Rotation through instance 0; the same token again through instance 1 at once (a client
-    // whose answer was lost): answered as a retry, within the reuse grace period.
+    // whose answer was lost): answered, its successor still unused.
     const first = granted.body.refresh_token as string;
     const refresh = (instance: number, refreshToken: string) =>
       token(instances[instance]!.url, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });

@@ -28,8 +28,7 @@ export async function startAuth(redis: Redis, prefix: string, overrides: Partial
     redis,
     prefix,
     logger: createLogger('auth-test', 'silent'),
-    ttl: { accessToken: 86_400, authorizationCode: 60, refreshToken: 30 * 86_400, session: 86_400 },
-    refreshTokenReuseGraceSeconds: 30, // the production default
+    ttl: { accessToken: 86_400, authorizationCode: 60, session: 86_400, refreshTokenIdle: 30 * 86_400, refreshTokenMax: 365 * 86_400 },
     registrationLimitPerHour: 1_000,
     login: { perAccount: 5, perAddress: 50, windowSeconds: 900 },
     trustProxy: 'loopback',
