@@ -1,9 +1,10 @@
 // The cluster's Prometheus scrapes what the cluster runs: for any instance counts, one job per
 // service listing every instance's metrics port (workers included), none shared with another port.
 import { describe, expect, it } from 'vitest';
-import { prometheusConfig } from '../../packages/metrics/src/prometheus-config.ts';
-import { haproxyConfig } from '../../packages/stack/src/haproxy.ts';
-import { backendsOf, instancesOf, parseCounts, portsOf, PROMETHEUS_PORT, scrapeTargetsOf, SERVICES } from './topology.ts';
+import { clusterPortUses } from '@fragrance/config';
+import { prometheusConfig } from '@fragrance/metrics';
+import { haproxyConfig } from '@fragrance/stack';
+import { backendsOf, instancesOf, parseCounts, PROMETHEUS_PORT, scrapeTargetsOf, SERVICES } from './topology.ts';
 
 interface ScrapeConfig {
   job_name: string;
@@ -41,12 +42,15 @@ describe('the cluster scrape config', () => {
   });
 
   it('gives every metrics port and Prometheus a port no other process of the cluster binds', () => {
-    const ports = portsOf(
-      instancesOf(parseCounts(['--gateway', '9', '--catalogue', '9', '--auth', '9', '--mcp', '9', '--worker', '9']).counts),
-    );
+    const { counts } = parseCounts(['--gateway', '9', '--catalogue', '9', '--auth', '9', '--mcp', '9', '--worker', '9']);
+    const ports = clusterPortUses(counts);
     const taken = ports.map((p) => p.port);
     expect(new Set(taken).size).toBe(taken.length);
     expect(ports).toContainEqual({ port: PROMETHEUS_PORT, what: 'Prometheus' });
+    for (const instance of instancesOf(counts)) {
+      expect(ports).toContainEqual({ port: instance.port, what: instance.name });
+      expect(ports).toContainEqual({ port: instance.metricsPort, what: `${instance.name} metrics` });
+    }
   });
 });
 

@@ -1,34 +1,34 @@
 // The cluster's shape from its instance counts: which process listens where, and the HAProxy
 // backends in front of them. Pure data, so `cluster.ts`, its control channel and the chaos bench
 // agree on one picture.
-import type { ScrapeTarget } from '../../packages/metrics/src/prometheus-config.ts';
-import type { HaproxyBackend } from '../../packages/stack/src/index.ts';
+// Its ports are the cluster's part of the port map (@fragrance/config).
+import { CLUSTER_MAX_INSTANCES, CLUSTER_PORTS, clusterInstancePorts, STACK_SERVICES, type StackService } from '@fragrance/config';
+import type { ScrapeTarget } from '@fragrance/metrics';
+import type { HaproxyBackend } from '@fragrance/stack';
 
-export const SERVICES = ['gateway', 'catalogue', 'auth', 'mcp', 'worker'] as const;
-export type ServiceName = (typeof SERVICES)[number];
+export const SERVICES = STACK_SERVICES;
+export type ServiceName = StackService;
 export type Counts = Record<ServiceName, number>;
 
 export const DEFAULT_COUNTS: Counts = { gateway: 2, catalogue: 2, auth: 2, mcp: 2, worker: 2 };
-export const MAX_INSTANCES = 9;
+export const MAX_INSTANCES = CLUSTER_MAX_INSTANCES;
 
 /** The public edge; the gateways sit behind it. */
-export const EDGE_PORT = 8080;
+export const EDGE_PORT = CLUSTER_PORTS.edge;
 /** Loopback frontends for service-to-service calls (and the services' Elasticsearch). */
-export const INTERNAL_PORTS = { catalogue: 18001, auth: 18002, mcp: 18003, elasticsearch: 18009 } as const;
-/** Instance i (1-based) of a service listens on base + i. */
-const INSTANCE_BASE: Record<ServiceName, number> = { gateway: 18100, catalogue: 18200, auth: 18300, mcp: 18400, worker: 18500 };
+export const INTERNAL_PORTS = CLUSTER_PORTS.internal;
 
-export const ES_NODES = 3;
+export const ES_NODES = CLUSTER_PORTS.elasticsearchNodes;
 // Not 9200: the dev Elasticsearch the benches and `npm run infra:start` run there may be up.
-export const ES_HTTP_PORT = 9210; // nodes on 9210..9212, transport 9310..9312
+export const ES_HTTP_PORT = CLUSTER_PORTS.elasticsearch; // nodes on 9210..9212, transport 9310..9312
 // Not 6379/6380: the dev Redis (`npm run infra:start`, the benches) may be up there.
-export const REDIS_PRIMARY_PORT = 6381;
-export const REDIS_REPLICA_PORT = 6382;
-export const SENTINEL_PORTS = [26379, 26380, 26381];
+export const REDIS_PRIMARY_PORT = CLUSTER_PORTS.redisPrimary;
+export const REDIS_REPLICA_PORT = CLUSTER_PORTS.redisReplica;
+export const SENTINEL_PORTS = CLUSTER_PORTS.sentinels;
 export const SENTINEL_NAME = 'fcs-redis';
 export const ES_CLUSTER_NAME = 'cluster';
 /** The cluster's Prometheus: the port `npm run ops -- status` reads by default (PROMETHEUS_URL). */
-export const PROMETHEUS_PORT = 9090;
+export const PROMETHEUS_PORT = CLUSTER_PORTS.prometheus;
 
 export interface Instance {
   /** `gateway-1`: the supervisor's and HAProxy's name for it. */
@@ -42,13 +42,10 @@ export interface Instance {
 
 export function instancesOf(counts: Counts): Instance[] {
   return SERVICES.flatMap((service) =>
-    Array.from({ length: counts[service] }, (_, i) => ({
-      name: `${service}-${i + 1}`,
-      service,
-      index: i + 1,
-      port: INSTANCE_BASE[service] + i + 1,
-      metricsPort: INSTANCE_BASE[service] + 1000 + i + 1,
-    })),
+    Array.from({ length: counts[service] }, (_, i) => {
+      const { http, metrics } = clusterInstancePorts(service, i + 1);
+      return { name: `${service}-${i + 1}`, service, index: i + 1, port: http, metricsPort: metrics };
+    }),
   );
 }
 
@@ -89,26 +86,6 @@ export function backendsOf(instances: Instance[], readyPath: string): HaproxyBac
 /** Prometheus scrape targets: every instance's metrics port, the workers' included, one job per service. */
 export function scrapeTargetsOf(instances: Instance[]): ScrapeTarget[] {
   return instances.map(({ service, metricsPort }) => ({ service, address: `127.0.0.1:${metricsPort}` }));
-}
-
-/** Every port the cluster binds, for the start-up check. */
-export function portsOf(instances: Instance[]): { port: number; what: string }[] {
-  return [
-    { port: EDGE_PORT, what: 'HAProxy edge' },
-    ...Object.entries(INTERNAL_PORTS).map(([what, port]) => ({ port, what: `HAProxy ${what} frontend` })),
-    ...instances.flatMap(({ name, port, metricsPort }) => [
-      { port, what: name },
-      { port: metricsPort, what: `${name} metrics` },
-    ]),
-    ...Array.from({ length: ES_NODES }, (_, i) => [
-      { port: ES_HTTP_PORT + i, what: `Elasticsearch node ${i + 1}` },
-      { port: ES_HTTP_PORT + 100 + i, what: `Elasticsearch node ${i + 1} transport` },
-    ]).flat(),
-    { port: REDIS_PRIMARY_PORT, what: 'Redis primary' },
-    { port: REDIS_REPLICA_PORT, what: 'Redis replica' },
-    ...SENTINEL_PORTS.map((port) => ({ port, what: 'Redis Sentinel' })),
-    { port: PROMETHEUS_PORT, what: 'Prometheus' },
-  ];
 }
 
 /** `--gateway 3 --catalogue 2 …` over the defaults; a clear error for anything else. */

@@ -20,19 +20,22 @@ import { createFragranceClient } from '@fragrance/client';
 import { FormUser } from '@fragrance/testkit';
 import { haproxyCommand, sendControl } from '@fragrance/stack';
 import { pick, seededRandom } from './random.ts';
-import { ROOT, say as sayAs } from './support.ts';
+import { CLUSTER_PORTS } from '@fragrance/config';
+import { benchConfig, ChaosBenchConfig, inheritedEnv } from './config.ts';
+import { localDir, ROOT, say as sayAs } from './support.ts';
 
-const SETTLE_S = Number(process.env.BENCH_CHAOS_SETTLE_S ?? 8);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
-const TIMEOUT_MS = Number(process.env.BENCH_REQUEST_TIMEOUT_MS ?? 10_000);
-const LOCAL = process.env.FRAGRANCE_LOCAL_DIR ?? `${ROOT}.local`;
+const config = benchConfig(ChaosBenchConfig);
+const SETTLE_S = config.BENCH_CHAOS_SETTLE_S;
+const CONCURRENCY = config.BENCH_CONCURRENCY;
+const TIMEOUT_MS = config.BENCH_REQUEST_TIMEOUT_MS;
+const LOCAL = localDir();
 const CONTROL = `${LOCAL}/cluster/control.sock`;
 const HAPROXY_SOCKET = `${LOCAL}/cluster/haproxy.sock`;
-const EDGE = 'http://127.0.0.1:8080';
-const ES = 'http://127.0.0.1:18009';
+const EDGE = `http://127.0.0.1:${CLUSTER_PORTS.edge}`;
+const ES = `http://127.0.0.1:${CLUSTER_PORTS.internal.elasticsearch}`;
 const SERVICES = ['gateway', 'catalogue', 'auth', 'mcp', 'worker'] as const;
 /** Which faults to inject (comma list), in this order: instances, rolling, es, redis, worker. */
-const FAULTS = new Set((process.env.BENCH_CHAOS_FAULTS ?? 'instances,rolling,es,redis,worker').split(',').map((f) => f.trim()));
+const FAULTS = config.BENCH_CHAOS_FAULTS;
 const say = (message: string) => sayAs('chaos', message);
 
 interface ClusterStatus {
@@ -81,8 +84,8 @@ async function ensureCluster(): Promise<void> {
 
 function opsEnv(primary: string | null, s: ClusterStatus): NodeJS.ProcessEnv {
   return {
-    ...process.env,
-    REDIS_URL: `redis://${primary ?? '127.0.0.1:6381'}`,
+    ...inheritedEnv(),
+    REDIS_URL: `redis://${primary ?? `127.0.0.1:${CLUSTER_PORTS.redisPrimary}`}`,
     REDIS_SENTINELS: s.redis.sentinels.map((p) => `127.0.0.1:${p}`).join(','),
     REDIS_SENTINEL_NAME: s.redis.sentinelName,
     ELASTICSEARCH_URL: ES,

@@ -27,20 +27,21 @@ import { defaultModelDirectory, loadEmbedder } from '@fragrance/embeddings';
 import { createRunStore, enrichmentQueue, requestEnrichmentRun, type RunSummary } from '@fragrance/jobs';
 import { createRedisClient, quietRedisLogger, waitForRedis } from '@fragrance/redis';
 import { embeddingText, ingestCatalogue } from '@fragrance/search';
-import { DEFAULT_ES, ROOT, startService, stopChildren } from './support.ts';
+import { benchConfig, DEFAULT_ES, DEFAULT_REDIS, EnrichBenchConfig } from './config.ts';
+import { ROOT, startService, stopChildren } from './support.ts';
 
-const ROWS = Number(process.env.BENCH_ROWS ?? 75_000);
-const SEED = Number(process.env.BENCH_SEED ?? 42);
-const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
-const CONCURRENCY = process.env.ENRICH_CONCURRENCY ?? '4';
-const BATCH_SIZE = process.env.ENRICH_BATCH_SIZE ?? '250';
-const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
-const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
-const REDIS_URL = process.env.REDIS_URL ?? DEFAULT_REDIS;
-const EMBEDDINGS = (process.env.BENCH_EMBEDDINGS ?? 'true') !== 'false';
+const config = benchConfig(EnrichBenchConfig);
+const ROWS = config.BENCH_ROWS;
+const SEED = config.BENCH_SEED;
+const WORKERS = config.BENCH_WORKERS;
+const CONCURRENCY = String(config.ENRICH_CONCURRENCY);
+const BATCH_SIZE = String(config.ENRICH_BATCH_SIZE);
+const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
+const REDIS_URL = config.REDIS_URL;
+const EMBEDDINGS = config.BENCH_EMBEDDINGS;
 const TARGET_S = EMBEDDINGS ? 300 : 120;
-const EMBED_SAMPLE = Number(process.env.BENCH_EMBED_SAMPLE ?? 2000);
-const TIMEOUT_MIN = Number(process.env.BENCH_TIMEOUT_MIN ?? 15);
+const EMBED_SAMPLE = config.BENCH_EMBED_SAMPLE;
+const TIMEOUT_MIN = config.BENCH_TIMEOUT_MIN;
 const CORES = 2;
 
 /** CPU seconds (user + system) a process has used so far (Linux /proc), or 0 once it is gone. */
@@ -104,7 +105,7 @@ function startWorker(feedFile: string): ChildProcess {
       AI_ENRICHER: 'local',
       EMBEDDINGS_ENABLED: String(EMBEDDINGS),
       PORT: '0',
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+      LOG_LEVEL: config.BENCH_LOG_LEVEL,
     },
     'enrich',
   );

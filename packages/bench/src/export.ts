@@ -17,11 +17,13 @@ import { generateCatalogue } from '@fragrance/dataset';
 import { ingestCatalogue, listVersions } from '@fragrance/search';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
 import { dispatcherFetch } from './load.ts';
-import { DEFAULT_ES, ensureElasticsearch, ROOT, say } from './support.ts';
+import { benchConfig, ExportBenchConfig, inheritedEnv } from './config.ts';
+import { ensureElasticsearch, ROOT, say } from './support.ts';
 
-const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
-const COUNT = Number(process.env.BENCH_COUNT ?? 75_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const config = benchConfig(ExportBenchConfig);
+const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
+const COUNT = config.BENCH_COUNT;
+const ROUNDS = config.BENCH_ROUNDS;
 const ALIAS = `bench-export-${randomBytes(3).toString('hex')}`;
 
 const rssMiB = (pid: number): number => {
@@ -32,11 +34,11 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 ensureElasticsearch(ELASTICSEARCH_URL);
 const client = new Client({ node: ELASTICSEARCH_URL, requestTimeout: 120_000 });
-const port = Number(process.env.BENCH_PORT ?? (await freePort()));
+const port = config.BENCH_PORT ?? (await freePort());
 const child = spawn(process.execPath, ['services/catalogue/src/main.ts'], {
   cwd: ROOT,
   env: {
-    PATH: process.env.PATH ?? '',
+    PATH: inheritedEnv().PATH ?? '',
     HOST: '127.0.0.1',
     PORT: String(port),
     LOG_LEVEL: 'warn',

@@ -12,12 +12,9 @@ import http from 'node:http';
 import { Pool } from 'undici';
 import { createLogger } from '@fragrance/http';
 import { createRedisClient } from '@fragrance/redis';
+import { benchConfig, FloorEdgeConfig } from './config.ts';
 
-const port = Number(process.env.PORT);
-const redisUrl = process.env.REDIS_URL;
-const upstreamUrl = process.env.CATALOGUE_SERVICE_URL;
-const counterKey = process.env.FLOOR_COUNTER_KEY ?? 'bench:floor-edge:requests';
-if (!Number.isInteger(port) || !redisUrl || !upstreamUrl) throw new Error('floor-edge needs PORT, REDIS_URL and CATALOGUE_SERVICE_URL');
+const { PORT: port, REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: upstreamUrl, FLOOR_COUNTER_KEY: counterKey } = benchConfig(FloorEdgeConfig);
 
 const logger = createLogger('floor-edge', 'warn');
 const redis = createRedisClient({ REDIS_URL: redisUrl, REDIS_COMMAND_TIMEOUT_MS: 1_000 }, logger, 'request-path');

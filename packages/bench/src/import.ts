@@ -22,12 +22,14 @@ import { once } from 'node:events';
 import { Client } from '@elastic/elasticsearch';
 import { generateCatalogue } from '@fragrance/dataset';
 import { listVersions } from '@fragrance/search';
-import { DEFAULT_ES, ensureElasticsearch, ROOT, say } from './support.ts';
+import { benchConfig, ImportBenchConfig, inheritedEnv } from './config.ts';
+import { ensureElasticsearch, ROOT, say } from './support.ts';
 
-const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
-const LINES = Number(process.env.BENCH_LINES ?? 100_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
-const HEAP_MB = process.env.BENCH_HEAP_MB ? Number(process.env.BENCH_HEAP_MB) : undefined;
+const config = benchConfig(ImportBenchConfig);
+const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
+const LINES = config.BENCH_LINES;
+const ROUNDS = config.BENCH_ROUNDS;
+const HEAP_MB = config.BENCH_HEAP_MB;
 const SIZES = [Math.round(LINES / 10), LINES] as const;
 
 const HEADER =
@@ -101,7 +103,7 @@ async function importOnce(client: Client, file: string): Promise<{ seconds: numb
       '--keep',
       '0',
     ],
-    { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ELASTICSEARCH_URL }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: ROOT, env: { PATH: inheritedEnv().PATH ?? '', ELASTICSEARCH_URL }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let peakMiB = 0;
   const sampler = setInterval(() => (peakMiB = Math.max(peakMiB, peakRssMiB(child.pid!))), 50);

@@ -8,12 +8,14 @@
 import { Client } from '@elastic/elasticsearch';
 import { generateCatalogue } from '@fragrance/dataset';
 import { ingestCatalogue, listVersions } from '@fragrance/search';
-import { DEFAULT_ES, ensureElasticsearch, say } from './support.ts';
+import { benchConfig, IngestBenchConfig } from './config.ts';
+import { ensureElasticsearch, say } from './support.ts';
 
-const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
-const COUNT = Number(process.env.BENCH_COUNT ?? 75_000);
-const CONCURRENCY = Number(process.env.BENCH_INGEST_CONCURRENCY ?? 3);
-const BATCH = Number(process.env.BENCH_INGEST_BATCH ?? 1000);
+const config = benchConfig(IngestBenchConfig);
+const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
+const COUNT = config.BENCH_COUNT;
+const CONCURRENCY = config.BENCH_INGEST_CONCURRENCY;
+const BATCH = config.BENCH_INGEST_BATCH;
 const ALIAS = 'bench-ingest';
 const TARGET_S = 45;
 

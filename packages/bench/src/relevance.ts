@@ -33,12 +33,13 @@ import { writeRecordVectors } from '@fragrance/search/testing';
 import { seededRandom } from './random.ts';
 import { meanScores, scoreQuery, type KindScores, type QueryScores } from './relevance/metrics.ts';
 import { parseRelevanceOptions } from './relevance/options.ts';
+import { benchConfig, RelevanceBenchConfig } from './config.ts';
 import { descriptionKind, drawQueries, indexCatalogue, RELEVANCE_KINDS, type RelevanceQuery } from './relevance/queries.ts';
 import { readRealCatalogue } from './relevance/real-catalogue.ts';
 import { drawShopperQueries, SHOPPER_KINDS, type JudgedBy } from './relevance/shopper-queries.ts';
 import { ensureElasticsearch, say as sayAs } from './support.ts';
 
-const options = parseRelevanceOptions(process.argv.slice(2), process.env);
+const options = parseRelevanceOptions(process.argv.slice(2), benchConfig(RelevanceBenchConfig));
 const say = (m: string) => sayAs('relevance', m);
 /** The kinds where one record is the answer: hybrid must not rank them lower than lexical. */
 const KNOWN_ITEM_KINDS = ['name_brand', 'brand_name', 'name_typo', 'name_prefix'];

@@ -54,33 +54,24 @@ import { defaultModelDirectory, loadEmbedder } from '@fragrance/embeddings';
 import { newLatencyHistogram, runLoad, type ClientCall, type LoadRequest } from './load.ts';
 import { pick, seededRandom, typo } from './random.ts';
 import { distinctRequests, parseWorkload, zipfSequence, type DistinctRequest, type KnownItem } from './workload.ts';
-import {
-  createBenchKey,
-  cursorSecret,
-  DEFAULT_ES,
-  ensureElasticsearch,
-  ROOT,
-  run,
-  say as sayAs,
-  startService,
-  stopChildren,
-} from './support.ts';
+import { createBenchKey, cursorSecret, ensureElasticsearch, ROOT, run, say as sayAs, startService, stopChildren } from './support.ts';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
+import { benchConfig, SearchBenchConfig } from './config.ts';
 
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-const LATENCY_S = Number(process.env.BENCH_LATENCY_S ?? 6);
-const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+const config = benchConfig(SearchBenchConfig);
+const DURATION_S = config.BENCH_DURATION_S;
+const CONCURRENCY = config.BENCH_CONCURRENCY;
+const WARMUP_S = config.BENCH_WARMUP_S;
+const ROUNDS = config.BENCH_ROUNDS;
+const LATENCY_S = config.BENCH_LATENCY_S;
+const LOG_LEVEL = config.BENCH_LOG_LEVEL;
 /**
  * BENCH_METRICS_OFF=1: also runs a second catalogue and gateway with METRICS_ENABLED=false, in the
  * same interleaved rounds, and reports the throughput ratio metrics on / off (target ≥ 0.97).
  */
-const COMPARE_METRICS = process.env.BENCH_METRICS_OFF === '1';
-const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
-const ALIAS = process.env.BENCH_ALIAS ?? 'fragrances';
-const PORT_BASE = process.env.BENCH_PORT_BASE ? Number(process.env.BENCH_PORT_BASE) : undefined;
+const COMPARE_METRICS = config.BENCH_METRICS_OFF;
+const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
+const ALIAS = config.BENCH_ALIAS;
 const WORKLOAD = parseWorkload(process.argv.slice(2));
 /**
  * How the load generator sends the service's requests: `raw` (default) as the bare GET the client
@@ -90,8 +81,7 @@ const WORKLOAD = parseWorkload(process.argv.slice(2));
  * JSON) is taken from the targets it drives: with `client`, (b) and (c) pay for JSON parsing that
  * (a) does not (about 0.2 ms more per request), on the cores they are measured on.
  */
-const DRIVER = process.env.BENCH_DRIVER ?? 'raw';
-if (DRIVER !== 'client' && DRIVER !== 'raw') throw new Error(`BENCH_DRIVER must be client or raw, got ${DRIVER}`);
+const DRIVER = config.BENCH_DRIVER;
 /** A service request as the chosen driver sends it. */
 const serviceRequest = (call: ClientCall, raw: LoadRequest): ClientCall | LoadRequest => (DRIVER === 'raw' ? raw : call);
 /** Distinct requests: the uniform mix is cycled; the zipf one is drawn from by popularity. */
@@ -563,9 +553,8 @@ async function measure(
   return results;
 }
 
-async function main(): Promise<void> {
-  ensureElasticsearch(ELASTICSEARCH_URL);
-  const client = new Client({ node: ELASTICSEARCH_URL });
+/** Loads the catalogue when the alias is (nearly) empty; the documents behind it. */
+async function prepareCatalogue(client: Client): Promise<number> {
   if ((await count(client)) < 1_000) {
     say('no catalogue behind the fragrances alias: generating and ingesting it');
     if (!existsSync(`${ROOT}data/generated/catalogue.ndjson`))
@@ -584,303 +573,337 @@ async function main(): Promise<void> {
       );
     }
   }
+  return documents;
+}
+
+/** What the bench started (or was given): the services behind targets (b) and (c), metrics on and off. */
+interface Services {
+  /** The bench's own Redis, stopped at the end; none when BENCH_REDIS_URL is given. */
+  redis: { name: string; port: number } | undefined;
+  redisUrl: string;
+  catalogueUrl: string;
+  cataloguePid: number | undefined;
+  gatewayUrl: string | undefined;
+  gatewayPid: number | undefined;
+  apiKey: string | undefined;
+  /** The metrics ports of (b) and (c), to read their caches' hit counts. */
+  metricsPorts: { catalogue: string; gateway: string };
+  /** BENCH_METRICS_OFF=1: the same services with METRICS_ENABLED=false. */
+  off: { catalogueUrl?: string; gatewayUrl?: string; pids: { catalogue: number | undefined; gateway: number | undefined } };
+}
+
+/** A port of BENCH_PORT_BASE's block, else a free one. */
+const portAt = (offset: number) => (config.BENCH_PORT_BASE === undefined ? freePort() : Promise.resolve(config.BENCH_PORT_BASE + offset));
+
+/** The catalogue's environment here: the bench's alias, cursor key and Redis. */
+const catalogueEnv = (port: number, redisUrl: string) => ({
+  PORT: String(port),
+  ELASTICSEARCH_URL,
+  LOG_LEVEL,
+  CATALOGUE_ALIAS: ALIAS,
+  CURSOR_SECRET,
+  REDIS_URL: redisUrl,
+  JOBS_PREFIX: 'bench',
+});
+
+/** The gateway's environment here: on the bench Redis, with the catalogue's generation key (JOBS_PREFIX) for its edge cache. */
+const gatewayEnv = (port: number, redisUrl: string, catalogueUrl: string) => ({
+  PORT: String(port),
+  REDIS_URL: redisUrl,
+  CATALOGUE_SERVICE_URL: catalogueUrl,
+  JOBS_PREFIX: 'bench',
+  CATALOGUE_ALIAS: ALIAS,
+  LOG_LEVEL,
+});
+
+/**
+ * The gateway's and the catalogue's Redis (the catalogue reads the enrichment generation of its
+ * response cache there; without it the catalogue answers everything uncached), then the catalogue.
+ */
+async function startCatalogues(services: Services): Promise<void> {
+  if (!config.BENCH_REDIS_URL) {
+    const redisPort = await portAt(2);
+    services.redis = { name: `bench-${redisPort}`, port: redisPort };
+    run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', services.redis.name, '--port', String(redisPort)]);
+    services.redisUrl = `redis://127.0.0.1:${redisPort}`;
+  }
+  const cataloguePort = await portAt(0);
+  services.catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
+  services.cataloguePid = startService(
+    'catalogue',
+    {
+      ...catalogueEnv(cataloguePort, services.redisUrl),
+      METRICS_PORT: services.metricsPorts.catalogue,
+      // descriptions: every answer computed (see the header).
+      ...(WORKLOAD === 'descriptions' ? { RESPONSE_CACHE_MAX_BYTES: '0' } : {}),
+    },
+    'search',
+  ).pid;
+  if (COMPARE_METRICS) {
+    const port = await freePort();
+    services.off.catalogueUrl = `http://127.0.0.1:${port}`;
+    // The same settings as (b) but metrics: its response cache needs the Redis too.
+    services.off.pids.catalogue = startService(
+      'catalogue',
+      { ...catalogueEnv(port, services.redisUrl), METRICS_ENABLED: 'false' },
+      'search',
+    ).pid;
+    await waitForHealthy(services.off.catalogueUrl, 60_000);
+  }
+  await waitForHealthy(services.catalogueUrl, 60_000);
+}
+
+/** The gateway (and its metrics-off twin) on the bench Redis, with a key whose quota never binds. */
+async function startGateways(services: Services): Promise<void> {
+  const gatewayPort = await portAt(1);
+  services.gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  services.gatewayPid = startService(
+    'gateway',
+    { ...gatewayEnv(gatewayPort, services.redisUrl, services.catalogueUrl), METRICS_PORT: services.metricsPorts.gateway },
+    'search',
+  ).pid;
+  await waitForHealthy(services.gatewayUrl, 60_000);
+  if (services.off.catalogueUrl) {
+    const offPort = await freePort();
+    services.off.gatewayUrl = `http://127.0.0.1:${offPort}`;
+    services.off.pids.gateway = startService(
+      'gateway',
+      { ...gatewayEnv(offPort, services.redisUrl, services.off.catalogueUrl), METRICS_ENABLED: 'false' },
+      'search',
+    ).pid;
+    await waitForHealthy(services.off.gatewayUrl, 60_000);
+  }
+  services.apiKey = createBenchKey(services.redisUrl);
+}
+
+/** The requests: a stream taken once (distinct), else a mix cycled (uniform) or drawn from by popularity (zipf). */
+async function buildWorkload(client: Client, records: Sampled[], catalogueUrl: string) {
+  const distinct = WORKLOAD === 'distinct' ? distinctRequests(await knownItems(client), 2028) : undefined;
+  const stream = distinct ? distinctSource(distinct) : undefined;
+  const mix = distinct ? [] : await buildMix(records, catalogueUrl);
+  const order = WORKLOAD === 'zipf' ? zipfSequence(mix.length, ZIPF_EXPONENT, ZIPF_LENGTH, 2027) : undefined;
+  const source = stream ?? mixSource(mix, order);
+  const kinds: Record<string, number> = {};
+  for (const kind of distinct ? distinct.map((r) => r.form) : mix.map((p) => p.kind)) kinds[kind] = (kinds[kind] ?? 0) + 1;
+  return { distinct, stream, mix, order, source, kinds };
+}
+type Workload = Awaited<ReturnType<typeof buildWorkload>>;
+
+/** (a) Elasticsearch, (b) the catalogue, (c) the gateway, their metrics-off twins and (d) lexical through the gateway. */
+function targetsOf(services: Services): Target[] {
+  const { gatewayUrl, apiKey, off } = services;
+  const service = (p: Pair) => serviceRequest(p.service, p.raw);
+  const targets: (Target | false | undefined | '')[] = [
+    { name: 'a', label: '(a) Elasticsearch directly', url: ELASTICSEARCH_URL, pick: (p) => p.elasticsearch },
+    { name: 'b', label: '(b) catalogue service', url: services.catalogueUrl, pick: service },
+    gatewayUrl && apiKey && { name: 'c', label: '(c) through the gateway', url: gatewayUrl, apiKey, pick: service },
+    // The same services with METRICS_ENABLED=false (BENCH_METRICS_OFF=1), with their own CPU accounting.
+    off.catalogueUrl && { name: 'b_off', label: '(b) catalogue, metrics off', url: off.catalogueUrl, pick: service, pids: off.pids },
+    off.gatewayUrl &&
+      apiKey && {
+        name: 'c_off',
+        label: '(c) through the gateway, metrics off',
+        url: off.gatewayUrl,
+        apiKey,
+        pick: service,
+        pids: off.pids,
+      },
+    WORKLOAD === 'descriptions' &&
+      gatewayUrl &&
+      apiKey && {
+        name: 'd',
+        label: '(d) lexical through the gateway',
+        url: gatewayUrl,
+        apiKey,
+        pick: (p: Pair) => serviceRequest(p.lexical ?? p.service, p.lexicalRaw ?? p.raw),
+      },
+  ];
+  return targets.filter((t): t is Target => Boolean(t));
+}
+
+/** The throughput phase, the concurrency-1 phase, the search modes seen and a cache hit's p50. */
+async function runPhases(services: Services, workload: Workload, targets: Target[], esCpuMs: () => Promise<number>) {
+  const { stream, mix, order, source } = workload;
+  const pids = { catalogue: services.cataloguePid, gateway: services.gatewayPid };
+  const lookups = () => cacheLookups(services.metricsPorts.catalogue, services.metricsPorts.gateway);
+  say(`throughput: concurrency ${CONCURRENCY}, ${DURATION_S} s per target in ${ROUNDS} interleaved rounds`);
+  const lookups0 = await lookups();
+  const results = await measure(source, targets, pids, CONCURRENCY, DURATION_S, ROUNDS, WARMUP_S, esCpuMs);
+  const lookups1 = await lookups();
+  const cacheOutcomes = cacheOutcomesSince(lookups0, lookups1);
+  say(`cache lookups during the throughput phase: ${JSON.stringify(cacheOutcomes)}`);
+  // Unsaturated: one request at a time, so latency is the hops' own cost, not queueing.
+  say(`latency: concurrency 1, ${LATENCY_S} s per target`);
+  const latency = await measure(source, targets, pids, 1, LATENCY_S, 2, 1, esCpuMs);
+  const cacheOutcomes1 = cacheOutcomesSince(lookups1, await lookups());
+  say(`cache lookups during the concurrency-1 phase: ${JSON.stringify(cacheOutcomes1)}`);
+  const gatewayTarget = targets.find((t) => t.name === 'c');
+  // distinct: fresh requests through the gateway (else the catalogue), to count which search modes ran.
+  const modeTarget = gatewayTarget ?? targets.find((t) => t.name === 'b');
+  const modes = stream && modeTarget ? await modesSeen(stream, modeTarget, 200) : undefined;
+  if (modes) say(`search_mode of 200 fresh requests through ${modeTarget?.label ?? ''}: ${JSON.stringify(modes)}`);
+  // A cache hit through the gateway: the most popular request, again and again, one at a time.
+  let cacheHitP50: number | null = null;
+  if (gatewayTarget && !stream) {
+    const top = mix[order?.[0] ?? 0]!;
+    say('cache hit: the top request through the gateway at concurrency 1');
+    const hit = await measure(mixSource([top], undefined), [gatewayTarget], pids, 1, Math.min(LATENCY_S, 3), 1, 1, esCpuMs);
+    cacheHitP50 = hit.get('c')?.p50_ms ?? null;
+  }
+  return { results, latency, cacheOutcomes, cacheOutcomes1, modes, cacheHitP50 };
+}
+type Phases = Awaited<ReturnType<typeof runPhases>>;
+type QueryEmbedding = Awaited<ReturnType<typeof queryEmbeddingLatency>> | undefined;
+
+/** BENCH_METRICS_OFF=1: throughput and CPU per request with metrics on against off. */
+function metricsOnOff(results: Map<string, Summary>) {
+  const b = results.get('b')!;
+  const c = results.get('c');
+  const bOff = results.get('b_off');
+  const cOff = results.get('c_off');
+  return {
+    catalogue_off: bOff ?? null,
+    gateway_off: cOff ?? null,
+    ratio_catalogue: bOff ? ratio(b.rps, bOff.rps) : null,
+    ratio_gateway: c && cOff ? ratio(c.rps, cOff.rps) : null,
+    // CPU per request of the processes themselves: the fair figure on a busy machine.
+    catalogue_cpu_ms_per_request_on_off: bOff ? [b.catalogue_cpu_ms_per_request, bOff.catalogue_cpu_ms_per_request] : null,
+    gateway_cpu_ms_per_request_on_off: c && cOff ? [c.gateway_cpu_ms_per_request, cOff.gateway_cpu_ms_per_request] : null,
+    target: 0.97,
+  };
+}
+
+/**
+ * The targets and whether they are met: throughput at concurrency 32, p50 overhead unsaturated (at
+ * 32 it is queueing). Issue 17's targets for descriptions compare hybrid against lexical on the
+ * same path (through the gateway, c/d), not against Elasticsearch direct (c/a, printed for
+ * information: it also counts the hops and the catalogue, which lexical-direct skips).
+ */
+function verdict(phases: Phases, distinct: boolean, queryEmbedding: QueryEmbedding) {
+  const { results, latency, cacheHitP50 } = phases;
+  const [a, c, d] = [results.get('a')!, results.get('c'), results.get('d')];
+  const [la, lc] = [latency.get('a')!, latency.get('c')];
+  if (WORKLOAD === 'descriptions') {
+    return {
+      targets: { ratio_hybrid_lexical_gateway: 0.5, gateway_p50_ms: 25, query_embedding_p50_ms: 5 },
+      meets_targets: c && d && lc ? c.rps / d.rps >= 0.5 && lc.p50_ms <= 25 && (queryEmbedding?.p50_ms ?? Infinity) <= 5 : null,
+    };
+  }
+  const targetCA = WORKLOAD === 'zipf' ? 3 : WORKLOAD === 'distinct' ? 0.8 : 0.9;
+  const ratioCA = c ? c.rps / a.rps : undefined;
+  return {
+    targets: { ratio_c_a: targetCA, p50_overhead_c_ms: 3, ...(distinct ? {} : { cache_hit_p50_ms: 1.5 }) },
+    meets_targets:
+      ratioCA !== undefined && lc && (distinct || cacheHitP50 !== null)
+        ? ratioCA >= targetCA && lc.p50_ms - la.p50_ms <= 3 && (distinct || (cacheHitP50 ?? Infinity) <= 1.5)
+        : null,
+  };
+}
+
+/** The run's one JSON line. */
+function resultLine(documents: number, workload: Workload, phases: Phases, queryEmbedding: QueryEmbedding) {
+  const { distinct, stream, mix, kinds } = workload;
+  const { results, latency } = phases;
+  const [a, b, c, d] = [results.get('a')!, results.get('b')!, results.get('c'), results.get('d')];
+  const [la, lb, lc] = [latency.get('a')!, latency.get('b')!, latency.get('c')];
+  return {
+    bench: 'search',
+    // The machine's 1/5/15-minute load average at the end: on a shared machine latencies are only comparable at like load.
+    load_average: loadavg().map((x) => Math.round(x * 100) / 100),
+    workload: WORKLOAD,
+    driver: DRIVER,
+    ...(WORKLOAD === 'zipf' ? { zipf: { distinct: mix.length, exponent: ZIPF_EXPONENT, seed: 2027 } } : {}),
+    documents,
+    concurrency: CONCURRENCY,
+    duration_s: DURATION_S,
+    log_level: LOG_LEVEL,
+    mix: kinds,
+    rounds: ROUNDS,
+    elasticsearch: a,
+    catalogue: b,
+    gateway: c ?? null,
+    ratio_b_a: ratio(b.rps, a.rps),
+    ratio_c_a: c ? ratio(c.rps, a.rps) : null,
+    p50_overhead_b_ms: ms(b.p50_ms - a.p50_ms),
+    p50_overhead_c_ms: c ? ms(c.p50_ms - a.p50_ms) : null,
+    latency_concurrency_1: {
+      elasticsearch_p50_ms: la.p50_ms,
+      catalogue_p50_ms: lb.p50_ms,
+      gateway_p50_ms: lc?.p50_ms ?? null,
+      p50_overhead_b_ms: ms(lb.p50_ms - la.p50_ms),
+      p50_overhead_c_ms: lc ? ms(lc.p50_ms - la.p50_ms) : null,
+    },
+    cache_hit_p50_ms: phases.cacheHitP50,
+    // Lookups by outcome during the throughput phase: the catalogue's cache ((b) and (c)'s misses at the edge) and the gateway's edge cache ((c)).
+    cache_lookups: phases.cacheOutcomes,
+    cache_lookups_concurrency_1: phases.cacheOutcomes1,
+    ...(stream && distinct
+      ? {
+          distinct: {
+            stream: distinct.length,
+            taken: stream.taken(),
+            forms: kinds,
+            search_modes_of_200_fresh_requests: phases.modes ?? null,
+            seed: 2028,
+          },
+        }
+      : {}),
+    ...(WORKLOAD === 'descriptions'
+      ? {
+          response_cache: 'off',
+          lexical_through_gateway: d ?? null,
+          ratio_hybrid_lexical_gateway: c && d ? ratio(c.rps, d.rps) : null,
+          lexical_gateway_p50_ms_concurrency_1: latency.get('d')?.p50_ms ?? null,
+          query_embedding: queryEmbedding ?? null,
+        }
+      : {}),
+    metrics_on_off: COMPARE_METRICS ? metricsOnOff(results) : null,
+    ...verdict(phases, stream !== undefined, queryEmbedding),
+  };
+}
+
+async function main(): Promise<void> {
+  ensureElasticsearch(ELASTICSEARCH_URL);
+  const client = new Client({ node: ELASTICSEARCH_URL });
+  const documents = await prepareCatalogue(client);
   const records = await sample(client);
   // CPU time of every node of the cluster (one on a dev machine), in ms.
   const esCpuMs = async () => {
     const stats = await client.nodes.stats({ metric: 'process' });
     return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0);
   };
-
-  // The gateway's and the catalogue's Redis (the catalogue reads the enrichment generation of
-  // its response cache there); without it the catalogue answers everything uncached.
-  const port = (offset: number) => (PORT_BASE === undefined ? freePort() : Promise.resolve(PORT_BASE + offset));
-  let redis: { name: string; port: number } | undefined;
-  if (!process.env.BENCH_REDIS_URL) {
-    const redisPort = await port(2);
-    redis = { name: `bench-${redisPort}`, port: redisPort };
-    run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', redis.name, '--port', String(redisPort)]);
-  }
-  const redisUrl = process.env.BENCH_REDIS_URL ?? `redis://127.0.0.1:${redis?.port ?? 0}`;
-  const cataloguePort = await port(0);
-  const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
-  // Metrics on (the default) on a free port of their own, so two instances never collide.
-  const metricsOn = async () => ({ METRICS_PORT: String(await freePort()) });
-  // The metrics ports of (b) and (c), to read their caches' hit counts.
-  const catalogueMetrics = await metricsOn();
-  const gatewayMetrics = await metricsOn();
-  const catalogue = startService(
-    'catalogue',
-    {
-      PORT: String(cataloguePort),
-      ELASTICSEARCH_URL,
-      LOG_LEVEL,
-      CATALOGUE_ALIAS: ALIAS,
-      CURSOR_SECRET,
-      REDIS_URL: redisUrl,
-      JOBS_PREFIX: 'bench',
-      ...catalogueMetrics,
-      // descriptions: every answer computed (see the header).
-      ...(WORKLOAD === 'descriptions' ? { RESPONSE_CACHE_MAX_BYTES: '0' } : {}),
-    },
-    'search',
-  );
-  let catalogueOffUrl: string | undefined;
-  const offPids: { catalogue: number | undefined; gateway: number | undefined } = { catalogue: undefined, gateway: undefined };
-  if (COMPARE_METRICS) {
-    const port = await freePort();
-    catalogueOffUrl = `http://127.0.0.1:${port}`;
-    offPids.catalogue = startService(
-      'catalogue',
-      // The same settings as (b) but metrics: its response cache needs the Redis too.
-      {
-        PORT: String(port),
-        ELASTICSEARCH_URL,
-        LOG_LEVEL,
-        CATALOGUE_ALIAS: ALIAS,
-        CURSOR_SECRET,
-        REDIS_URL: redisUrl,
-        JOBS_PREFIX: 'bench',
-        METRICS_ENABLED: 'false',
-      },
-      'search',
-    ).pid;
-    await waitForHealthy(catalogueOffUrl, 60_000);
-  }
-  let gatewayOffUrl: string | undefined;
-  let gatewayPid: number | undefined;
-
-  let gatewayUrl = process.env.BENCH_GATEWAY_URL;
-  let apiKey = process.env.BENCH_API_KEY;
+  const services: Services = {
+    redis: undefined,
+    redisUrl: config.BENCH_REDIS_URL ?? '',
+    catalogueUrl: '',
+    cataloguePid: undefined,
+    gatewayUrl: config.BENCH_GATEWAY_URL,
+    gatewayPid: undefined,
+    apiKey: config.BENCH_API_KEY,
+    // Metrics on (the default) on a free port of their own, so two instances never collide.
+    metricsPorts: { catalogue: String(await freePort()), gateway: String(await freePort()) },
+    off: { pids: { catalogue: undefined, gateway: undefined } },
+  };
   try {
-    await waitForHealthy(catalogueUrl, 60_000);
-    if (process.env.BENCH_SKIP_GATEWAY !== '1' && !(gatewayUrl && apiKey)) {
-      // The gateway on the bench Redis, with a key whose quota never binds.
-      const gatewayPort = await port(1);
-      gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-      gatewayPid = startService(
-        'gateway',
-        {
-          PORT: String(gatewayPort),
-          REDIS_URL: redisUrl,
-          CATALOGUE_SERVICE_URL: catalogueUrl,
-          // The catalogue's generation key, so the edge cache keeps the catalogue's answers.
-          JOBS_PREFIX: 'bench',
-          CATALOGUE_ALIAS: ALIAS,
-          LOG_LEVEL,
-          ...gatewayMetrics,
-        },
-        'search',
-      ).pid;
-      await waitForHealthy(gatewayUrl, 60_000);
-      if (catalogueOffUrl) {
-        const offPort = await freePort();
-        gatewayOffUrl = `http://127.0.0.1:${offPort}`;
-        offPids.gateway = startService(
-          'gateway',
-          {
-            PORT: String(offPort),
-            REDIS_URL: redisUrl,
-            CATALOGUE_SERVICE_URL: catalogueOffUrl,
-            JOBS_PREFIX: 'bench',
-            CATALOGUE_ALIAS: ALIAS,
-            LOG_LEVEL,
-            METRICS_ENABLED: 'false',
-          },
-          'search',
-        ).pid;
-        await waitForHealthy(gatewayOffUrl, 60_000);
-      }
-      apiKey = createBenchKey(redisUrl);
-    }
-
-    // distinct: a stream taken once (no mix to replay); the others: a mix cycled or drawn from.
-    const distinct = WORKLOAD === 'distinct' ? distinctRequests(await knownItems(client), 2028) : undefined;
-    const stream = distinct ? distinctSource(distinct) : undefined;
-    const mix = distinct ? [] : await buildMix(records, catalogueUrl);
-    const order = WORKLOAD === 'zipf' ? zipfSequence(mix.length, ZIPF_EXPONENT, ZIPF_LENGTH, 2027) : undefined;
-    const source = stream ?? mixSource(mix, order);
-    const kinds: Record<string, number> = {};
-    for (const kind of distinct ? distinct.map((r) => r.form) : mix.map((p) => p.kind)) kinds[kind] = (kinds[kind] ?? 0) + 1;
+    await startCatalogues(services);
+    if (!config.BENCH_SKIP_GATEWAY && !(services.gatewayUrl && services.apiKey)) await startGateways(services);
+    const workload = await buildWorkload(client, records, services.catalogueUrl);
     say(
-      `workload ${WORKLOAD}; ${documents} documents; ${distinct ? 'stream' : 'mix'} of ${(distinct ?? mix).length} requests ${JSON.stringify(kinds)}; concurrency ${CONCURRENCY}, ${DURATION_S} s each`,
+      `workload ${WORKLOAD}; ${documents} documents; ${workload.distinct ? 'stream' : 'mix'} of ${(workload.distinct ?? workload.mix).length} requests ${JSON.stringify(workload.kinds)}; concurrency ${CONCURRENCY}, ${DURATION_S} s each`,
     );
-    const targets: Target[] = [
-      { name: 'a', label: '(a) Elasticsearch directly', url: ELASTICSEARCH_URL, pick: (p) => p.elasticsearch },
-      { name: 'b', label: '(b) catalogue service', url: catalogueUrl, pick: (p) => serviceRequest(p.service, p.raw) },
-      ...(gatewayUrl && apiKey
-        ? [
-            {
-              name: 'c',
-              label: '(c) through the gateway',
-              url: gatewayUrl,
-              apiKey,
-              pick: (p: Pair) => serviceRequest(p.service, p.raw),
-            },
-          ]
-        : []),
-      // The same services with METRICS_ENABLED=false (BENCH_METRICS_OFF=1), with their own CPU accounting.
-      ...(catalogueOffUrl
-        ? [
-            {
-              name: 'b_off',
-              label: '(b) catalogue, metrics off',
-              url: catalogueOffUrl,
-              pick: (p: Pair) => serviceRequest(p.service, p.raw),
-              pids: offPids,
-            },
-          ]
-        : []),
-      ...(gatewayOffUrl && apiKey
-        ? [
-            {
-              name: 'c_off',
-              label: '(c) through the gateway, metrics off',
-              url: gatewayOffUrl,
-              apiKey,
-              pick: (p: Pair) => serviceRequest(p.service, p.raw),
-              pids: offPids,
-            },
-          ]
-        : []),
-      ...(WORKLOAD === 'descriptions' && gatewayUrl && apiKey
-        ? [
-            {
-              name: 'd',
-              label: '(d) lexical through the gateway',
-              url: gatewayUrl,
-              apiKey,
-              pick: (p: Pair) => serviceRequest(p.lexical ?? p.service, p.lexicalRaw ?? p.raw),
-            },
-          ]
-        : []),
-    ];
-    const pids = { catalogue: catalogue.pid, gateway: gatewayPid };
+    const targets = targetsOf(services);
     const queryEmbedding =
-      WORKLOAD === 'descriptions' ? await queryEmbeddingLatency(mix.flatMap((p) => (p.text ? [p.text] : []))) : undefined;
+      WORKLOAD === 'descriptions' ? await queryEmbeddingLatency(workload.mix.flatMap((p) => (p.text ? [p.text] : []))) : undefined;
     if (queryEmbedding)
       say(`query embedding alone: p50 ${queryEmbedding.p50_ms} ms, p99 ${queryEmbedding.p99_ms} ms (${queryEmbedding.texts} texts)`);
-    say(`throughput: concurrency ${CONCURRENCY}, ${DURATION_S} s per target in ${ROUNDS} interleaved rounds`);
-    const lookups0 = await cacheLookups(catalogueMetrics.METRICS_PORT, gatewayMetrics.METRICS_PORT);
-    const results = await measure(source, targets, pids, CONCURRENCY, DURATION_S, ROUNDS, WARMUP_S, esCpuMs);
-    const lookups1 = await cacheLookups(catalogueMetrics.METRICS_PORT, gatewayMetrics.METRICS_PORT);
-    const cacheOutcomes = cacheOutcomesSince(lookups0, lookups1);
-    say(`cache lookups during the throughput phase: ${JSON.stringify(cacheOutcomes)}`);
-    // Unsaturated: one request at a time, so latency is the hops' own cost, not queueing.
-    say(`latency: concurrency 1, ${LATENCY_S} s per target`);
-    const latency = await measure(source, targets, pids, 1, LATENCY_S, 2, 1, esCpuMs);
-    const cacheOutcomes1 = cacheOutcomesSince(lookups1, await cacheLookups(catalogueMetrics.METRICS_PORT, gatewayMetrics.METRICS_PORT));
-    say(`cache lookups during the concurrency-1 phase: ${JSON.stringify(cacheOutcomes1)}`);
-    // A cache hit through the gateway: the most popular request, again and again, one at a time.
-    const gatewayTarget = targets.find((t) => t.name === 'c');
-    let cacheHitP50: number | null = null;
-    // distinct: fresh requests through the gateway (else the catalogue), to count which search modes ran.
-    const modeTarget = gatewayTarget ?? targets.find((t) => t.name === 'b');
-    const modes = stream && modeTarget ? await modesSeen(stream, modeTarget, 200) : undefined;
-    if (modes) say(`search_mode of 200 fresh requests through ${modeTarget?.label ?? ''}: ${JSON.stringify(modes)}`);
-    if (gatewayTarget && !stream) {
-      const top = mix[order?.[0] ?? 0]!;
-      say('cache hit: the top request through the gateway at concurrency 1');
-      const hit = await measure(mixSource([top], undefined), [gatewayTarget], pids, 1, Math.min(LATENCY_S, 3), 1, 1, esCpuMs);
-      cacheHitP50 = hit.get('c')?.p50_ms ?? null;
-    }
-    const a = results.get('a')!;
-    const b = results.get('b')!;
-    const c = results.get('c');
-    const la = latency.get('a')!;
-    const lb = latency.get('b')!;
-    const lc = latency.get('c');
-    const ratioCA = c ? c.rps / a.rps : undefined;
-    const d = results.get('d');
-    const targetCA = WORKLOAD === 'zipf' ? 3 : WORKLOAD === 'distinct' ? 0.8 : 0.9;
+    const phases = await runPhases(services, workload, targets, esCpuMs);
     // The table on stdout, before the JSON line (the run's progress is on stderr).
-    if (stream) process.stdout.write(`${distinctTable(results, latency).join('\n')}\n`);
-    const result = {
-      bench: 'search',
-      // The machine's 1/5/15-minute load average at the end: on a shared machine latencies are only comparable at like load.
-      load_average: loadavg().map((x) => Math.round(x * 100) / 100),
-      workload: WORKLOAD,
-      driver: DRIVER,
-      ...(WORKLOAD === 'zipf' ? { zipf: { distinct: mix.length, exponent: ZIPF_EXPONENT, seed: 2027 } } : {}),
-      documents,
-      concurrency: CONCURRENCY,
-      duration_s: DURATION_S,
-      log_level: LOG_LEVEL,
-      mix: kinds,
-      rounds: ROUNDS,
-      elasticsearch: a,
-      catalogue: b,
-      gateway: c ?? null,
-      ratio_b_a: ratio(b.rps, a.rps),
-      ratio_c_a: c ? ratio(c.rps, a.rps) : null,
-      p50_overhead_b_ms: ms(b.p50_ms - a.p50_ms),
-      p50_overhead_c_ms: c ? ms(c.p50_ms - a.p50_ms) : null,
-      latency_concurrency_1: {
-        elasticsearch_p50_ms: la.p50_ms,
-        catalogue_p50_ms: lb.p50_ms,
-        gateway_p50_ms: lc?.p50_ms ?? null,
-        p50_overhead_b_ms: ms(lb.p50_ms - la.p50_ms),
-        p50_overhead_c_ms: lc ? ms(lc.p50_ms - la.p50_ms) : null,
-      },
-      cache_hit_p50_ms: cacheHitP50,
-      // Lookups by outcome during the throughput phase: the catalogue's cache ((b) and (c)'s misses at the edge) and the gateway's edge cache ((c)).
-      cache_lookups: cacheOutcomes,
-      cache_lookups_concurrency_1: cacheOutcomes1,
-      ...(stream && distinct
-        ? {
-            distinct: {
-              stream: distinct.length,
-              taken: stream.taken(),
-              forms: kinds,
-              search_modes_of_200_fresh_requests: modes ?? null,
-              seed: 2028,
-            },
-          }
-        : {}),
-      ...(WORKLOAD === 'descriptions'
-        ? {
-            response_cache: 'off',
-            lexical_through_gateway: d ?? null,
-            ratio_hybrid_lexical_gateway: c && d ? ratio(c.rps, d.rps) : null,
-            lexical_gateway_p50_ms_concurrency_1: latency.get('d')?.p50_ms ?? null,
-            query_embedding: queryEmbedding ?? null,
-          }
-        : {}),
-      metrics_on_off: COMPARE_METRICS
-        ? {
-            catalogue_off: results.get('b_off') ?? null,
-            gateway_off: results.get('c_off') ?? null,
-            ratio_catalogue: results.get('b_off') ? ratio(b.rps, results.get('b_off')!.rps) : null,
-            ratio_gateway: c && results.get('c_off') ? ratio(c.rps, results.get('c_off')!.rps) : null,
-            // CPU per request of the processes themselves: the fair figure on a busy machine.
-            catalogue_cpu_ms_per_request_on_off: results.get('b_off')
-              ? [b.catalogue_cpu_ms_per_request, results.get('b_off')!.catalogue_cpu_ms_per_request]
-              : null,
-            gateway_cpu_ms_per_request_on_off:
-              c && results.get('c_off') ? [c.gateway_cpu_ms_per_request, results.get('c_off')!.gateway_cpu_ms_per_request] : null,
-            target: 0.97,
-          }
-        : null,
-      // Issue 17's targets for descriptions: hybrid against lexical on the same path (through the
-      // gateway, c/d), not against Elasticsearch direct (c/a, printed for information: it also
-      // counts the hops and the catalogue, which lexical-direct skips).
-      targets:
-        WORKLOAD === 'descriptions'
-          ? { ratio_hybrid_lexical_gateway: 0.5, gateway_p50_ms: 25, query_embedding_p50_ms: 5 }
-          : { ratio_c_a: targetCA, p50_overhead_c_ms: 3, ...(stream ? {} : { cache_hit_p50_ms: 1.5 }) },
-      // Throughput at concurrency 32; p50 overhead unsaturated (at 32 it is queueing, see above).
-      meets_targets:
-        WORKLOAD === 'descriptions'
-          ? c && d && lc
-            ? c.rps / d.rps >= 0.5 && lc.p50_ms <= 25 && (queryEmbedding?.p50_ms ?? Infinity) <= 5
-            : null
-          : ratioCA !== undefined && lc && (stream || cacheHitP50 !== null)
-            ? ratioCA >= targetCA && lc.p50_ms - la.p50_ms <= 3 && (stream !== undefined || (cacheHitP50 ?? Infinity) <= 1.5)
-            : null,
-    };
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    if (workload.stream) process.stdout.write(`${distinctTable(phases.results, phases.latency).join('\n')}\n`);
+    process.stdout.write(`${JSON.stringify(resultLine(documents, workload, phases, queryEmbedding))}\n`);
   } finally {
     await client.close();
     await stopChildren();
+    const { redis } = services;
     if (redis) spawnSync('bash', ['infra/redis.sh', 'stop', '--name', redis.name, '--port', String(redis.port)], { cwd: ROOT });
   }
 }

@@ -21,24 +21,16 @@ import { buildSuggestRequest, ingestCatalogue, suggestAliasOf } from '@fragrance
 import { freePort, waitForHealthy } from '@fragrance/testkit';
 import { newLatencyHistogram, runLoad, type ClientCall, type LoadRequest } from './load.ts';
 import { pick, seededRandom } from './random.ts';
-import {
-  createBenchKey,
-  cursorSecret,
-  DEFAULT_ES,
-  ensureElasticsearch,
-  ROOT,
-  run,
-  say as sayAs,
-  startService,
-  stopChildren,
-} from './support.ts';
+import { benchConfig, SuggestBenchConfig } from './config.ts';
+import { createBenchKey, cursorSecret, ensureElasticsearch, ROOT, run, say as sayAs, startService, stopChildren } from './support.ts';
 
-const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
-const ALIAS = process.env.BENCH_ALIAS ?? 'fragrances';
-const RECORDS = Number(process.env.BENCH_RECORDS ?? 75_000);
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
+const config = benchConfig(SuggestBenchConfig);
+const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
+const ALIAS = config.BENCH_ALIAS;
+const RECORDS = config.BENCH_RECORDS;
+const DURATION_S = config.BENCH_DURATION_S;
+const ROUNDS = config.BENCH_ROUNDS;
+const LOG_LEVEL = config.BENCH_LOG_LEVEL;
 const MIX_SIZE = 4_000;
 const TARGET_P50_MS = 5;
 const say = (m: string) => sayAs('suggest', m);

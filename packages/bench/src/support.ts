@@ -4,14 +4,17 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { benchConfig, DEFAULT_ES, inheritedEnv, LocalStateConfig } from './config.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-export const DEFAULT_ES = 'http://127.0.0.1:9200';
+export { DEFAULT_ES };
+
+const state = benchConfig(LocalStateConfig);
 
 export const say = (bench: string, message: string) => void process.stderr.write(`[bench:${bench}] ${message}\n`);
 
 export function run(description: string, command: string, args: string[], env: Record<string, string> = {}): string {
-  const result = spawnSync(command, args, { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const result = spawnSync(command, args, { cwd: ROOT, env: { ...inheritedEnv(), ...env }, encoding: 'utf8', maxBuffer: 64 << 20 });
   if (result.status !== 0) throw new Error(`${description} failed (exit ${result.status}):\n${result.stderr}`);
   return result.stdout;
 }
@@ -22,8 +25,13 @@ export function run(description: string, command: string, args: string[], env: R
  * given with BENCH_GATEWAY_URL), else a fresh one.
  */
 export function cursorSecret(): string {
-  const file = `${process.env.FRAGRANCE_LOCAL_DIR ?? `${ROOT}.local`}/catalogue/cursor-secret`;
-  return process.env.CURSOR_SECRET ?? (existsSync(file) ? readFileSync(file, 'utf8').trim() : randomBytes(48).toString('base64url'));
+  const file = `${localDir()}/catalogue/cursor-secret`;
+  return state.CURSOR_SECRET ?? (existsSync(file) ? readFileSync(file, 'utf8').trim() : randomBytes(48).toString('base64url'));
+}
+
+/** The checkout's state directory (FRAGRANCE_LOCAL_DIR, default `<repo>/.local`), as `npm start` uses it. */
+export function localDir(): string {
+  return state.FRAGRANCE_LOCAL_DIR ?? `${ROOT}.local`;
 }
 
 /** A key whose quota and bucket never bind, so a bench measures the stack, not a 429 (made by the ops CLI). */
@@ -68,7 +76,7 @@ export function startService(
   const child = spawn(process.execPath, [entry], {
     cwd: ROOT,
     // METRICS_PORT 0: any free port, so a bench beside a running stack (or another bench) never collides.
-    env: { ...process.env, METRICS_PORT: '0', ...env },
+    env: { ...inheritedEnv(), METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let tail = '';

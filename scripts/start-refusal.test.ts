@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort } from '@fragrance/testkit';
 import { afterAll, expect, it } from 'vitest';
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const stacks: { kill: (s: NodeJS.Signals) => boolean }[] = [];
 afterAll(() => stacks.forEach((s) => s.kill('SIGKILL')));
 
