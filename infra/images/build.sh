@@ -4,7 +4,7 @@
 # image's name, size and start time (a JSON line last).
 #
 #   infra/images/build.sh [--only gateway,ops] [--no-smoke | --no-build] [--base IMAGE]
-#                         [--elasticsearch URL] [--redis URL] [--port-base 18080]
+#                         [--elasticsearch URL] [--redis URL] [--port-base 17080]
 #
 # Engine: Docker when an engine answers, else podman (installed from Debian when missing), set up
 # by project-local config files (infra/images/containers.conf, a generated storage.conf): vfs
@@ -13,12 +13,16 @@
 # local equivalent built from Debian packages and Node from the npm registry (base.sh).
 # Elasticsearch/Redis: the flags, else $ELASTICSEARCH_URL/$REDIS_URL, else the dev instances on
 # 9200/6379 when they answer, else our own (infra/*.sh --name images, stopped afterwards).
+# Ports: the port map's (packages/config/src/ports.ts, through scripts/images-ports.ts): the smoke
+# run's services and their metrics ports differ from a running `npm start`'s, so both run at once.
+# --port-base N puts the services on N..N+4 and their metrics on N+400..N+404.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 HERE="$ROOT/infra/images"
 
 ALL=(gateway catalogue auth mcp worker ops)
-ONLY="" SMOKE=1 BUILD=1 BASE="${BASE_IMAGE:-}" ES_URL="${ELASTICSEARCH_URL:-}" REDIS="${REDIS_URL:-}" PORT_BASE=18080
+eval "$(node "$ROOT/scripts/images-ports.ts")"
+ONLY="" SMOKE=1 BUILD=1 BASE="${BASE_IMAGE:-}" ES_URL="${ELASTICSEARCH_URL:-}" REDIS="${REDIS_URL:-}" PORT_BASE=
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --only) ONLY=$2; shift 2 ;;
@@ -76,12 +80,12 @@ log "base: $BASE"
 # ---- build ----------------------------------------------------------------------------------
 REVISION=$(git -C "$ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 VERSION="$(node -p 'require(process.argv[1]).version' "$ROOT/services/gateway/package.json" 2>/dev/null || echo 0.0.0)-$REVISION"
-declare -A DEFAULT_PORT=([gateway]=8080 [catalogue]=8081 [auth]=8082 [mcp]=8083 [worker]=8084)
 # Readiness path of the HTTP services: /health/ready; a tree from before the health endpoints
 # were split (issue 10) has only /health.
 HEALTH_PATH=/health/ready
 grep -rqs "health/ready" "$ROOT/packages/http/src" "$ROOT/services/gateway/src" || HEALTH_PATH=/health
 
+port_var() { local var="$1_$2"; echo "${!var}"; } # <DEFAULT_PORT|SMOKE_PORT|SMOKE_METRICS_PORT> <service>
 image_of() { if ((BUILD)); then echo "localhost/fragrance/$1:$VERSION"; else echo "localhost/fragrance/$1:latest"; fi; }
 mkdir -p "$LOCAL_DIR/images"
 
@@ -98,7 +102,7 @@ for name in "${TARGETS[@]}"; do
   if [[ $name == ops ]]; then
     args=(--target ops --build-arg SERVICE=ops)
   else
-    args=(--target service --build-arg "SERVICE=$name" --build-arg "PORT=${DEFAULT_PORT[$name]}" --build-arg "HEALTH_PATH=$HEALTH_PATH")
+    args=(--target service --build-arg "SERVICE=$name" --build-arg "PORT=$(port_var DEFAULT_PORT "$name")" --build-arg "HEALTH_PATH=$HEALTH_PATH")
   fi
   log "building $(image_of "$name")"
   started=$SECONDS
@@ -133,7 +137,7 @@ redis_answers() { # <redis-url>: a PING over bash's /dev/tcp
 }
 
 if ((SMOKE)); then
-  OWN_ES_PORT=$((PORT_BASE + 120)) OWN_REDIS_PORT=$((PORT_BASE + 90))
+  OWN_ES_PORT=$SMOKE_ES_PORT OWN_REDIS_PORT=$SMOKE_REDIS_PORT
   if [[ -z "$ES_URL" ]]; then
     if answers http://127.0.0.1:9200/_cluster/health; then ES_URL=http://127.0.0.1:9200; else
       bash "$ROOT/infra/elasticsearch.sh" start --name images --port "$OWN_ES_PORT" --heap 512m && OWN+=(es)
@@ -146,13 +150,15 @@ if ((SMOKE)); then
       REDIS=redis://127.0.0.1:$OWN_REDIS_PORT
     fi
   fi
-  log "smoke run against $ES_URL and $REDIS, services on ports $PORT_BASE-$((PORT_BASE + 4))"
-  port_of() { case $1 in gateway) echo "$PORT_BASE" ;; catalogue) echo $((PORT_BASE + 1)) ;; auth) echo $((PORT_BASE + 2)) ;; mcp) echo $((PORT_BASE + 3)) ;; worker) echo $((PORT_BASE + 4)) ;; esac; }
+  offset_of() { case $1 in gateway) echo 0 ;; catalogue) echo 1 ;; auth) echo 2 ;; mcp) echo 3 ;; worker) echo 4 ;; esac; }
+  port_of() { if [[ -n $PORT_BASE ]]; then echo $((PORT_BASE + $(offset_of "$1"))); else port_var SMOKE_PORT "$1"; fi; }
+  metrics_port_of() { if [[ -n $PORT_BASE ]]; then echo $((PORT_BASE + 400 + $(offset_of "$1"))); else port_var SMOKE_METRICS_PORT "$1"; fi; }
+  log "smoke run against $ES_URL and $REDIS, services on ports $(port_of gateway)-$(port_of worker), metrics on $(metrics_port_of gateway)-$(metrics_port_of worker)"
   # Keys of this run under their own prefixes, so a shared Redis keeps nothing of ours that matters.
   PREFIX="images-smoke-$$:"
   COMMON=(-e HOST=127.0.0.1 -e "REDIS_URL=$REDIS" -e "ELASTICSEARCH_URL=$ES_URL" -e "REDIS_PREFIX=$PREFIX" -e "JOBS_PREFIX=${PREFIX}jobs"
     -e "CATALOGUE_SERVICE_URL=http://127.0.0.1:$(port_of catalogue)" -e "AUTH_SERVICE_URL=http://127.0.0.1:$(port_of auth)"
-    -e "MCP_SERVICE_URL=http://127.0.0.1:$(port_of mcp)" -e "MCP_URL=http://127.0.0.1:$PORT_BASE"
+    -e "MCP_SERVICE_URL=http://127.0.0.1:$(port_of mcp)" -e "MCP_URL=http://127.0.0.1:$(port_of gateway)"
     -e "CURSOR_SECRET=$(head -c 48 /dev/urandom | base64 -w0)" -e ENRICH_SCHEDULE_ENABLED=false)
   # Dependencies first: the gateway's readiness checks catalogue, auth and mcp.
   for name in catalogue auth mcp worker gateway ops; do
@@ -166,7 +172,7 @@ if ((SMOKE)); then
       "$ENGINE" run --rm --network host "${nohealth[@]}" "${COMMON[@]}" "$image" help >/dev/null || die "ops image: 'help' failed"
     else
       port=$(port_of "$name")
-      cid=$("$ENGINE" run -d --network host "${nohealth[@]}" --name "fragrance-smoke-$name-$$" "${COMMON[@]}" -e "PORT=$port" "$image") ||
+      cid=$("$ENGINE" run -d --network host "${nohealth[@]}" --name "fragrance-smoke-$name-$$" "${COMMON[@]}" -e "PORT=$port" -e "METRICS_PORT=$(metrics_port_of "$name")" "$image") ||
         die "$name: $ENGINE run failed"
       CONTAINERS+=("$cid")
       health=$("$ENGINE" image inspect --format '{{range .Config.Env}}{{println .}}{{end}}' "$image" | sed -n 's/^HEALTH_PATH=//p')
