@@ -64,8 +64,10 @@ describe('failure messages', () => {
     const refused = new ApiFailure('refused', 403, { code: 'forbidden', detail: 'This key is not allowed from this origin.' });
     const message = describeFailure(refused, ORIGIN);
     expect(message.title).toBe('The catalogue API refused this storefront');
-    expect(message.text).toContain('403 (forbidden): This key is not allowed from this origin.');
-    expect(message.text).toContain(`This page runs on ${ORIGIN}`);
+    expect(message.text).toBe(
+      `This key is not allowed from this origin. (403 forbidden) This page's origin is ${ORIGIN}: its publishable key must list it ` +
+        `(npm run ops -- keys create --publishable --origin ${ORIGIN}), and must not be expired or revoked.`,
+    );
     expect(message.retry).toBe(false);
   });
 

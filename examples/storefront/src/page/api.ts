@@ -116,14 +116,14 @@ export function describeFailure(failure: unknown, origin: string): FailureMessag
     return { title: 'Something went wrong', text: failure instanceof Error ? failure.message : String(failure), retry: true };
   }
   const said = failure.detail ?? failure.message;
-  const code = failure.code === null ? '' : ` (${failure.code})`;
+  const code = failure.code === null ? '' : ` ${failure.code}`;
   switch (failure.kind) {
     case 'refused':
       return {
         title: 'The catalogue API refused this storefront',
         text:
-          `${failure.status ?? ''}${code}: ${said} — This page runs on ${origin}. ` +
-          'Its publishable key must list this origin (ops keys create --publishable --origin …), and must not be expired or revoked.',
+          `${said} (${failure.status ?? ''}${code}) This page's origin is ${origin}: its publishable key must list it ` +
+          `(npm run ops -- keys create --publishable --origin ${origin}), and must not be expired or revoked.`,
         retry: false,
       };
     case 'busy':
@@ -133,11 +133,15 @@ export function describeFailure(failure: unknown, origin: string): FailureMessag
         retry: true,
       };
     case 'invalid':
-      return { title: 'The search could not be run', text: `${said}${code}`, retry: false };
+      return { title: 'The search could not be run', text: `${said} (${failure.status ?? ''}${code})`, retry: false };
     case 'not_found':
       return { title: 'Not found', text: 'This fragrance is no longer in the catalogue.', retry: false };
     case 'unavailable':
-      return { title: 'The catalogue is unavailable', text: `${said}${code} Please try again in a moment.`, retry: true };
+      return {
+        title: 'The catalogue is unavailable',
+        text: `${said} (${failure.status ?? ''}${code}) Please try again in a moment.`,
+        retry: true,
+      };
     case 'network':
       return {
         title: 'The catalogue API could not be reached',

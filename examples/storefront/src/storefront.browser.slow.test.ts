@@ -1,0 +1,245 @@
+// The storefront in a real browser (Debian's chromium driven by playwright-core; nothing
+// downloaded) against the real catalogue and gateway processes over a real Elasticsearch index and
+// Redis: on an origin its publishable key allows, a shopper types, sees suggestions, searches,
+// filters, pages, opens a result and its similar list, all from the keyboard where a shopper
+// would; served from another origin, the same page shows the API's refusal. Screenshots go to
+// .local/screenshots (STOREFRONT_SCREENSHOT=update also refreshes docs/images/storefront.png).
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyStore } from '@fragrance/api-keys';
+import { generateCatalogue } from '@fragrance/dataset';
+import { ingestCatalogue } from '@fragrance/search';
+import {
+  close,
+  freePort,
+  REPO_ROOT,
+  startService,
+  testElasticsearch,
+  testRedis,
+  type RunningService,
+  type TestElasticsearch,
+  type TestRedis,
+} from '@fragrance/testkit';
+import { buildAssets } from './server/assets.ts';
+import { createStorefrontServer } from './server/server.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(REPO_ROOT, '.local', 'screenshots');
+const README_SHOT = join(REPO_ROOT, 'docs', 'images', 'storefront.png');
+/** A small catalogue from the project's generator: realistic names, notes, seasons and descriptions. */
+const records = [...generateCatalogue({ count: 400, seed: 2026 })];
+
+/** The DOM calls made inside the page (the project's Node program has no DOM lib). */
+interface PageDocument {
+  activeElement: { id: string } | null;
+}
+declare const document: PageDocument;
+
+describe('the storefront in a real browser', () => {
+  let es: TestElasticsearch;
+  let redis: TestRedis;
+  const services: RunningService[] = [];
+  const servers: Server[] = [];
+  let browser: Browser;
+  let allowedOrigin: string;
+  let foreignOrigin: string;
+  let apiOrigin: string;
+  const outside: string[] = [];
+  const consoleErrors: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run bash infra/chromium.sh ensure (installs Debian's chromium)`);
+    [es, redis] = await Promise.all([testElasticsearch('storefront'), testRedis('storefront')]);
+    const alias = es.index('fragrances');
+    await ingestCatalogue({ client: es.client, alias, records });
+    const [cataloguePort, gatewayPort, allowedPort, foreignPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    apiOrigin = `http://127.0.0.1:${gatewayPort}`;
+    allowedOrigin = `http://127.0.0.1:${allowedPort}`;
+    foreignOrigin = `http://127.0.0.1:${foreignPort}`;
+    services.push(
+      await startService('catalogue', cataloguePort, {
+        ELASTICSEARCH_URL: es.url,
+        CATALOGUE_ALIAS: alias,
+        CURSOR_SECRET: randomBytes(32).toString('base64url'),
+        PUBLIC_BASE_URL: `${apiOrigin}/v1`,
+      }),
+    );
+    services.push(
+      await startService('gateway', gatewayPort, {
+        REDIS_URL: redis.url,
+        REDIS_PREFIX: redis.prefix,
+        CATALOGUE_SERVICE_URL: `http://127.0.0.1:${cataloguePort}`,
+        MCP_URL: apiOrigin,
+      }),
+    );
+    // The key `npm start` would make, allowed from the storefront's own origin only.
+    const { apiKey } = await createKeyStore({ redis: redis.redis, prefix: redis.prefix }).create({
+      owner: 'storefront-test',
+      quota: 10_000,
+      kind: 'publishable',
+      origins: [allowedOrigin],
+    });
+    expect(apiKey).toMatch(/^fcs_pk_/);
+    // The same built page on two origins: the one the key allows, and a foreign one.
+    const assets = await buildAssets({ apiUrl: `${apiOrigin}/v1`, publishableKey: apiKey });
+    for (const port of [allowedPort, foreignPort]) {
+      const server = createStorefrontServer(assets, `${apiOrigin}/v1`);
+      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
+      servers.push(server);
+    }
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    mkdirSync(SHOTS, { recursive: true });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await Promise.all(servers.map(close));
+    await Promise.all(services.map((service) => service.stop()));
+    await Promise.all([es?.cleanup(), redis?.cleanup()]);
+  });
+
+  /** A fresh page that works offline (anything but the storefront and the API is refused and remembered). */
+  async function openPage(origin: string, expectedErrors: RegExp | null = null): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    await context.route('**/*', async (route) => {
+      const url = route.request().url();
+      if ([allowedOrigin, foreignOrigin, apiOrigin].some((allowed) => url.startsWith(`${allowed}/`))) return route.continue();
+      outside.push(url);
+      return route.abort();
+    });
+    const page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !(expectedErrors?.test(message.text()) ?? false))
+        consoleErrors.push(`${page.url()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
+    await page.goto(origin);
+    return { context, page };
+  }
+
+  const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? '');
+
+  it('on an allowed origin: suggestions as the shopper types, search, a facet, paging, a result and its similar list', async () => {
+    const { context, page } = await openPage(allowedOrigin);
+    // The start page lists the most popular fragrances with their facets.
+    await expect.poll(() => page.locator('#results > li').count(), { timeout: 30_000 }).toBe(12);
+    expect(await page.getByRole('heading', { level: 2, name: 'Popular fragrances' }).isVisible()).toBe(true);
+    for (const facet of ['Brand', 'Concentration', 'Notes', 'Season'])
+      expect(await page.getByRole('group', { name: facet }).isVisible()).toBe(true);
+
+    // Search as you type: a combobox whose listbox fills from /v1/suggest.
+    const combobox = page.getByRole('combobox', { name: 'Search fragrances, brands, notes' });
+    const suggested = page.waitForResponse((answer) => answer.url().startsWith(`${apiOrigin}/v1/suggest?q=rose`));
+    await combobox.pressSequentially('rose', { delay: 40 });
+    expect((await suggested).status()).toBe(200);
+    const listbox = page.getByRole('listbox', { name: 'Suggestions' });
+    await listbox.waitFor({ state: 'visible', timeout: 15_000 });
+    expect(await combobox.getAttribute('aria-expanded')).toBe('true');
+    const options = listbox.getByRole('option');
+    expect(await options.count()).toBeGreaterThan(1);
+    // Arrow keys move the active option (focus stays in the input); Escape closes the list.
+    await combobox.press('ArrowDown');
+    expect(await combobox.getAttribute('aria-activedescendant')).toBe('suggestion-0');
+    expect(await options.first().getAttribute('aria-selected')).toBe('true');
+    await combobox.press('ArrowDown');
+    expect(await combobox.getAttribute('aria-activedescendant')).toBe('suggestion-1');
+    expect(await focusedId(page)).toBe('search-input');
+    await combobox.press('Escape');
+    expect(await listbox.isHidden()).toBe(true);
+    expect(await combobox.getAttribute('aria-expanded')).toBe('false');
+
+    // Enter searches; the address keeps the search.
+    await combobox.press('Enter');
+    await page.getByRole('heading', { level: 2, name: 'Results for “rose”' }).waitFor();
+    expect(new URL(page.url()).search).toBe('?q=rose');
+    const summary = page.locator('#results-summary');
+    await expect.poll(() => summary.textContent()).toMatch(/^1–12 of \d+ fragrances$/);
+    const total = Number(/of (\d+) fragrances/.exec((await summary.textContent()) ?? '')?.[1]);
+    expect(total).toBeGreaterThan(12);
+
+    // A facet narrows the search (counts come from the API), and keeps its focus when redrawn.
+    const winter = page.getByRole('group', { name: 'Season' }).getByRole('checkbox', { name: /^winter/ });
+    await winter.focus();
+    await page.keyboard.press('Space');
+    await expect.poll(() => new URL(page.url()).searchParams.get('season')).toBe('winter');
+    await expect
+      .poll(async () => Number(/of (\d+) fragrances/.exec((await summary.textContent()) ?? '')?.[1] ?? total))
+      .toBeLessThan(total);
+    expect(await winter.isChecked()).toBe(true);
+    expect(await focusedId(page)).toMatch(/^facet-season-winter/);
+    await page.keyboard.press('Space');
+    await expect.poll(() => new URL(page.url()).searchParams.get('season')).toBeNull();
+    await expect.poll(() => summary.textContent()).toBe(`1–12 of ${total} fragrances`);
+
+    // Paging moves the focus to the results' heading.
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await expect.poll(() => summary.textContent()).toBe(`13–${Math.min(24, total)} of ${total} fragrances`);
+    expect(await page.locator('#page-status').textContent()).toBe(`Page 2 of ${Math.ceil(total / 12)}`);
+    expect(await focusedId(page)).toBe('results-heading');
+    expect(new URL(page.url()).searchParams.get('page')).toBe('2');
+
+    // A result opens its detail card (focus on its name) and the similar list fills in.
+    const first = page.locator('#results a[data-open]').first();
+    const name = (await first.textContent()) ?? '';
+    await first.click();
+    const detail = page.getByRole('region', { name });
+    await detail.waitFor({ timeout: 15_000 });
+    expect(await focusedId(page)).toBe('detail-name');
+    expect(await detail.getByRole('heading', { level: 3, name: 'Similar fragrances' }).isVisible()).toBe(true);
+    await expect.poll(() => page.locator('#similar li').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(await page.locator('#similar li').first().textContent()).toMatch(/% alike/);
+    await page.screenshot({ path: join(SHOTS, 'storefront.png') });
+    if (process.env.STOREFRONT_SCREENSHOT === 'update') copyFileSync(join(SHOTS, 'storefront.png'), README_SHOT);
+
+    // A similar fragrance opens in the same card; Escape closes it and gives the focus back.
+    const similar = page.locator('#similar a[data-open]').first();
+    const similarName = (await similar.textContent()) ?? '';
+    await similar.click();
+    await page.getByRole('heading', { level: 2, name: similarName, exact: true }).waitFor();
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.locator('#detail').isHidden()).toBe(true);
+    expect(new URL(page.url()).searchParams.get('id')).toBeNull();
+
+    // A fragrance suggestion chosen from the keyboard opens its card directly.
+    await combobox.fill('');
+    await combobox.pressSequentially(records[0]!.name.slice(0, 8), { delay: 40 });
+    await listbox.waitFor({ state: 'visible', timeout: 15_000 });
+    const kinds = await options.evaluateAll((elements) => elements.map((element) => element.className));
+    const index = kinds.findIndex((kind) => kind.includes('suggestion-fragrance'));
+    expect(index).toBeGreaterThanOrEqual(0);
+    const chosen = (await options.nth(index).locator('.suggestion-text').textContent()) ?? '';
+    for (let i = 0; i <= index; i += 1) await combobox.press('ArrowDown');
+    await combobox.press('Enter');
+    await page.getByRole('heading', { level: 2, name: chosen, exact: true }).waitFor({ timeout: 15_000 });
+    expect(await focusedId(page)).toBe('detail-name');
+    expect(new URL(page.url()).searchParams.get('id')).toMatch(/^[0-9a-f-]{36}$/);
+
+    expect(consoleErrors).toEqual([]);
+    expect(outside).toEqual([]);
+    await context.close();
+  }, 180_000);
+
+  it('on a foreign origin: the API refuses the key and the page says so, naming the origin', async () => {
+    const refused = /Failed to load resource: the server responded with a status of 403/;
+    const { context, page } = await openPage(foreignOrigin, refused);
+    const alert = page.getByRole('alert');
+    await alert.waitFor({ state: 'visible', timeout: 30_000 });
+    const text = (await alert.textContent()) ?? '';
+    expect(text).toContain('The catalogue API refused this storefront');
+    expect(text).toContain('403');
+    expect(text).toContain(foreignOrigin);
+    expect(await page.locator('#results > li').count()).toBe(0);
+    await page.screenshot({ path: join(SHOTS, 'storefront-refused.png') });
+    expect(consoleErrors).toEqual([]);
+    expect(outside).toEqual([]);
+    await context.close();
+  }, 60_000);
+});
