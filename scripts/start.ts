@@ -11,6 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { acquireStackLock, StackRunningError, Supervisor } from '../packages/stack/src/index.ts';
 import {
   createDemoKey,
+  createStorefrontKey,
   cursorSecret,
   ensureDemoUser,
   fillRecordVectors,
@@ -172,6 +173,7 @@ try {
   if (withPrometheus) startPrometheus();
   await fillRecordVectors(say, sharedEnv, ELASTICSEARCH_URL);
   const demoKey = await createDemoKey(sharedEnv);
+  const storefrontKey = await createStorefrontKey(sharedEnv, GATEWAY_URL);
   const demoUser = await ensureDemoUser(sharedEnv);
   say(`ready: ${GATEWAY_URL}  (health: ${GATEWAY_URL}/health)`);
   say(
@@ -179,7 +181,7 @@ try {
       ? `Prometheus: ${PROMETHEUS_URL} (alerts: ${PROMETHEUS_URL}/alerts); one screen: npm run ops -- status`
       : 'metrics: each service on 127.0.0.1:9480-9484/metrics; npm run ops -- status (npm start --with-prometheus adds Prometheus)',
   );
-  printWelcome(say, GATEWAY_URL, demoKey, demoUser);
+  printWelcome(say, GATEWAY_URL, demoKey, demoUser, storefrontKey);
 } catch (error) {
   say(error instanceof Error ? error.message : String(error));
   await stop(1);

@@ -138,6 +138,40 @@ export async function createDemoKey(env: Env): Promise<string> {
   return (JSON.parse(result.stdout) as { api_key: string }).api_key;
 }
 
+/** The storefront example's own loopback origin (`npm run example:storefront`), allowed for its demo key. */
+export const STOREFRONT_ORIGIN = 'http://127.0.0.1:8090';
+/** Where the storefront example reads its key and the API's address (git-ignored). */
+export const STOREFRONT_ENV_FILE = `${ROOT}examples/storefront/.env.local`;
+
+/**
+ * A fresh publishable demo key for the storefront example, allowed from its loopback origin only
+ * (--replace revokes the previous publishable demo keys, not the secret one), written to
+ * examples/storefront/.env.local with the API's {base_url}. A publishable key is not a secret
+ * (it is sent to every browser that opens the page), so keeping it in a file is fine.
+ */
+export async function createStorefrontKey(env: Env, gatewayUrl: string, envFile = STOREFRONT_ENV_FILE): Promise<string> {
+  const result = await opsCli(env, [
+    'keys',
+    'create',
+    '--publishable',
+    '--owner',
+    'demo',
+    '--quota',
+    '10000',
+    '--origin',
+    STOREFRONT_ORIGIN,
+    '--replace',
+    '--json',
+  ]);
+  if (result.status !== 0) throw new Error(`creating the storefront's publishable key failed: ${result.stderr}`);
+  const apiKey = (JSON.parse(result.stdout) as { api_key: string }).api_key;
+  writeFileSync(
+    envFile,
+    `# Written by npm start: the storefront example's publishable demo key (not a secret) and the API it calls.\nSTOREFRONT_PUBLISHABLE_KEY=${apiKey}\nSTOREFRONT_API_URL=${gatewayUrl}/v1\n`,
+  );
+  return apiKey;
+}
+
 /**
  * A demo user for the OAuth sign-in page, created once; its generated password is printed only
  * on the start that creates it (it is stored only as a scrypt hash).
@@ -177,9 +211,16 @@ export function printWelcome(
   gatewayUrl: string,
   demoKey: string,
   demoUser: { email: string; password?: string },
+  storefrontKey?: string,
 ): void {
-  say(`demo API key (owner demo, 10000 requests/day; earlier demo keys revoked): ${demoKey}`);
+  say(`demo API key (secret, owner demo, 10000 requests/day; earlier demo keys revoked): ${demoKey}`);
   say(`try: curl -H 'Authorization: Bearer ${demoKey}' '${gatewayUrl}/v1/fragrances?query=rose&limit=3'`);
+  if (storefrontKey) {
+    say(
+      `demo publishable key (for web pages, from ${STOREFRONT_ORIGIN} only; written to examples/storefront/.env.local): ${storefrontKey}`,
+    );
+    say(`Storefront: npm run example:storefront → ${STOREFRONT_ORIGIN}`);
+  }
   say(`API reference (try it with the key above): ${gatewayUrl}/docs  ·  examples: examples/README.md`);
   say('enrich the catalogue now (else nightly at 02:00 Australia/Sydney): npm run ops -- enrich run');
   say(

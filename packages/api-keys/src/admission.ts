@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { dayWindow, secondsUntil, systemClock, type Clock } from './day-window.ts';
-import { hashApiKey, isWellFormedApiKey, keyIdOfHash } from './key-format.ts';
+import { hashApiKey, keyIdOfHash, keyKindOf, type KeyKind } from './key-format.ts';
 import { ADMISSION_ID, ADMISSION_ID_TTL_SECONDS, redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
+import type { RouteAccess } from './restrictions.ts';
 import { loadLuaScript, scriptCommand, type ScriptArg } from '@fragrance/redis';
 
 // admit-7.lua includes the bucket function, and the whole decision stays one atomic script.
@@ -19,6 +20,7 @@ export interface BucketSettings {
 /** What the daily-quota headers and GET /v1/me need, for an authenticated key. */
 export interface QuotaState {
   keyId: string;
+  kind: KeyKind;
   /** The quota day (YYYY-MM-DD in the quota zone) the request was counted on. */
   day: string;
   owner: string;
@@ -40,8 +42,21 @@ type Decision =
   | { outcome: 'authenticated'; quota: QuotaState }
   | { outcome: 'daily_quota_exceeded'; quota: QuotaState; retryAfterSeconds: number }
   | { outcome: 'burst_limit_exceeded'; quota: QuotaState; retryAfterSeconds: number }
+  /** A publishable key's per-visitor bucket is empty (this visitor only). */
+  | { outcome: 'visitor_limit_exceeded'; quota: QuotaState; retryAfterSeconds: number }
   /** Missing, malformed, unknown and revoked keys look the same to the caller. */
-  | { outcome: 'invalid_key'; reason: 'malformed' | 'unknown' | 'revoked' };
+  | { outcome: 'invalid_key'; reason: 'malformed' | 'unknown' | 'revoked' }
+  /** Past its expiry (ms). */
+  | { outcome: 'key_expired'; expiredAt: number }
+  /** A rolled key after its grace: `successorHint` names the key that replaced it. */
+  | { outcome: 'key_rolled'; successorHint: string; retiredAt: number }
+  /**
+   * A live key refused before anything was counted: `scope`, it may not reach this route (a
+   * publishable key off the read endpoints, a secret key without the scope); `origin`, a
+   * publishable key from a page origin it does not allow (or none); `limit`, a publishable key
+   * asking for more than `maxLimit` results.
+   */
+  | { outcome: 'not_allowed'; kind: KeyKind; reason: 'scope' | 'origin' | 'limit'; maxLimit?: number };
 
 export type Admission = Decision & {
   /**
@@ -74,7 +89,24 @@ export interface AdmitterOptions {
    * cache: the catalogue generation counter).
    */
   readAlong?: string;
+  /** Publishable keys: per-visitor bucket defaults (capacity, refill per second) and largest `limit`. */
+  visitorDefaults?: BucketSettings & { maxLimit: number };
 }
+
+/** What the route and the request say, beyond the key (all optional: 'any' access, no origin, no limit). */
+export interface RequestFacts {
+  /** What the route requires of the key (RouteAccess). */
+  access?: RouteAccess;
+  /** The page origin (`Origin`, else the `Referer`'s origin); publishable keys need an allowed one. */
+  origin?: string;
+  /** The `limit` the request asks for (publishable keys have a maximum). */
+  limit?: number;
+  /** The client's address: the key's last use records it, and a publishable key's visitor bucket is keyed by it. */
+  clientAddress?: string;
+}
+
+/** Visitor bucket defaults when the caller names none (the gateway passes its configuration). */
+const VISITOR_DEFAULTS = { capacity: 30, refillPerSecond: 5, maxLimit: 50 };
 
 /**
  * `units`: counted requests this request costs (default 1; an export is billed per 1,000
@@ -83,14 +115,21 @@ export interface AdmitterOptions {
  * of it. An admitted id is remembered per key (ADMISSION_ID_TTL_SECONDS): a repeat gets the same
  * decision without being counted again. Only for ids a client cannot choose (the caller's job).
  */
-export type Admitter = (apiKey: string, mode: 'admit' | 'peek', units?: number, admissionId?: string) => Promise<Admission>;
+export type Admitter = (
+  apiKey: string,
+  mode: 'admit' | 'peek',
+  units?: number,
+  admissionId?: string,
+  facts?: RequestFacts,
+) => Promise<Admission>;
 
 type AdmitReply = [
   status: string,
   owner: string,
   quota: number,
   used: number,
-  retryMs: number,
+  /** ms until the next token (burst, visitor), the largest limit (limit), or when the key expired or retired. */
+  detail: number,
   now: number,
   day: 1 | 2 | 3,
   readAlong: string,
@@ -114,17 +153,19 @@ export function createAdmitter({
   clock,
   hostClock = systemClock,
   readAlong,
+  visitorDefaults = VISITOR_DEFAULTS,
 }: AdmitterOptions): Admitter {
   const keys = redisKeys(prefix);
   const readAlongKey = readAlong ?? keys.nothingToRead();
   const admitCommand = admitCommandOf(redis);
   const usageTtlSeconds = USAGE_RETENTION_DAYS * 86_400;
-  return async (apiKey, mode, units = 1, admissionId) => {
+  return async (apiKey, mode, units = 1, admissionId, facts = {}): Promise<Admission> => {
     if (!Number.isSafeInteger(units) || units < 1) throw new RangeError(`units must be a positive integer, got ${units}`);
     if (admissionId !== undefined && !ADMISSION_ID.test(admissionId))
       throw new RangeError('admission id must match ' + String(ADMISSION_ID));
     // The shape check does not depend on whether a key exists, so skipping Redis here leaks nothing.
-    if (!isWellFormedApiKey(apiKey)) return { outcome: 'invalid_key', reason: 'malformed' };
+    const kind = keyKindOf(apiKey);
+    if (kind === undefined) return { outcome: 'invalid_key', reason: 'malformed' };
     const hash = hashApiKey(apiKey);
     const id = keyIdOfHash(hash);
     // This host's estimate of the day; the script picks it or a neighbour by Redis's clock.
@@ -134,10 +175,12 @@ export function createAdmitter({
     const remember = admissionId !== undefined && mode === 'admit';
     // Which attempt answers for the charge (a repeat takes it over): its refund alone gives it back.
     const attempt = remember ? randomBytes(9).toString('base64url') : '';
-    const [status, owner, limit, used, retryMs, now, day, readValue] = await admitCommand(
+    const clientAddress = facts.clientAddress ?? '';
+    const [status, owner, limit, used, detail, now, day, readValue] = await admitCommand(
       keys.record(hash),
       ...days.map((d) => keys.usage(id, d.day)),
-      keys.bucket(id),
+      // A publishable key is limited per visitor (key + client address), a secret key as a whole.
+      kind === 'publishable' ? keys.visitorBucket(id, clientAddress) : keys.bucket(id),
       // Always seven keys (one script shape); without an id this one is never touched…
       keys.admitted(id, admissionId ?? ''),
       // …and this one is only read.
@@ -153,13 +196,34 @@ export function createAdmitter({
       remember ? '1' : '',
       ADMISSION_ID_TTL_SECONDS,
       attempt,
+      facts.access ?? 'any',
+      facts.origin ?? '',
+      facts.limit ?? '',
+      clientAddress,
+      visitorDefaults.capacity,
+      visitorDefaults.refillPerSecond,
+      visitorDefaults.maxLimit,
     );
-    const along = readAlong === undefined ? {} : { readAlong: readValue };
-    if (status === 'unknown' || status === 'revoked') return { outcome: 'invalid_key', reason: status, ...along };
+    const along: { readAlong?: string } = readAlong === undefined ? {} : { readAlong: readValue };
+    switch (status) {
+      case 'unknown':
+      case 'revoked':
+        return { outcome: 'invalid_key', reason: status, ...along };
+      case 'expired':
+        return { outcome: 'key_expired', expiredAt: detail, ...along };
+      case 'rolled':
+        return { outcome: 'key_rolled', successorHint: owner, retiredAt: detail, ...along };
+      case 'scope':
+      case 'origin':
+        return { outcome: 'not_allowed', kind, reason: status, ...along };
+      case 'limit':
+        return { outcome: 'not_allowed', kind, reason: status, maxLimit: detail, ...along };
+    }
     const window = days[day - 1] ?? today;
     const resetInSeconds = secondsUntil(window.resetsAt, now);
     const quota: QuotaState = {
       keyId: id,
+      kind,
       day: window.day,
       owner,
       limit,
@@ -177,7 +241,9 @@ export function createAdmitter({
       case 'daily':
         return { outcome: 'daily_quota_exceeded', quota, retryAfterSeconds: resetInSeconds, ...along };
       case 'burst':
-        return { outcome: 'burst_limit_exceeded', quota, retryAfterSeconds: Math.max(1, Math.ceil(retryMs / 1000)), ...along };
+        return { outcome: 'burst_limit_exceeded', quota, retryAfterSeconds: Math.max(1, Math.ceil(detail / 1000)), ...along };
+      case 'visitor':
+        return { outcome: 'visitor_limit_exceeded', quota, retryAfterSeconds: Math.max(1, Math.ceil(detail / 1000)), ...along };
       default:
         throw new Error(`unexpected admission status ${status}`);
     }

@@ -1,7 +1,26 @@
-export { createAdmitter, createRefunder, type Admitter, type QuotaState } from './admission.ts';
+export { createAdmitter, createRefunder, type Admission, type Admitter, type QuotaState, type RequestFacts } from './admission.ts';
 export { localDate, type Clock } from './day-window.ts';
-export { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, redactApiKeys } from './key-format.ts';
-export { Burst, createKeyStore, MAX_QUOTA, Refill, type ApiKeyRecord, type KeyStore } from './key-store.ts';
+export {
+  API_KEY_PREFIX,
+  generateApiKey,
+  isWellFormedApiKey,
+  keyKindOf,
+  type KeyKind,
+  PUBLISHABLE_KEY_PREFIX,
+  redactApiKeys,
+} from './key-format.ts';
+export {
+  Burst,
+  createKeyStore,
+  KeyRequestError,
+  MAX_GRACE_MS,
+  MAX_QUOTA,
+  MaxLimit,
+  Refill,
+  type ApiKeyRecord,
+  type KeyStore,
+} from './key-store.ts';
 export { ADMISSION_ID, USAGE_RETENTION_DAYS } from './keys.ts';
+export { KEY_SCOPES, KeyScope, OriginPattern, type RouteAccess } from './restrictions.ts';
 export { addDays, dateRange, daysBetween, monthRange, readDailyUsage } from './usage.ts';
 export { createTokenBucket } from './token-bucket.ts';

@@ -8,6 +8,8 @@ export const redisKeys = (prefix: string) => ({
   usage: (id: string, day: string) => `${prefix}usage:${id}:${day}`,
   /** Hash: the key's token bucket. */
   bucket: (id: string) => `${prefix}quota:${id}:bucket`,
+  /** Hash: a publishable key's token bucket for one visitor (client address). */
+  visitorBucket: (id: string, address: string) => `${prefix}quota:${id}:visitor:${address}`,
   /** String: the usage key a request admitted under this edge id was counted on (short TTL). */
   admitted: (id: string, admissionId: string) => `${prefix}admitted:${id}:${admissionId}`,
   /** Never written: what the admission script reads along when its caller names no key. */

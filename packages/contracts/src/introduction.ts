@@ -29,8 +29,32 @@ export const PROBLEM_CODE_MEANINGS: Readonly<Record<ProblemCode, { status: strin
     status: '401',
     meaning: 'MCP only: the OAuth access token is missing, expired or revoked. Refresh it or sign in again.',
   },
+  key_expired: { status: '401', meaning: 'The API key is past its expiry date. Ask the operator for a new key (or a roll).' },
+  key_rolled: {
+    status: '401',
+    meaning: "The API key was replaced (rolled) and its grace period is over; `detail` names its successor's prefix. Use the successor.",
+  },
   forbidden: { status: '403', meaning: 'The credentials are valid but not allowed to do this.' },
-  insufficient_scope: { status: '403', meaning: 'MCP only: the access token lacks the scope the tool needs.' },
+  insufficient_scope: {
+    status: '403',
+    meaning:
+      "The secret key's scopes (search, export, usage) do not include this endpoint, or (MCP) the access token lacks the tool's scope.",
+  },
+  endpoint_not_allowed: {
+    status: '403',
+    meaning:
+      'A publishable key reaches only the read endpoints a page needs (search, suggest, detail, similar, facets, browse lists). Call this endpoint from your server with a secret key.',
+  },
+  origin_not_allowed: {
+    status: '403',
+    meaning:
+      "A publishable key was sent from a page origin it does not allow, or with no `Origin` (nor `Referer`) at all. Ask the operator to add the page's origin to the key.",
+  },
+  secret_key_in_browser: {
+    status: '403',
+    meaning:
+      'A secret key was sent from a web page (an `Origin` other than this API). Not counted. It has leaked into a page: roll it (`ops keys roll`) and use a publishable key in pages.',
+  },
   not_found: { status: '404', meaning: 'No such record (or no such path). Not retried.' },
   method_not_allowed: { status: '405', meaning: 'The data API is read-only: use GET (or HEAD). `Allow` lists the methods.' },
   payload_too_large: { status: '413', meaning: 'The request body is larger than the edge accepts.' },
@@ -43,6 +67,11 @@ export const PROBLEM_CODE_MEANINGS: Readonly<Record<ProblemCode, { status: strin
   burst_limit_exceeded: {
     status: '429',
     meaning: "Too many requests at once for the key's burst limit. Wait `retry_after_seconds` (usually 1) and retry.",
+  },
+  visitor_limit_exceeded: {
+    status: '429',
+    meaning:
+      'Publishable keys: this visitor (key and client address) sent too many requests in a short time; other visitors are unaffected. Wait `retry_after_seconds`.',
   },
   mcp_rate_limited: { status: '429', meaning: 'MCP only: the signed-in user sent too many tool calls. Wait `retry_after_seconds`.' },
   registration_rate_limited: {
@@ -71,6 +100,15 @@ export const API_INTRODUCTION = `Read-only B2B data API over ~75,000 fragrances:
 
 Every endpoint except \`/openapi.json\` needs an API key issued by the operator, sent as \`Authorization: Bearer <API key>\`. In this reference, put your key in the authentication box and every "Test Request" sends it; it stays in your browser.
 
+There are two kinds of key:
+
+| kind | looks like | where it goes | reaches |
+| --- | --- | --- | --- |
+| secret | \`fcs_…\` | your servers only, never a web page or app bundle | every endpoint its scopes allow (\`search\`, \`export\`, \`usage\`; all by default) and \`/me\` |
+| publishable | \`fcs_pk_…\` | web pages and apps (it is not a secret) | the read endpoints only: \`/fragrances\` (search and facets), \`/fragrances/{id}\`, \`/fragrances/{id}/similar\`, \`/suggest\`, \`/brands\`, \`/brands/{slug}\`, \`/notes\`, \`/accords\`, \`/perfumers\` |
+
+A publishable key is accepted only from the page origins the operator allowed for it (checked against \`Origin\`, or \`Referer\` when there is no \`Origin\`; none at all is refused), is limited per visitor (key and client address) besides its daily quota, and has a largest \`limit\`. The read endpoints answer CORS preflights without a key. A secret key sent from a web page (an \`Origin\` other than this API's) is refused with 403 \`secret_key_in_browser\` and not counted: roll it. Keys may expire (401 \`key_expired\`); a rolled key keeps working for its grace period, then answers 401 \`key_rolled\` naming its successor.
+
 ## Quotas and their headers
 
 Each key has a daily quota (reset at 00:00 UTC unless agreed otherwise) and a burst limit (a token bucket). Every data response carries the daily quota twice: in the fields of the IETF RateLimit draft (draft-ietf-httpapi-ratelimit-headers) and in the older trio existing clients read.
@@ -83,7 +121,7 @@ Each key has a daily quota (reset at 00:00 UTC unless agreed otherwise) and a bu
 | \`RateLimit-Remaining\` | requests left today after this one |
 | \`RateLimit-Reset\` | whole seconds until the daily reset |
 
-A refused request answers \`429\` with \`Retry-After\` (whole seconds) and the same number in the body's \`retry_after_seconds\`: wait that long, then retry. \`GET /me\`, \`GET /usage\` and failed requests (401, 429, 5xx) are not counted; an export counts one request per 1,000 records it streams. \`GET /usage?from=&to=\` lists the key's counted requests per day (what is billed), up to 90 days back.
+A refused request answers \`429\` with \`Retry-After\` (whole seconds) and the same number in the body's \`retry_after_seconds\`: wait that long, then retry. \`GET /me\`, \`GET /usage\` and failed requests (401, 403, 429, 5xx) are not counted; an export counts one request per 1,000 records it streams. \`GET /usage?from=&to=\` lists the key's counted requests per day (what is billed), up to 90 days back.
 
 ## Versioning and deprecations
 

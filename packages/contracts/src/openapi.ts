@@ -33,10 +33,14 @@ const problem = (description: string, headers: z.ZodRawShape = {}): ZodOpenApiRe
 
 const errors = {
   '400': problem('A parameter is invalid, unknown or repeated; `invalid_params` names each one.'),
-  '401': problem('Missing, malformed, unknown or revoked API key.', {
-    'WWW-Authenticate': z.string().meta({ examples: ['Bearer'] }),
-  }),
-  '429': problem('Daily quota or burst limit exceeded; see `retry_after_seconds`.', {
+  '401': problem(
+    'Missing, malformed, unknown or revoked API key (`unauthorized`), a key past its expiry (`key_expired`), or a rolled key after its grace period (`key_rolled`; `detail` names its successor).',
+    { 'WWW-Authenticate': z.string().meta({ examples: ['Bearer'] }) },
+  ),
+  '403': problem(
+    'A valid key that may not make this request, not counted: a publishable key off the read endpoints (`endpoint_not_allowed`) or from a page origin it does not allow, or with none (`origin_not_allowed`); a secret key sent from a web page (`secret_key_in_browser`: roll it); a secret key whose scopes do not include this endpoint (`insufficient_scope`).',
+  ),
+  '429': problem('Daily quota, burst limit or (publishable keys) the per-visitor limit exceeded; see `retry_after_seconds`.', {
     'Retry-After': z.number().int().meta({ description: 'Whole seconds to wait.' }),
   }),
 };
@@ -62,14 +66,23 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
     },
     servers: [{ url: serverUrl }],
     security: [{ apiKey: [] }],
-    components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'API key issued by the operator.' } } },
+    components: {
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'API key issued by the operator, of one of two kinds. Secret (`fcs_…`): for servers; reaches what its scopes allow (`search`, `export`, `usage`; all by default) and `/me`; refused with 403 `secret_key_in_browser` when sent from a web page. Publishable (`fcs_pk_…`): for web pages and apps; reaches the read endpoints only (search, facets, suggest, detail, similar, brands, notes, accords, perfumers), only from its allowed page origins (`Origin`, else `Referer`), with a per-visitor rate limit and a largest `limit`.',
+        },
+      },
+    },
     paths: {
       '/me': {
         get: {
           operationId: 'getMe',
           summary: "The calling key's owner, quota and usage (not counted against the quota)",
           description: 'Takes no parameters: any query parameter is refused with 400.',
-          responses: { '200': ok('Key status.', MeResponse), '400': errors['400'], '401': errors['401'] },
+          responses: { '200': ok('Key status.', MeResponse), '400': errors['400'], '401': errors['401'], '403': errors['403'] },
         },
       },
       '/usage': {
@@ -78,7 +91,12 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
           summary: "The calling key's counted requests per day (not counted against the quota)",
           description: `Daily counts from the same meter that enforces the quota and that billing reads, for up to ${USAGE_MAX_DAYS} days back (today included; today's count grows as requests arrive). Days are quota days in the gateway's quota time zone. A range that ends after today, starts after it ends, or reaches further back than ${USAGE_MAX_DAYS} days is refused with 400.`,
           requestParams: { query: UsageQuery },
-          responses: { '200': ok('Requests per day, oldest first.', UsageResponse), '400': errors['400'], '401': errors['401'] },
+          responses: {
+            '200': ok('Requests per day, oldest first.', UsageResponse),
+            '400': errors['400'],
+            '401': errors['401'],
+            '403': errors['403'],
+          },
         },
       },
       '/usage/searches': {
@@ -87,7 +105,12 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
           summary: "What the owner's keys searched for on one day (not counted against the quota)",
           description: `Counted per key owner and quota day: the searches (\`GET /fragrances\` with a \`query\`, answered 2xx or 304), how many found nothing and how many were relaxed, and the most frequent query texts of each kind, folded and cut to ${SEARCH_QUERY_MAX_CHARS} characters. Each list keeps a bounded number of texts per day, so a text searched rarely may be missing or undercounted; the three totals are exact. Kept for ${SEARCH_USAGE_MAX_DAYS} days (today included); a day after today or further back is refused with 400.`,
           requestParams: { query: SearchUsageQuery },
-          responses: { '200': ok("The day's search counts.", SearchUsageResponse), '400': errors['400'], '401': errors['401'] },
+          responses: {
+            '200': ok("The day's search counts.", SearchUsageResponse),
+            '400': errors['400'],
+            '401': errors['401'],
+            '403': errors['403'],
+          },
         },
       },
       '/fragrances': {

@@ -22,8 +22,13 @@ export const PROBLEM_CODES = [
   // 401 / 403
   'unauthorized',
   'invalid_token',
+  'key_expired',
+  'key_rolled',
   'forbidden',
   'insufficient_scope',
+  'endpoint_not_allowed',
+  'origin_not_allowed',
+  'secret_key_in_browser',
   // 404 / 405 / 413
   'not_found',
   'method_not_allowed',
@@ -32,6 +37,7 @@ export const PROBLEM_CODES = [
   'rate_limited',
   'daily_quota_exceeded',
   'burst_limit_exceeded',
+  'visitor_limit_exceeded',
   'mcp_rate_limited',
   'registration_rate_limited',
   // 5xx

@@ -23,7 +23,7 @@ describe('GET /v1/usage/searches contract', () => {
     const get = doc.paths?.['/usage/searches']?.get;
     expect(get?.operationId).toBe('getSearchUsage');
     expect((get?.parameters ?? []).map((p) => ('name' in p ? p.name : ''))).toEqual(['day', 'limit']);
-    expect(Object.keys(get?.responses ?? {}).sort()).toEqual(['200', '400', '401']);
+    expect(Object.keys(get?.responses ?? {}).sort()).toEqual(['200', '400', '401', '403']);
     const schema = doc.components?.schemas?.SearchUsageResponse as { required?: string[] } | undefined;
     expect(schema?.required).toEqual(
       expect.arrayContaining([

@@ -1,9 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { NextFunction, RequestHandler, Response } from 'express';
-import { ADMISSION_ID, type Admitter, type QuotaState } from '@fragrance/api-keys';
-import { RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '@fragrance/http';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { ADMISSION_ID, keyKindOf, type Admission, type Admitter, type QuotaState, type RouteAccess } from '@fragrance/api-keys';
+import { RateLimitedError, ServiceUnavailableError, UnauthorizedError, ValidationError } from '@fragrance/http';
+import { FORBIDDEN_DETAIL, KeyExpiredError, KeyForbiddenError, KeyRolledError } from './key-refusals.ts';
 import { admissions, timedRedisCall, type AdmissionOutcome } from './metrics.ts';
 import { setRateLimitHeaders } from './rate-limit-headers.ts';
+import { clientAddressOf, isOwnOrigin, pageOriginOf, requestedLimitOf } from './request-facts.ts';
 
 const REALM = 'Bearer realm="fragrance-catalogue"';
 
@@ -45,8 +47,37 @@ function refuseWith(res: Response, next: NextFunction, error: Error): void {
  * or refused whole. With `trustEdgeRequestId` (TRUST_EDGE_REQUEST_ID) a request is admitted under
  * its X-Edge-Request-Id, so the edge's retry of it on another instance is not counted again.
  */
-export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: { trustEdgeRequestId?: boolean } = {}): RequestHandler {
+export interface ApiKeyAuthOptions {
+  /** What the route requires of the key (a scope, `me`, or `any`); default `any`. */
+  access?: RouteAccess;
+  trustEdgeRequestId?: boolean;
+  /** The edge's public origin: a secret key from a page on it (the /docs "try it") is not refused. */
+  publicOrigin?: string;
+}
+
+/** A refusal of a live key that counted nothing: 401 (expired, rolled) or 403 (not allowed here). */
+function keyRefusal(admission: Admission & { outcome: 'key_expired' | 'key_rolled' | 'not_allowed' }, req: Request, access: RouteAccess) {
+  switch (admission.outcome) {
+    case 'key_expired':
+      return new KeyExpiredError(admission.expiredAt);
+    case 'key_rolled':
+      return new KeyRolledError(admission.successorHint, admission.retiredAt);
+    default:
+      if (admission.reason === 'origin')
+        return new KeyForbiddenError('origin_not_allowed', FORBIDDEN_DETAIL.origin_not_allowed(pageOriginOf(req)));
+      if (admission.reason === 'limit') {
+        return new ValidationError([{ name: 'limit', reason: `must be at most ${admission.maxLimit ?? 0} with a publishable key` }]);
+      }
+      return admission.kind === 'publishable'
+        ? new KeyForbiddenError('endpoint_not_allowed', FORBIDDEN_DETAIL.endpoint_not_allowed)
+        : new KeyForbiddenError('insufficient_scope', FORBIDDEN_DETAIL.insufficient_scope(access));
+  }
+}
+
+export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: ApiKeyAuthOptions = {}): RequestHandler {
   const trusted = options.trustEdgeRequestId ?? false;
+  const access = options.access ?? 'any';
+  const publicOrigin = options.publicOrigin ?? '';
   // The counter's labels, made once per mode rather than an object per request.
   const labels = new Map<AdmissionOutcome, { mode: 'admit' | 'peek'; outcome: AdmissionOutcome }>();
   const counted = (outcome: AdmissionOutcome) => {
@@ -61,9 +92,22 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: { t
       refuseWith(res, next, new UnauthorizedError('Send your API key as "Authorization: Bearer <key>".', REALM));
       return;
     }
-    let admission: Awaited<ReturnType<Admitter>>;
+    const kind = keyKindOf(apiKey);
+    // A secret key from someone else's page has leaked into it: refused before Redis, so nothing
+    // is counted (the decision rests on the key's shape and the request alone).
+    const origin = req.headers.origin;
+    if (kind === 'secret' && origin !== undefined && !isOwnOrigin(origin, req, publicOrigin)) {
+      counted('secret_key_in_browser');
+      refuseWith(res, next, new KeyForbiddenError('secret_key_in_browser', FORBIDDEN_DETAIL.secret_key_in_browser(origin)));
+      return;
+    }
+    const facts =
+      kind === 'publishable'
+        ? { access, origin: pageOriginOf(req) ?? '', limit: requestedLimitOf(req) ?? 0, clientAddress: clientAddressOf(req) }
+        : { access, clientAddress: clientAddressOf(req) };
+    let admission: Admission;
     try {
-      admission = await timedRedisCall(mode, () => admit(apiKey, mode, unitsOf(res), edgeRequestId(req.headers, trusted)));
+      admission = await timedRedisCall(mode, () => admit(apiKey, mode, unitsOf(res), edgeRequestId(req.headers, trusted), facts));
     } catch (error) {
       counted('redis_unavailable');
       refuseWith(res, next, new ServiceUnavailableError('Requests cannot be admitted right now; try again shortly.', error));
@@ -75,7 +119,19 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: { t
       refuseWith(res, next, new UnauthorizedError('The API key is not valid.', `${REALM}, error="invalid_token"`));
       return;
     }
-    setRateLimitHeaders(res, admission.quota, admission.outcome === 'burst_limit_exceeded' ? admission.retryAfterSeconds : undefined);
+    if (admission.outcome === 'key_expired' || admission.outcome === 'key_rolled' || admission.outcome === 'not_allowed') {
+      counted(admission.outcome === 'not_allowed' ? `not_allowed_${admission.reason}` : admission.outcome);
+      refuseWith(res, next, keyRefusal(admission, req, access));
+      return;
+    }
+    setRateLimitHeaders(
+      res,
+      admission.quota,
+      admission.outcome === 'burst_limit_exceeded' || admission.outcome === 'visitor_limit_exceeded'
+        ? admission.retryAfterSeconds
+        : undefined,
+      admission.outcome === 'visitor_limit_exceeded' ? 'visitor' : 'burst',
+    );
     res.locals.quota = admission.quota;
     // What the admitter was asked to read along (the edge cache's generation counter).
     if (admission.readAlong !== undefined) res.locals.readAlong = admission.readAlong;
@@ -103,6 +159,18 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: { t
           res,
           next,
           new RateLimitedError(admission.retryAfterSeconds, 'Too many requests in a short time; slow down.', 'burst_limit_exceeded'),
+        );
+        return;
+      case 'visitor_limit_exceeded':
+        counted('visitor_limit_exceeded');
+        refuseWith(
+          res,
+          next,
+          new RateLimitedError(
+            admission.retryAfterSeconds,
+            'Too many requests from this visitor in a short time; slow down (other visitors are not affected).',
+            'visitor_limit_exceeded',
+          ),
         );
         return;
       default:

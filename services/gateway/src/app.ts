@@ -2,7 +2,7 @@ import onHeaders from 'on-headers';
 import express, { type Express, type RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Agent } from 'undici';
-import { createAdmitter, createRefunder, redactApiKeys, type Clock } from '@fragrance/api-keys';
+import { createAdmitter, createRefunder, redactApiKeys, type Clock, type RouteAccess } from '@fragrance/api-keys';
 import {
   deprecated,
   Lifecycle,
@@ -19,6 +19,7 @@ import { createSearchRecorder } from '@fragrance/search-analytics';
 import { traceContext } from '@fragrance/tracing';
 import { apiKeyAuth, quotaOf, unitsOf } from './api-key-auth.ts';
 import type { DeprecatableRoute, GatewayConfig } from './config.ts';
+import { readEndpointCors } from './cors.ts';
 import { sizeExport } from './export-admission.ts';
 import { redisCheck, upstreamCheck, type HealthCheck } from './health.ts';
 import { edgeCache } from './edge-cache.ts';
@@ -50,7 +51,8 @@ export interface GatewayDeps {
 export function buildApp({ config, logger, redis, agents, clock, lifecycle = new Lifecycle() }: GatewayDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // Whose X-Forwarded-For names the client (per-visitor limits, a key's last use): none by default, the edge is the first hop.
+  app.set('trust proxy', config.TRUST_PROXY);
   // The public routes are exactly the documented ones: /v1/FRAGRANCES is not /v1/fragrances.
   app.set('case sensitive routing', true);
   // What every request passes first, in this order, as one layer of the router: each layer
@@ -97,6 +99,11 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     prefix: config.REDIS_PREFIX,
     timeZone: config.QUOTA_TIMEZONE,
     bucketDefaults: { capacity: config.BURST_CAPACITY, refillPerSecond: config.BURST_REFILL_PER_SECOND },
+    visitorDefaults: {
+      capacity: config.VISITOR_BURST_CAPACITY,
+      refillPerSecond: config.VISITOR_REFILL_PER_SECOND,
+      maxLimit: config.PUBLISHABLE_MAX_LIMIT,
+    },
     ...(clock ? { clock } : {}),
     // The edge cache's key: the catalogue generation counter, read in the admission's own round trip.
     ...(config.EDGE_CACHE_MAX_BYTES > 0 ? { readAlong: catalogueGenerationKey(generationScope) } : {}),
@@ -123,10 +130,18 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
   const readOnly: RequestHandler = (req, _res, next) => {
     next(isRead(req.method) ? undefined : new MethodNotAllowedError(['GET', 'HEAD'], 'The data API is read-only: use GET.'));
   };
-  const peek = apiKeyAuth(admit, 'peek');
-  const charge = apiKeyAuth(admit, 'admit', { trustEdgeRequestId: config.TRUST_EDGE_REQUEST_ID });
+  // Each route says what it requires of the key: a scope of secret keys (a publishable key has
+  // `search` only), `me` (any secret key) or `any`. A secret key from a foreign page is refused.
+  const publicOrigin = new URL(config.MCP_URL).origin;
+  const peekFor = (access: RouteAccess) => apiKeyAuth(admit, 'peek', { access, publicOrigin });
+  const chargeFor = (access: RouteAccess) =>
+    apiKeyAuth(admit, 'admit', { access, publicOrigin, trustEdgeRequestId: config.TRUST_EDGE_REQUEST_ID });
+  const peekSearch = peekFor('search');
+  const chargeSearch = chargeFor('search');
   // Only reads of data are charged; a wrong method is authenticated, then refused for free.
-  const chargeReads: RequestHandler = (req, res, next) => (isRead(req.method) ? charge : peek)(req, res, next);
+  const chargeReads: RequestHandler = (req, res, next) => (isRead(req.method) ? chargeSearch : peekSearch)(req, res, next);
+  // The read endpoints a publishable key reaches answer browsers (preflights without a key).
+  const cors = readEndpointCors();
 
   // A request that fails on our side (5xx) is given back: customers pay for answers, not outages.
   // The answer already says so: its RateLimit-Remaining (and RateLimit's r) counts the request as not made.
@@ -170,10 +185,10 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
   app.all(
     '/v1/fragrances/export',
     ...announce('/v1/fragrances/export'),
-    peek,
+    peekFor('export'),
     readOnly,
     sizeExportRequest,
-    charge,
+    chargeFor('export'),
     refundServerErrors,
     toCatalogue,
   );
@@ -191,27 +206,28 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
     '/v1/perfumers',
   ] as const satisfies readonly DeprecatableRoute[]) {
     if (edge && edgeCached.has(path)) {
-      app.all(path, ...announce(path), chargeReads, readOnly, refundServerErrors, ...counted(path), edge, toCatalogue);
-    } else app.all(path, ...announce(path), chargeReads, readOnly, refundServerErrors, ...counted(path), toCatalogue);
+      app.all(path, cors, ...announce(path), chargeReads, readOnly, refundServerErrors, ...counted(path), edge, toCatalogue);
+    } else app.all(path, cors, ...announce(path), chargeReads, readOnly, refundServerErrors, ...counted(path), toCatalogue);
   }
   // GET /v1/me, GET /v1/usage and GET /v1/usage/searches do not count against the quota.
-  app.use('/v1/me', ...announce('/v1/me'), peek, readOnly, meRoutes());
+  const peekUsage = peekFor('usage');
+  app.use('/v1/me', ...announce('/v1/me'), peekFor('me'), readOnly, meRoutes());
   app.use(
     '/v1/usage/searches',
     ...announce('/v1/usage/searches'),
-    peek,
+    peekUsage,
     readOnly,
     searchUsageRoutes({ redis, prefix: config.REDIS_PREFIX, timeZone: config.QUOTA_TIMEZONE }),
   );
   app.use(
     '/v1/usage',
     ...announce('/v1/usage'),
-    peek,
+    peekUsage,
     readOnly,
     usageRoutes({ redis, prefix: config.REDIS_PREFIX, timeZone: config.QUOTA_TIMEZONE }),
   );
   // Any other /v1 path needs a key too, then gets a free 404.
-  app.use('/v1', peek);
+  app.use('/v1', peekFor('any'));
 
   // The other public routes come after the data API's: every data request is routed past fewer layers.
   for (const upstream of optionalUpstreams) {

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { DeprecationNotice } from '@fragrance/http';
 import {
@@ -17,6 +18,18 @@ import {
   shutdownTimeout,
   timeZone,
 } from '@fragrance/config';
+
+/** One entry of TRUST_PROXY as Express (proxy-addr) reads it: a named range, an address or a CIDR. */
+function isProxyAddress(entry: string): boolean {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(entry)) return true;
+  if (ipaddr.isValid(entry)) return true;
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Public routes a deprecation can be announced on (the gateway's route templates). */
 export const DEPRECATABLE_ROUTES = [
@@ -93,6 +106,26 @@ export const GatewayConfig = z.object({
   BURST_CAPACITY: z.coerce.number().int().min(1).default(60),
   /** …and tokens added back per second (the sustained rate). */
   BURST_REFILL_PER_SECOND: z.coerce.number().positive().default(20),
+  /** Publishable keys without their own settings: each visitor's (key + client address) bucket size… */
+  VISITOR_BURST_CAPACITY: z.coerce.number().int().min(1).max(1_000_000).default(30),
+  /** …its refill per second… */
+  VISITOR_REFILL_PER_SECOND: z.coerce.number().positive().max(1_000_000).default(5),
+  /** …and the largest `limit` a page may ask for. */
+  PUBLISHABLE_MAX_LIMIT: z.coerce.number().int().min(1).max(100).default(50),
+  /**
+   * Express `trust proxy`: whose X-Forwarded-For names the client address (per-visitor limits of
+   * publishable keys, a key's last use). `false` (default): the edge is the first hop and the
+   * socket's peer is the client; behind a load balancer, its address (e.g. `loopback`, a CIDR list).
+   */
+  TRUST_PROXY: z
+    .string()
+    .min(1)
+    .default('false')
+    .refine((value) => value === 'false' || value.split(',').every((entry) => isProxyAddress(entry.trim())), {
+      message:
+        'must be false, or a comma-separated list of the proxies in front (loopback, linklocal, uniquelocal, an address or a CIDR); never true at the edge (any client could choose its address)',
+    })
+    .transform((value) => (value === 'false' ? false : value)),
   /**
    * Honour X-Edge-Request-Id, the load balancer's id of each client request (the same on each
    * retry it makes of one): admission counts an id once per key, so a request retried on another

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
 import { close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
 
-// CORS at the edge: /v1 gets none (API keys belong on servers); the authorization server's and
+// CORS at the edge: under /v1 only the read endpoints publishable keys reach; the authorization server's and
 // MCP server's own CORS answers (preflights included) pass through unchanged; /account reaches
 // the authorization server.
 const ORIGIN = 'http://127.0.0.1:11997';
@@ -56,17 +56,22 @@ const preflight = (path: string) =>
   });
 
 describe('CORS at the edge', () => {
-  it('gives /v1 no CORS at all: preflights, errors and the OpenAPI document', async () => {
+  it('gives CORS only to the read endpoints: none on /v1/me, usage, export or the OpenAPI document', async () => {
     for (const res of [
-      await preflight('/v1/fragrances'),
       await preflight('/v1/me'),
-      await fetch(`${gateway.url}/v1/fragrances?q=rose`, { headers: { origin: ORIGIN } }),
+      await preflight('/v1/usage'),
+      await preflight('/v1/fragrances/export'),
       await fetch(`${gateway.url}/v1/openapi.json`, { headers: { origin: ORIGIN } }),
     ]) {
       expect(res.headers.get('access-control-allow-origin')).toBeNull();
       expect(res.headers.get('access-control-allow-headers')).toBeNull();
       expect(res.headers.get('access-control-allow-credentials')).toBeNull();
     }
+    // The read endpoints (publishable-keys.test.ts has the rest): preflight without a key, never credentials.
+    const res = await preflight('/v1/fragrances');
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(res.headers.get('access-control-allow-credentials')).toBeNull();
   });
 
   it('passes preflights and CORS answers of /mcp, the metadata and /oauth through unchanged, with Origin', async () => {

@@ -5,6 +5,8 @@ import { serializeList } from 'structured-headers';
 export const DAILY_POLICY = 'daily';
 /** …and of the token bucket, named only in a burst 429 (its size is the key's own, not looked up here). */
 export const BURST_POLICY = 'burst';
+/** …and a publishable key's per-visitor bucket, named only in its 429. */
+export const VISITOR_POLICY = 'visitor';
 /** The daily quota's nominal window; a quota day in a DST zone may have 23 or 25 hours (`t` is exact). */
 const DAY_SECONDS = 86_400;
 
@@ -43,9 +45,14 @@ function policyItem(policy: string, a: string, x: number, b: string, y: number):
  * (draft-ietf-httpapi-ratelimit-headers: `RateLimit-Policy: "daily";q=…;w=86400` and
  * `RateLimit: "daily";r=…;t=…`, Structured Field lists) and the older `RateLimit-Limit`,
  * `RateLimit-Remaining`, `RateLimit-Reset` trio that existing clients read. `burstRetryAfterSeconds`
- * (a burst 429 only) adds `"burst";r=0;t=…` first, so `t` agrees with that response's Retry-After.
+ * (a burst or visitor 429 only) adds `"burst";r=0;t=…` (or `"visitor";…`) first, so `t` agrees with that response's Retry-After.
  */
-export function setRateLimitHeaders(res: Response, quota: QuotaHeaderValues, burstRetryAfterSeconds?: number): void {
+export function setRateLimitHeaders(
+  res: Response,
+  quota: QuotaHeaderValues,
+  burstRetryAfterSeconds?: number,
+  burstPolicy: typeof BURST_POLICY | typeof VISITOR_POLICY = BURST_POLICY,
+): void {
   res.setHeader('RateLimit-Limit', String(quota.limit));
   res.setHeader('RateLimit-Remaining', String(quota.remaining));
   res.setHeader('RateLimit-Reset', String(quota.resetInSeconds));
@@ -53,6 +60,6 @@ export function setRateLimitHeaders(res: Response, quota: QuotaHeaderValues, bur
   const daily = policyItem(DAILY_POLICY, 'r', quota.remaining, 't', quota.resetInSeconds);
   res.setHeader(
     'RateLimit',
-    burstRetryAfterSeconds === undefined ? daily : `${policyItem(BURST_POLICY, 'r', 0, 't', burstRetryAfterSeconds)}, ${daily}`,
+    burstRetryAfterSeconds === undefined ? daily : `${policyItem(burstPolicy, 'r', 0, 't', burstRetryAfterSeconds)}, ${daily}`,
   );
 }

@@ -310,14 +310,20 @@ export interface components {
         | 'invalid_path'
         | 'unauthorized'
         | 'invalid_token'
+        | 'key_expired'
+        | 'key_rolled'
         | 'forbidden'
         | 'insufficient_scope'
+        | 'endpoint_not_allowed'
+        | 'origin_not_allowed'
+        | 'secret_key_in_browser'
         | 'not_found'
         | 'method_not_allowed'
         | 'payload_too_large'
         | 'rate_limited'
         | 'daily_quota_exceeded'
         | 'burst_limit_exceeded'
+        | 'visitor_limit_exceeded'
         | 'mcp_rate_limited'
         | 'registration_rate_limited'
         | 'internal_error'
@@ -744,10 +750,19 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key. */
+      /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), a key past its expiry (`key_expired`), or a rolled key after its grace period (`key_rolled`; `detail` names its successor). */
       401: {
         headers: {
           'WWW-Authenticate': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A valid key that may not make this request, not counted: a publishable key off the read endpoints (`endpoint_not_allowed`) or from a page origin it does not allow, or with none (`origin_not_allowed`); a secret key sent from a web page (`secret_key_in_browser`: roll it); a secret key whose scopes do not include this endpoint (`insufficient_scope`). */
+      403: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -798,10 +813,19 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key. */
+      /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), a key past its expiry (`key_expired`), or a rolled key after its grace period (`key_rolled`; `detail` names its successor). */
       401: {
         headers: {
           'WWW-Authenticate': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A valid key that may not make this request, not counted: a publishable key off the read endpoints (`endpoint_not_allowed`) or from a page origin it does not allow, or with none (`origin_not_allowed`); a secret key sent from a web page (`secret_key_in_browser`: roll it); a secret key whose scopes do not include this endpoint (`insufficient_scope`). */
+      403: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -852,10 +876,19 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key. */
+      /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), a key past its expiry (`key_expired`), or a rolled key after its grace period (`key_rolled`; `detail` names its successor). */
       401: {
         headers: {
           'WWW-Authenticate': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A valid key that may not make this request, not counted: a publishable key off the read endpoints (`endpoint_not_allowed`) or from a page origin it does not allow, or with none (`origin_not_allowed`); a secret key sent from a web page (`secret_key_in_browser`: roll it); a secret key whose scopes do not include this endpoint (`insufficient_scope`). */
+      403: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -952,7 +985,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key. */
+      /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), a key past its expiry (`key_expired`), or a rolled key after its grace period (`key_rolled`; `detail` names its successor). */
       401: {
         headers: {
           'WWW-Authenticate': string;
@@ -962,7 +995,16 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Daily quota or burst limit exceeded; see `retry_after_seconds`. */
+      /** @description A valid key that may not make this request, not counted: a publishable key off the read endpoints (`endpoint_not_allowed`) or from a page origin it does not allow, or with none (`origin_not_allowed`); a secret key sent from a web page (`secret_key_in_browser`: roll it); a secret key whose scopes do not include this endpoint (`insufficient_scope`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Daily quota, burst limit or (publishable keys) the per-visitor limit exceeded; see `retry_after_seconds`. */
       429: {
         headers: {
           /** @description Whole seconds to wait. */
@@ -1024,10 +1066,19 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key. */
+      /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), a key past its expiry (`key_expired`), or a rolled key after its grace period (`key_rolled`; `detail` names its successor). */
       401: {
         headers: {
           'WWW-Authenticate': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A valid key that may not make this request, not counted: a publishable key off the read endpoints (`endpoint_not_allowed`) or from a page origin it does not allow, or with none (`origin_not_allowed`); a secret key sent from a web page (`secret_key_in_browser`: roll it); a secret key whose scopes do not include this endpoint (`insufficient_scope`). */
+      403: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -1099,10 +1150,19 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key. */
+      /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), a key past its expiry (`key_expired`), or a rolled key after its grace period (`key_rolled`; `detail` names its successor). */
       401: {
         headers: {
           'WWW-Authenticate': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A valid key that may not make this request, not counted: a publishable key off the read endpoints (`endpoint_not_allowed`) or from a page origin it does not allow, or with none (`origin_not_allowed`); a secret key sent from a web page (`secret_key_in_browser`: roll it); a secret key whose scopes do not include this endpoint (`insufficient_scope`). */
+      403: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -1118,7 +1178,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Daily quota or burst limit exceeded; see `retry_after_seconds`. */
+      /** @description Daily quota, burst limit or (publishable keys) the per-visitor limit exceeded; see `retry_after_seconds`. */
       429: {
         headers: {
           /** @description Whole seconds to wait. */
@@ -1190,10 +1250,19 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key. */
+      /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), a key past its expiry (`key_expired`), or a rolled key after its grace period (`key_rolled`; `detail` names its successor). */
       401: {
         headers: {
           'WWW-Authenticate': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A valid key that may not make this request, not counted: a publishable key off the read endpoints (`endpoint_not_allowed`) or from a page origin it does not allow, or with none (`origin_not_allowed`); a secret key sent from a web page (`secret_key_in_browser`: roll it); a secret key whose scopes do not include this endpoint (`insufficient_scope`). */
+      403: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -1209,7 +1278,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Daily quota or burst limit exceeded; see `retry_after_seconds`. */
+      /** @description Daily quota, burst limit or (publishable keys) the per-visitor limit exceeded; see `retry_after_seconds`. */
       429: {
         headers: {
           /** @description Whole seconds to wait. */
@@ -1266,7 +1335,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key. */
+      /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), a key past its expiry (`key_expired`), or a rolled key after its grace period (`key_rolled`; `detail` names its successor). */
       401: {
         headers: {
           'WWW-Authenticate': string;
@@ -1276,7 +1345,16 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Daily quota or burst limit exceeded; see `retry_after_seconds`. */
+      /** @description A valid key that may not make this request, not counted: a publishable key off the read endpoints (`endpoint_not_allowed`) or from a page origin it does not allow, or with none (`origin_not_allowed`); a secret key sent from a web page (`secret_key_in_browser`: roll it); a secret key whose scopes do not include this endpoint (`insufficient_scope`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Daily quota, burst limit or (publishable keys) the per-visitor limit exceeded; see `retry_after_seconds`. */
       429: {
         headers: {
           /** @description Whole seconds to wait. */
@@ -1335,7 +1413,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key. */
+      /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), a key past its expiry (`key_expired`), or a rolled key after its grace period (`key_rolled`; `detail` names its successor). */
       401: {
         headers: {
           'WWW-Authenticate': string;
@@ -1345,7 +1423,16 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Daily quota or burst limit exceeded; see `retry_after_seconds`. */
+      /** @description A valid key that may not make this request, not counted: a publishable key off the read endpoints (`endpoint_not_allowed`) or from a page origin it does not allow, or with none (`origin_not_allowed`); a secret key sent from a web page (`secret_key_in_browser`: roll it); a secret key whose scopes do not include this endpoint (`insufficient_scope`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Daily quota, burst limit or (publishable keys) the per-visitor limit exceeded; see `retry_after_seconds`. */
       429: {
         headers: {
           /** @description Whole seconds to wait. */
@@ -1398,10 +1485,19 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key. */
+      /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), a key past its expiry (`key_expired`), or a rolled key after its grace period (`key_rolled`; `detail` names its successor). */
       401: {
         headers: {
           'WWW-Authenticate': string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description A valid key that may not make this request, not counted: a publishable key off the read endpoints (`endpoint_not_allowed`) or from a page origin it does not allow, or with none (`origin_not_allowed`); a secret key sent from a web page (`secret_key_in_browser`: roll it); a secret key whose scopes do not include this endpoint (`insufficient_scope`). */
+      403: {
+        headers: {
           [name: string]: unknown;
         };
         content: {
@@ -1417,7 +1513,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Daily quota or burst limit exceeded; see `retry_after_seconds`. */
+      /** @description Daily quota, burst limit or (publishable keys) the per-visitor limit exceeded; see `retry_after_seconds`. */
       429: {
         headers: {
           /** @description Whole seconds to wait. */
@@ -1474,7 +1570,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key. */
+      /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), a key past its expiry (`key_expired`), or a rolled key after its grace period (`key_rolled`; `detail` names its successor). */
       401: {
         headers: {
           'WWW-Authenticate': string;
@@ -1484,7 +1580,16 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Daily quota or burst limit exceeded; see `retry_after_seconds`. */
+      /** @description A valid key that may not make this request, not counted: a publishable key off the read endpoints (`endpoint_not_allowed`) or from a page origin it does not allow, or with none (`origin_not_allowed`); a secret key sent from a web page (`secret_key_in_browser`: roll it); a secret key whose scopes do not include this endpoint (`insufficient_scope`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Daily quota, burst limit or (publishable keys) the per-visitor limit exceeded; see `retry_after_seconds`. */
       429: {
         headers: {
           /** @description Whole seconds to wait. */
@@ -1541,7 +1646,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key. */
+      /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), a key past its expiry (`key_expired`), or a rolled key after its grace period (`key_rolled`; `detail` names its successor). */
       401: {
         headers: {
           'WWW-Authenticate': string;
@@ -1551,7 +1656,16 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Daily quota or burst limit exceeded; see `retry_after_seconds`. */
+      /** @description A valid key that may not make this request, not counted: a publishable key off the read endpoints (`endpoint_not_allowed`) or from a page origin it does not allow, or with none (`origin_not_allowed`); a secret key sent from a web page (`secret_key_in_browser`: roll it); a secret key whose scopes do not include this endpoint (`insufficient_scope`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Daily quota, burst limit or (publishable keys) the per-visitor limit exceeded; see `retry_after_seconds`. */
       429: {
         headers: {
           /** @description Whole seconds to wait. */
@@ -1608,7 +1722,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Missing, malformed, unknown or revoked API key. */
+      /** @description Missing, malformed, unknown or revoked API key (`unauthorized`), a key past its expiry (`key_expired`), or a rolled key after its grace period (`key_rolled`; `detail` names its successor). */
       401: {
         headers: {
           'WWW-Authenticate': string;
@@ -1618,7 +1732,16 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem'];
         };
       };
-      /** @description Daily quota or burst limit exceeded; see `retry_after_seconds`. */
+      /** @description A valid key that may not make this request, not counted: a publishable key off the read endpoints (`endpoint_not_allowed`) or from a page origin it does not allow, or with none (`origin_not_allowed`); a secret key sent from a web page (`secret_key_in_browser`: roll it); a secret key whose scopes do not include this endpoint (`insufficient_scope`). */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/problem+json': components['schemas']['Problem'];
+        };
+      };
+      /** @description Daily quota, burst limit or (publishable keys) the per-visitor limit exceeded; see `retry_after_seconds`. */
       429: {
         headers: {
           /** @description Whole seconds to wait. */

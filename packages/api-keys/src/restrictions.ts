@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+/**
+ * What a secret key may reach: `search` (every read endpoint: search, detail, similar, suggest,
+ * browse), `export` (the NDJSON export), `usage` (GET /v1/usage and /v1/usage/searches). A
+ * publishable key has `search` only. GET /v1/me answers any secret key.
+ */
+export const KEY_SCOPES = ['search', 'export', 'usage'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+export const KeyScope = z.enum(KEY_SCOPES, { error: `must be one of ${KEY_SCOPES.join(', ')}` });
+
+/** What a route requires of the key: a scope, `me` (any secret key) or `any` (any key, e.g. an unknown path's 404). */
+export type RouteAccess = KeyScope | 'me' | 'any';
+
+/** One DNS label: letters, digits and inner hyphens (what a `*` in an origin pattern stands for). */
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/**
+ * An allowed page origin of a publishable key, as browsers send it in `Origin`: `http(s)://host[:port]`
+ * with no path, or with one wildcard label in front (`https://*.shop.example` matches
+ * `https://a.shop.example`, not `https://a.b.shop.example`, another scheme or another port).
+ * Normalised as browsers serialise origins (lower case, default port dropped).
+ */
+export const OriginPattern = z.string().transform((raw, ctx) => {
+  const wildcard = /^(https?):\/\/\*\.(.+)$/i.exec(raw.trim());
+  const candidate = wildcard ? `${wildcard[1]}://wildcard.${wildcard[2]}` : raw.trim();
+  let url: URL;
+  try {
+    url = new URL(candidate);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `"${raw}" is not an origin such as https://shop.example or https://*.shop.example` });
+    return z.NEVER;
+  }
+  const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password;
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || !bare) {
+    ctx.addIssue({ code: 'custom', message: `"${raw}" must be http(s)://host[:port] with nothing after it` });
+    return z.NEVER;
+  }
+  if (!wildcard) return url.origin;
+  const rest = url.host.slice('wildcard.'.length);
+  // `*.example` alone would admit every site under a public suffix: at least two labels after the `*`.
+  if (!rest.includes('.') || url.hostname.split('.').some((label) => !LABEL.test(label))) {
+    ctx.addIssue({ code: 'custom', message: `"${raw}" must put * in front of a domain of at least two labels (https://*.shop.example)` });
+    return z.NEVER;
+  }
+  return `${url.protocol}//*.${rest}`;
+});
