@@ -237,6 +237,8 @@ describe('the storefront in a real browser', () => {
     expect(text).toContain('403');
     expect(text).toContain(foreignOrigin);
     expect(await page.locator('#results > li').count()).toBe(0);
+    // Nothing to page through (the pager once showed here: a display rule beat `hidden`).
+    expect(await page.getByRole('navigation', { name: 'Result pages' }).isHidden()).toBe(true);
     await page.screenshot({ path: join(SHOTS, 'storefront-refused.png') });
     expect(consoleErrors).toEqual([]);
     expect(outside).toEqual([]);

@@ -29,6 +29,14 @@ if (values.out !== undefined) {
   console.log(`Wrote ${assets.size} files to ${out}`);
 } else {
   const server = createStorefrontServer(assets, config.STOREFRONT_API_URL);
+  server.once('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE') throw error;
+    console.error(
+      `${config.STOREFRONT_HOST}:${config.STOREFRONT_PORT} is in use: stop what listens there, or set STOREFRONT_PORT ` +
+        "(and add that origin to the publishable key's origins).",
+    );
+    process.exit(1);
+  });
   server.listen(config.STOREFRONT_PORT, config.STOREFRONT_HOST, () => {
     console.log(`Storefront: http://${config.STOREFRONT_HOST}:${config.STOREFRONT_PORT} (API ${config.STOREFRONT_API_URL})`);
   });
