@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { API_KEY_PREFIX, generateApiKey, hashApiKey, isKeyId, isWellFormedApiKey, keyIdOfHash, redactApiKeys } from './key-format.ts';
+import {
+  API_KEY_PREFIX,
+  generateApiKey,
+  hashApiKey,
+  isKeyId,
+  isWellFormedApiKey,
+  keyHint,
+  keyIdOfHash,
+  keyKindOf,
+  redactApiKeys,
+} from './key-format.ts';
 
 describe('API key format', () => {
   it('generates prefixed keys of at least 256 bits that pass the shape check', () => {
@@ -55,6 +65,30 @@ describe('API key format', () => {
     expect(isKeyId(id)).toBe(true);
     expect(id).not.toContain(key.slice(API_KEY_PREFIX.length, API_KEY_PREFIX.length + 8));
     expect(isKeyId('key_XYZ')).toBe(false);
+  });
+
+  it('makes publishable keys with their own prefix, told apart from secret ones by shape alone', () => {
+    const publishable = generateApiKey('publishable');
+    expect(publishable).toMatch(/^fcs_pk_[0-9A-Za-z]{43}$/);
+    expect(keyKindOf(publishable)).toBe('publishable');
+    expect(keyKindOf(generateApiKey())).toBe('secret');
+    expect(isWellFormedApiKey(publishable)).toBe(true);
+    for (const bad of [
+      publishable.slice(0, -1),
+      `${publishable}x`,
+      publishable.replace('fcs_pk_', 'fcs_sk_'),
+      `fcs_pk_${'a'.repeat(42)}_`,
+    ]) {
+      expect(keyKindOf(bad)).toBeUndefined();
+    }
+    expect(keyHint(publishable)).toBe(`${publishable.slice(0, 11)}…`);
+    expect(keyHint('fcs_' + 'A'.repeat(43))).toBe('fcs_AAAA…');
+  });
+
+  it('redacts publishable keys as well, with their prefix', () => {
+    const key = generateApiKey('publishable');
+    const text = `/v1/${key}?k=${key.replace('_', '%5F').replace('pk_', 'pk%5f')}&s=${generateApiKey()}`;
+    expect(redactApiKeys(text)).toBe('/v1/fcs_pk_[redacted]?k=fcs_pk_[redacted]&s=fcs_[redacted]');
   });
 
   it('redacts key-shaped tokens anywhere in a text', () => {

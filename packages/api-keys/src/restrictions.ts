@@ -36,6 +36,10 @@ export const OriginPattern = z.string().transform((raw, ctx) => {
     ctx.addIssue({ code: 'custom', message: `"${raw}" must be http(s)://host[:port] with nothing after it` });
     return z.NEVER;
   }
+  if (url.host.includes('*')) {
+    ctx.addIssue({ code: 'custom', message: `"${raw}" may have * only as its first label (https://*.shop.example)` });
+    return z.NEVER;
+  }
   if (!wildcard) return url.origin;
   const rest = url.host.slice('wildcard.'.length);
   // `*.example` alone would admit every site under a public suffix: at least two labels after the `*`.

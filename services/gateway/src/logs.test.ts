@@ -43,7 +43,8 @@ describe('logs', () => {
     const revoked = await store.create({ owner: 'revoked', quota: 2 });
     await store.revoke(revoked.record.id);
     const unknown = generateApiKey();
-    const keys = [good.apiKey, revoked.apiKey, unknown];
+    const page = await store.create({ kind: 'publishable', owner: 'page', quota: 1, origins: ['https://shop.example'] });
+    const keys = [good.apiKey, revoked.apiKey, unknown, page.apiKey, generateApiKey('publishable')];
     const requests: [string, Record<string, string>][] = [];
     for (const key of keys) {
       requests.push(['/v1/fragrances?query=rose', bearer(key)]);
@@ -53,11 +54,14 @@ describe('logs', () => {
       requests.push(['/v1/fragrances', { authorization: `Basic ${key}` }]);
       requests.push(['/v1/fragrances', { authorization: `Bearer ${key}x` }]);
       requests.push(['/v1/fragrances', { 'x-api-key': key, cookie: `k=${key}` }]);
+      // From a page: a publishable key's use, a secret key's refusal (403), a preflight.
+      requests.push(['/v1/fragrances?query=rose', { ...bearer(key), origin: 'https://shop.example' }]);
+      requests.push([`/v1/suggest?q=${key}`, { ...bearer(key), referer: `https://shop.example/?k=${key}` }]);
     }
     // Enough requests on the good key to run into the daily quota (429) as well.
     for (const [path, headers] of requests) await (await fetch(`${gateway.url}${path}`, { headers })).arrayBuffer();
     const statuses = new Set(gatewayLogs.lines.map((line) => (JSON.parse(line) as { res?: { status: number } }).res?.status));
-    expect(statuses).toEqual(new Set([200, 401, 404, 429, undefined]));
+    expect(statuses).toEqual(new Set([200, 401, 403, 404, 429, undefined]));
 
     const all = [...gatewayLogs.lines, ...upstreamLogs.lines];
     expect(gatewayLogs.lines.length).toBeGreaterThan(requests.length - 1);

@@ -88,6 +88,70 @@ describe('ops keys (real Redis)', () => {
     expect(live.map((k) => k.id)).toEqual([second.id]);
   });
 
+  it('creates publishable keys restricted to origins, and --replace keeps the other kind', async () => {
+    const secret = await json<{ id: string }>('create', ['--owner', 'shop', '--quota', '10']);
+    const created = await json<{ id: string; kind: string; hint: string; api_key: string; origins: string[]; scopes: string[] }>('create', [
+      '--publishable',
+      '--owner',
+      'shop',
+      '--quota',
+      '100',
+      '--origin',
+      'https://Shop.example:443',
+      '--origin',
+      'https://*.shop.example',
+      '--replace',
+    ]);
+    expect(created).toMatchObject({
+      kind: 'publishable',
+      origins: ['https://shop.example', 'https://*.shop.example'],
+      scopes: ['search'],
+    });
+    expect(created.api_key).toMatch(/^fcs_pk_[0-9A-Za-z]{43}$/);
+    expect(created.api_key.startsWith(created.hint.replace('…', ''))).toBe(true);
+    const live = await json<{ id: string }[]>('list', ['--owner', 'shop', '--active']);
+    expect(live.map((k) => k.id).sort()).toEqual([secret.id, created.id].sort());
+    const text = await run('create', ['--publishable', '--owner', 'shop2', '--quota', '1', '--origin', 'http://127.0.0.1:8090']);
+    expect(text).toMatch(/publishable key \(not a secret/);
+    expect(text.trim().split('\n').at(-1)).toMatch(/^fcs_pk_/);
+  });
+
+  it('creates secret keys with scopes and an expiry, rolls them, and lists the last use with its address', async () => {
+    const created = await json<{ id: string; api_key: string; scopes: string[]; expires_at: string }>('create', [
+      '--owner',
+      'Gamma',
+      '--quota',
+      '50',
+      '--scope',
+      'search,usage',
+      '--expires',
+      '2099-01-31',
+    ]);
+    expect(created.scopes).toEqual(['search', 'usage']);
+    expect(created.expires_at).toBe('2099-02-01T00:00:00.000Z');
+    const admit = createAdmitter({
+      redis: redis.redis,
+      prefix: redis.prefix,
+      timeZone: 'UTC',
+      bucketDefaults: { capacity: 60, refillPerSecond: 20 },
+    });
+    expect((await admit(created.api_key, 'admit', 1, undefined, { clientAddress: '203.0.113.9' })).outcome).toBe('admitted');
+    expect(await run('list', ['--owner', 'Gamma'])).toMatch(/last used \S+ from 203\.0\.113\.9/);
+
+    const rolled = await json<{ id: string; api_key: string; scopes: string[]; expires_at: string; replaces: { retires_at: string } }>(
+      'roll',
+      [created.id, '--grace', '1h'],
+    );
+    expect(rolled.scopes).toEqual(['search', 'usage']);
+    expect(rolled.expires_at).toBe('2099-02-01T00:00:00.000Z');
+    expect(Date.parse(rolled.replaces.retires_at) - Date.now()).toBeGreaterThan(3_500_000);
+    expect((await admit(created.api_key, 'peek')).outcome).toBe('authenticated');
+    expect((await admit(rolled.api_key, 'peek')).outcome).toBe('authenticated');
+    expect(await run('list', ['--owner', 'Gamma'])).toMatch(new RegExp(`ROLLED to ${rolled.id}`));
+    await run('roll', [rolled.id, '--grace', '0']);
+    expect(await admit(rolled.api_key, 'peek')).toMatchObject({ outcome: 'key_rolled' });
+  });
+
   it('turns bad usage into usage errors and unknown ids into errors', async () => {
     await expect(run('create', ['--quota', '10'])).rejects.toBeInstanceOf(UsageError);
     await expect(run('create', ['--owner', 'x', '--quota', '-1'])).rejects.toBeInstanceOf(UsageError);
@@ -97,5 +161,27 @@ describe('ops keys (real Redis)', () => {
     await expect(run('set-quota', ['key_0000000000000000'])).rejects.toBeInstanceOf(UsageError);
     await expect(run('usage', ['key_0000000000000000', '--days', '0'])).rejects.toBeInstanceOf(UsageError);
     await expect(run('revoke', ['key_0000000000000000'])).rejects.toMatchObject({ code: 'unknown_key' });
+    for (const argv of [
+      ['--publishable', '--owner', 'x', '--quota', '1'], // no origin
+      ['--owner', 'x', '--quota', '1', '--origin', 'https://shop.example'], // origin on a secret key
+      ['--publishable', '--owner', 'x', '--quota', '1', '--origin', 'https://shop.example/path'],
+      ['--publishable', '--owner', 'x', '--quota', '1', '--origin', 'ftp://shop.example'],
+      ['--publishable', '--owner', 'x', '--quota', '1', '--origin', 'https://*.example'],
+      ['--publishable', '--owner', 'x', '--quota', '1', '--origin', 'https://a.*.example.com'],
+      ['--publishable', '--owner', 'x', '--quota', '1', '--origin', 'https://shop.example', '--scope', 'search'],
+      ['--publishable', '--owner', 'x', '--quota', '1', '--origin', 'https://shop.example', '--burst', '5'],
+      ['--publishable', '--owner', 'x', '--quota', '1', '--origin', 'https://shop.example', '--max-limit', '101'],
+      ['--owner', 'x', '--quota', '1', '--scope', 'admin'],
+      ['--owner', 'x', '--quota', '1', '--max-limit', '10'],
+      ['--owner', 'x', '--quota', '1', '--expires', '2020-01-01'],
+      ['--owner', 'x', '--quota', '1', '--expires', '2027-02-30'],
+      ['--owner', 'x', '--quota', '1', '--expires', 'tomorrow'],
+    ]) {
+      await expect(run('create', argv), argv.join(' ')).rejects.toBeInstanceOf(UsageError);
+    }
+    const { id } = await json<{ id: string }>('create', ['--owner', 'y', '--quota', '1']);
+    for (const grace of ['7', '-1d', '91d', '1w']) await expect(run('roll', [id, '--grace', grace])).rejects.toBeInstanceOf(UsageError);
+    await run('revoke', [id]);
+    await expect(run('roll', [id])).rejects.toBeInstanceOf(UsageError);
   });
 });
