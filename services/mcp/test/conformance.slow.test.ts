@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { APPLICABLE, NOT_APPLICABLE, REVISIONS, runConformance, scenariosOf, startBehindTokenProxy } from '../scripts/conformance.ts';
+import { APPLICABLE, NOT_APPLICABLE, REVISIONS } from '../scripts/conformance-scenarios.ts';
+import { runConformance, scenariosOf, startWithValidToken } from '../scripts/conformance.ts';
 
-// The official suite against the real app (behind a proxy that adds a valid token), at each
+// The official suite against the real app (with a valid token set on every request), at each
 // protocol revision we negotiate: every scenario that applies to a read-only, stateless server
 // must pass, and every scenario the suite requires is either applicable or listed with a reason.
 describe.each(REVISIONS)('@modelcontextprotocol/conformance server scenarios (%s)', (revision) => {
-  let target: Awaited<ReturnType<typeof startBehindTokenProxy>>;
+  let target: Awaited<ReturnType<typeof startWithValidToken>>;
   beforeAll(async () => {
-    target = await startBehindTokenProxy(inject('redisUrl'));
+    target = await startWithValidToken(inject('redisUrl'));
   });
   afterAll(() => target.stop());
 
