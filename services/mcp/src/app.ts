@@ -11,6 +11,7 @@ import type { TokenVerifier } from './auth/verify-token.ts';
 import type { Catalogue } from './catalogue/catalogue.ts';
 import { REQUIRED_SCOPE, resourceMetadataUrlOf, resourceOf, type McpConfig } from './config.ts';
 import { rateLimitPerUser, type McpRateLimiter } from './rate-limit.ts';
+import { discoveryRoutes } from './routes/discovery.ts';
 import { mcpRoutes } from './routes/mcp.ts';
 
 export interface McpDeps {
@@ -52,6 +53,9 @@ export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue
       scopes: [REQUIRED_SCOPE],
     }),
   );
+
+  // The Server Card and the AI Catalog: public, before /mcp's checks (/mcp/server-card is under /mcp).
+  app.use(discoveryRoutes(config));
 
   app.use(
     '/mcp',

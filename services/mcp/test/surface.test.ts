@@ -21,7 +21,7 @@ import {
   type TestElasticsearch,
   type TestRedis,
 } from '@fragrance/testkit';
-import { catalogueClient, CatalogueUnavailableError } from '../src/catalogue/catalogue.ts';
+import { catalogueClient, CatalogueUnavailableError, createCatalogue } from '../src/catalogue/catalogue.ts';
 import { LISTED_BRANDS, listResourcesPage, RESOURCE_PAGE_SIZE } from '../src/resources/list.ts';
 import { startMcpOverHttp, type McpOverHttp } from './stack.ts';
 
@@ -298,28 +298,90 @@ describe.each(REVISIONS)('on $revision', ({ revision, options }) => {
     });
   });
 
+  describe('MCP Apps (io.modelcontextprotocol/ui)', () => {
+    const LINKED = {
+      get_fragrance: 'ui://fragrance-catalogue/fragrance.html',
+      compare_fragrances: 'ui://fragrance-catalogue/comparison.html',
+      search_fragrances: 'ui://fragrance-catalogue/results.html',
+      similar_fragrances: 'ui://fragrance-catalogue/results.html',
+      discover_fragrances: 'ui://fragrance-catalogue/results.html',
+    };
+
+    it('links the fragrance, comparison and result-list tools to their views (and only those)', async () => {
+      const { tools } = await client.listTools();
+      for (const tool of tools) {
+        const uri = LINKED[tool.name as keyof typeof LINKED];
+        if (uri) expect(tool._meta, tool.name).toMatchObject({ ui: { resourceUri: uri }, 'ui/resourceUri': uri });
+        else expect(tool._meta?.ui, tool.name).toBeUndefined();
+      }
+    });
+
+    it('reads each view: one self-contained HTML document with a strict CSP and no URL to fetch', async () => {
+      for (const uri of new Set(Object.values(LINKED))) {
+        const { contents } = await client.readResource({ uri });
+        expect(contents).toHaveLength(1);
+        const [view] = contents as { uri: string; mimeType: string; text: string; _meta: unknown }[];
+        expect(view).toMatchObject({ uri, mimeType: 'text/html;profile=mcp-app', _meta: { ui: { csp: {}, prefersBorder: true } } });
+        expect(view!.text).toMatch(/^<!doctype html>/);
+        expect(view!.text).toMatch(
+          /<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-[^']+'; style-src 'sha256-[^']+';/,
+        );
+        // Nothing loaded from anywhere: one inline script and one inline stylesheet; no src or href
+        // attribute in the markup, no @import or url() in the styles.
+        const style = /<style>([\s\S]*)<\/style>/.exec(view!.text)![1]!;
+        const markup = view!.text.replace(/<script type="module">[\s\S]*<\/script>/, '<script></script>').replace(style, '');
+        expect(markup.match(/<script/g)).toHaveLength(1);
+        expect(markup).not.toMatch(/\s(src|href)=|<link/);
+        expect(style).not.toMatch(/@import|url\(/);
+      }
+    });
+
+    it('keeps the text and structured answers for hosts without Apps', async () => {
+      const result = await call('get_fragrance', { id: NOCTURNE.id });
+      expect(result.structuredContent).toMatchObject({ id: NOCTURNE.id });
+      expect(textOf(result)).toContain('Nocturne');
+    });
+  });
+
   describe('resources', () => {
-    it('lists the fixed resources and the top brands, paginated, never more than the cap', async () => {
-      const first = await client.listResources();
-      expect(first.resources).toHaveLength(RESOURCE_PAGE_SIZE);
-      expect(first.resources.slice(0, 3).map((r) => r.uri)).toEqual([
+    it('lists the fixed resources, the MCP App views and the top brands, paginated, never more than the cap', async () => {
+      // Without a cursor the SDK client walks every page itself and returns them together.
+      const all = await client.listResources();
+      expect(all.nextCursor).toBeUndefined();
+      expect(all.resources.slice(0, 6).map((r) => r.uri)).toEqual([
         'fragrance://vocabulary/provenance',
         'fragrance://vocabulary/search',
         'fragrance://facets',
+        'ui://fragrance-catalogue/fragrance.html',
+        'ui://fragrance-catalogue/comparison.html',
+        'ui://fragrance-catalogue/results.html',
       ]);
-      const uris = first.resources.map((r) => r.uri);
-      let cursor = first.nextCursor;
-      let pages = 1;
+      expect(all.resources[3]).toMatchObject({ mimeType: 'text/html;profile=mcp-app', _meta: { ui: { csp: {}, prefersBorder: true } } });
+      const uris = all.resources.map((r) => r.uri);
+      expect(new Set(uris).size).toBe(uris.length);
+      expect(uris.length).toBeGreaterThan(RESOURCE_PAGE_SIZE);
+      expect(uris.length).toBeLessThanOrEqual(6 + LISTED_BRANDS);
+      expect(uris).toContain('fragrance://brands/maison-testiere');
+      // The pages on the wire: full pages of RESOURCE_PAGE_SIZE, each with the cursor of the next, adding up to the same list.
+      const paged: string[] = [];
+      const catalogue = createCatalogue({ baseUrl: catalogueService!.url, timeoutMs: 10_000 });
+      const ctx = {
+        catalogue: catalogue.forRequest('r'),
+        logger: createLogger('t', 'silent'),
+        caller: { sub: 'u', clientId: 'c', scopes: [] },
+        requestId: 'r',
+      };
+      let cursor: string | undefined = (await listResourcesPage(ctx, undefined)).nextCursor;
+      await catalogue.close();
+      expect(cursor).toBeDefined();
+      paged.push(...uris.slice(0, RESOURCE_PAGE_SIZE));
       while (cursor) {
         const page = await client.listResources({ cursor });
-        uris.push(...page.resources.map((r) => r.uri));
+        expect(page.resources.length).toBeLessThanOrEqual(RESOURCE_PAGE_SIZE);
+        paged.push(...page.resources.map((r) => r.uri));
         cursor = page.nextCursor;
-        pages += 1;
       }
-      expect(new Set(uris).size).toBe(uris.length);
-      expect(uris.length).toBeLessThanOrEqual(3 + LISTED_BRANDS);
-      expect(pages).toBe(Math.ceil(uris.length / RESOURCE_PAGE_SIZE));
-      expect(uris).toContain('fragrance://brands/maison-testiere');
+      expect(paged).toEqual(uris);
     });
 
     it('refuses a cursor it did not issue', async () => {
@@ -435,7 +497,7 @@ describe.each(REVISIONS)('on $revision', ({ revision, options }) => {
 });
 
 describe('resource list without the catalogue', () => {
-  it('still lists the fixed resources when the catalogue is down', async () => {
+  it('still lists the fixed resources and the views when the catalogue is down', async () => {
     const down = catalogueClient('http://catalogue.test/v1', () => Promise.reject(new CatalogueUnavailableError('down')));
     const page = await listResourcesPage(
       { catalogue: down, logger: createLogger('t', 'silent'), caller: { sub: 'u', clientId: 'c', scopes: [] }, requestId: 'r' },
@@ -445,6 +507,9 @@ describe('resource list without the catalogue', () => {
       'fragrance://vocabulary/provenance',
       'fragrance://vocabulary/search',
       'fragrance://facets',
+      'ui://fragrance-catalogue/fragrance.html',
+      'ui://fragrance-catalogue/comparison.html',
+      'ui://fragrance-catalogue/results.html',
     ]);
     expect(page.nextCursor).toBeUndefined();
   });

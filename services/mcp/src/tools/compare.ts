@@ -1,7 +1,9 @@
+import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { toolSchema } from './tool-schema.ts';
 import { AuAvailability, Concentration, foldKey, FragranceDetail, Notes, Rating } from '@fragrance/contracts';
+import { viewOf } from '../apps/views.ts';
 import { CatalogueRejectedError, CatalogueUnavailableError } from '../catalogue/catalogue.ts';
 import { READ_ONLY, type ToolContext, type ToolRunner } from './run.ts';
 
@@ -128,7 +130,8 @@ async function fetchRecord(ctx: ToolContext, id: string): Promise<FragranceDetai
 
 /** compare_fragrances: 2-5 records side by side (one catalogue read per id, in parallel). */
 export function registerCompareTool(server: McpServer, ctx: ToolContext, run: ToolRunner): void {
-  server.registerTool(
+  registerAppTool(
+    server,
     'compare_fragrances',
     {
       title: 'Compare fragrances',
@@ -138,6 +141,7 @@ export function registerCompareTool(server: McpServer, ctx: ToolContext, run: To
       inputSchema: toolSchema(CompareInput),
       outputSchema: toolSchema(CompareOutput),
       annotations: { title: 'Compare fragrances', ...READ_ONLY },
+      _meta: viewOf('comparison'),
     },
     ({ ids }) =>
       run('compare_fragrances', CompareOutput, async () => {

@@ -1,7 +1,9 @@
+import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { OCCASIONS, SearchHit, SearchQuery, SEASONS } from '@fragrance/contracts';
 import type { FragranceClient } from '@fragrance/client';
+import { viewOf } from '../apps/views.ts';
 import { CatalogueRejectedError } from '../catalogue/catalogue.ts';
 import { summaryLine } from './format.ts';
 import { READ_ONLY, type ToolRunner } from './run.ts';
@@ -65,7 +67,8 @@ export function reasons(hit: SearchHit): string[] {
  * description as query, search_mode=hybrid, highlight on), each with why it matched.
  */
 export function registerDiscoverTool(server: McpServer, ctx: DiscoverContext, run: ToolRunner): void {
-  server.registerTool(
+  registerAppTool(
+    server,
     'discover_fragrances',
     {
       title: 'Discover fragrances from a description',
@@ -76,6 +79,7 @@ export function registerDiscoverTool(server: McpServer, ctx: DiscoverContext, ru
       inputSchema: toolSchema(DiscoverInput),
       outputSchema: toolSchema(DiscoverOutput),
       annotations: { title: 'Discover fragrances', ...READ_ONLY },
+      _meta: viewOf('results'),
     },
     (args) =>
       run('discover_fragrances', DiscoverOutput, async () => {

@@ -1,3 +1,4 @@
+import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import { InMemoryTransport, McpServer, type ListToolsResult } from '@modelcontextprotocol/server';
 import { toolSchema } from './tool-schema.ts';
 import type { SearchQuery as SearchParams } from '@fragrance/client';
@@ -5,6 +6,7 @@ import { FACETS, SearchQuery } from '@fragrance/contracts';
 import { registerCompareNamedPrompt } from '../prompts/compare-named.ts';
 import { registerFindAlternativesPrompt } from '../prompts/find-alternatives.ts';
 import { registerScentForOccasionPrompt } from '../prompts/scent-for-occasion.ts';
+import { registerAppViews, viewOf } from '../apps/views.ts';
 import { registerBrandResource } from '../resources/brand.ts';
 import { registerFixedResources } from '../resources/fixed.ts';
 import { registerFragranceResource } from '../resources/fragrance.ts';
@@ -109,7 +111,8 @@ function buildServer(ctx: ToolContext): McpServer {
 
   const run = createToolRunner(ctx);
 
-  server.registerTool(
+  registerAppTool(
+    server,
     'search_fragrances',
     {
       title: 'Search fragrances',
@@ -122,6 +125,7 @@ function buildServer(ctx: ToolContext): McpServer {
       inputSchema: toolSchema(SearchInput),
       outputSchema: toolSchema(SearchOutput),
       annotations: { title: 'Search fragrances', ...READ_ONLY },
+      _meta: viewOf('results'),
     },
     (args) =>
       run('search_fragrances', SearchOutput, async () => ({
@@ -130,7 +134,8 @@ function buildServer(ctx: ToolContext): McpServer {
       })),
   );
 
-  server.registerTool(
+  registerAppTool(
+    server,
     'get_fragrance',
     {
       title: 'Get a fragrance',
@@ -140,6 +145,7 @@ function buildServer(ctx: ToolContext): McpServer {
       inputSchema: toolSchema(GetInput),
       outputSchema: toolSchema(GetOutput),
       annotations: { title: 'Get a fragrance', ...READ_ONLY },
+      _meta: viewOf('fragrance'),
     },
     ({ id }) =>
       run('get_fragrance', GetOutput, async () => ({
@@ -148,7 +154,8 @@ function buildServer(ctx: ToolContext): McpServer {
       })),
   );
 
-  server.registerTool(
+  registerAppTool(
+    server,
     'similar_fragrances',
     {
       title: 'Similar fragrances',
@@ -160,6 +167,7 @@ function buildServer(ctx: ToolContext): McpServer {
       inputSchema: toolSchema(SimilarInput),
       outputSchema: toolSchema(SimilarOutput),
       annotations: { title: 'Similar fragrances', ...READ_ONLY },
+      _meta: viewOf('results'),
     },
     ({ id, gender, ...params }) =>
       run('similar_fragrances', SimilarOutput, async () => {
@@ -212,6 +220,7 @@ function buildServer(ctx: ToolContext): McpServer {
   registerCompareTool(server, ctx, run);
 
   registerFragranceResource(server, ctx);
+  registerAppViews(server);
   registerBrandResource(server, ctx);
   registerFixedResources(server, ctx);
   registerResourceList(server, ctx);
