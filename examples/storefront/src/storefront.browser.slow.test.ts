@@ -222,6 +222,31 @@ describe('the storefront in a real browser', () => {
     expect(await focusedId(page)).toBe('detail-name');
     expect(new URL(page.url()).searchParams.get('id')).toMatch(/^[0-9a-f-]{36}$/);
 
+    // A brand suggestion becomes the brand filter (the text box empties: no text is searched).
+    const brand = records[0]!.brand;
+    await combobox.fill('');
+    await combobox.pressSequentially(brand.slice(0, 5), { delay: 40 });
+    await listbox.waitFor({ state: 'visible', timeout: 15_000 });
+    const brandIndex = (await options.evaluateAll((elements) => elements.map((element) => element.className))).findIndex((kind) =>
+      kind.includes('suggestion-brand'),
+    );
+    expect(brandIndex).toBeGreaterThanOrEqual(0);
+    for (let i = 0; i <= brandIndex; i += 1) await combobox.press('ArrowDown');
+    await combobox.press('Enter');
+    await expect.poll(() => new URL(page.url()).searchParams.get('brand')).toBe(brand);
+    await expect
+      .poll(() =>
+        page
+          .getByRole('group', { name: 'Brand' })
+          .getByRole('radio', { name: new RegExp(`^${brand.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\d`) })
+          .isChecked(),
+      )
+      .toBe(true);
+    expect(await combobox.inputValue()).toBe('');
+    await expect
+      .poll(() => page.locator('#results .card-line').allTextContents())
+      .toSatisfy((lines: string[]) => lines.length > 0 && lines.every((line) => line.startsWith(`${brand} · `)));
+
     expect(consoleErrors).toEqual([]);
     expect(outside).toEqual([]);
     await context.close();

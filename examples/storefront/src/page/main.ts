@@ -205,11 +205,12 @@ function wire(): void {
     onChoose: (suggestion) => {
       if (suggestion.type === 'fragrance' && suggestion.id !== undefined) {
         returnFocusTo = null;
-        return navigate(opened(withQuery(state, suggestion.text), suggestion.id), 'detail');
-      }
-      if (suggestion.type === 'brand') return navigate(withSingle(withQuery(state, ''), 'brand', suggestion.text), 'results');
-      if (suggestion.type === 'note') return navigate(toggled(withQuery(state, ''), 'note', suggestion.slug ?? suggestion.text), 'results');
-      navigate(withQuery(state, suggestion.text), 'results');
+        navigate(opened(withQuery(state, suggestion.text), suggestion.id), 'detail');
+      } else if (suggestion.type === 'brand') navigate(withSingle(withQuery(state, ''), 'brand', suggestion.text), 'results');
+      else if (suggestion.type === 'note') navigate(toggled(withQuery(state, ''), 'note', suggestion.text), 'results');
+      else navigate(withQuery(state, suggestion.text), 'results');
+      // The box shows what is searched now (a brand or note became a filter, not text).
+      input.value = state.query;
     },
   });
   byId('search-form', HTMLElement).addEventListener('submit', (event) => {
