@@ -21,7 +21,10 @@
 // BENCH_BASELINE_ENV (JSON: variables of the baseline gateway only; with BENCH_BASELINE_SRC set to
 // services/gateway/src it measures one setting against another in one run),
 // BENCH_FLOOR=1 (floor-edge.ts, the least a Node.js edge that counts each request in Redis can do,
-// joins the same rotating segments as `floor`: what the gateway costs above it is its own).
+// joins the same rotating segments as `floor`: what the gateway costs above it is its own),
+// BENCH_KEYS=publishable (the same mix with a publishable key from an allowed page origin joins the
+// same rotating segments as `publishable`, on the same gateway: `keys` compares its CPU per request
+// and latency with the secret key's; target ≤ 1.1×; needs the raw driver, its default then).
 // The machine's load average is printed with the figures: on a shared machine the CPU per request
 // and the interleaved ratios are the robust figures, not absolute throughput.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -59,8 +62,15 @@ const PROFILE_DIR = process.env.BENCH_CPU_PROFILE_DIR;
  * pool, as customers call the API; `raw` sends the same requests as bare pool requests (the
  * driver before the client), to measure what the client costs the load generator.
  */
-const DRIVER = process.env.BENCH_DRIVER ?? 'client';
+/** BENCH_KEYS=publishable: a publishable-key side beside the secret key's (see the header). */
+const KEYS = process.env.BENCH_KEYS;
+if (KEYS !== undefined && KEYS !== 'publishable') throw new Error(`BENCH_KEYS must be publishable, got ${KEYS}`);
+const DRIVER = process.env.BENCH_DRIVER ?? (KEYS ? 'raw' : 'client');
 if (DRIVER !== 'client' && DRIVER !== 'raw') throw new Error(`BENCH_DRIVER must be client or raw, got ${DRIVER}`);
+// The client sends only the key: a page's Origin needs the raw driver's headers.
+if (KEYS && DRIVER !== 'raw') throw new Error('BENCH_KEYS=publishable needs BENCH_DRIVER=raw (the client sends no Origin)');
+/** The page origin the publishable key allows and the publishable side sends. */
+const PAGE_ORIGIN = 'https://bench-shop.example';
 /**
  * BENCH_SEARCH: `lexical` (default) or `hybrid`. Hybrid searches cost Elasticsearch several times
  * what lexical ones do, which hides the edge's own cost behind the upstream's; the issue 13
@@ -81,7 +91,7 @@ const BASELINE_NODE_OPTIONS = process.env.BENCH_BASELINE_NODE_OPTIONS ?? '';
 const BASELINE_ENV = JSON.parse(process.env.BENCH_BASELINE_ENV ?? '{}') as Record<string, string>;
 const FLOOR = process.env.BENCH_FLOOR === '1';
 /** Targets of issue 13 (gateway cost) and issue 12 (metrics cost). */
-const TARGETS = { ratio: 0.9, gateway_cpu_ms_per_request: 0.4, gateway_rss_mb: 200, metrics_on_off: 0.97 };
+const TARGETS = { ratio: 0.9, gateway_cpu_ms_per_request: 0.4, gateway_rss_mb: 200, metrics_on_off: 0.97, publishable_over_secret: 1.1 };
 
 const say = (message: string) => sayAs('gateway', message);
 /** The BENCH_BASELINE_SRC gateway (not one of support.ts's children, so stopped here). */
@@ -231,7 +241,24 @@ const asRaw = (item: MixItem): LoadRequest =>
         path: `/v1/fragrances?${new URLSearchParams(Object.entries(item.query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
       };
 
-type Side = 'direct' | 'gateway' | 'gateway_off' | 'baseline' | 'floor';
+type Side = 'direct' | 'gateway' | 'gateway_off' | 'baseline' | 'floor' | 'publishable';
+
+/**
+ * A publishable key (issue 34) for the publishable side: allowed from PAGE_ORIGIN, with a visitor
+ * bucket and quota that never bind (the load comes from one address) and the mix's largest limit.
+ */
+function createPublishableBenchKey(redisUrl: string): string {
+  const created = run(
+    'creating the bench publishable key',
+    process.execPath,
+    [
+      ...['packages/ops/src/cli.ts', 'keys', 'create', '--publishable', '--owner', 'bench', '--quota', '1000000000'],
+      ...['--origin', PAGE_ORIGIN, '--visitor-burst', '1000000', '--visitor-refill', '1000000', '--max-limit', '100', '--json'],
+    ],
+    { REDIS_URL: redisUrl },
+  );
+  return (JSON.parse(created) as { api_key: string }).api_key;
+}
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -354,6 +381,7 @@ async function main(): Promise<void> {
       if (floorUrl) await waitForHealthy(floorUrl, 60_000);
 
       const apiKey = createBenchKey(redisUrl);
+      const publishableKey = KEYS ? createPublishableBenchKey(redisUrl) : undefined;
 
       const sample = await sampleCatalogue(catalogueUrl);
       say(
@@ -369,6 +397,17 @@ async function main(): Promise<void> {
         ...(gatewayOffUrl ? [{ side: 'gateway_off' as const, url: gatewayOffUrl, pid: gatewayOff?.pid, headers: keyHeader }] : []),
         ...(baselineUrl ? [{ side: 'baseline' as const, url: baselineUrl, pid: baseline?.pid, headers: keyHeader }] : []),
         ...(floorUrl ? [{ side: 'floor' as const, url: floorUrl, pid: floor?.pid, headers: keyHeader }] : []),
+        // The same gateway, the same mix, from a page: a publishable key and its Origin.
+        ...(publishableKey
+          ? [
+              {
+                side: 'publishable' as const,
+                url: gatewayUrl,
+                pid: gateway.pid,
+                headers: { authorization: `Bearer ${publishableKey}`, origin: PAGE_ORIGIN },
+              },
+            ]
+          : []),
       ];
       const histograms = Object.fromEntries(sides.map(({ side }) => [side, newLatencyHistogram()])) as Record<Side, Histogram>;
       const SEED = 7;
@@ -394,7 +433,20 @@ async function main(): Promise<void> {
         runLoad({ url, headers: keyHeader, apiKey, concurrency: CONCURRENCY, durationMs, seed: SEED, next: mix });
       const warm = await warmUp(gatewayUrl, WARMUP_S * 1_000);
       if (warm.errors > 0) throw new Error(`the warm-up had ${warm.errors} failed requests: ${JSON.stringify(warm.statuses)}`);
-      for (const { side, url } of sides) if (side !== 'direct' && side !== 'gateway') await warmUp(url, 3_000);
+      for (const { side, url } of sides) if (side !== 'direct' && side !== 'gateway' && side !== 'publishable') await warmUp(url, 3_000);
+      // The publishable path's own warm-up (its origin and visitor checks), on the same sequence.
+      if (publishableKey) {
+        const headers = { authorization: `Bearer ${publishableKey}`, origin: PAGE_ORIGIN };
+        const warmPublishable = await runLoad({
+          url: gatewayUrl,
+          headers,
+          concurrency: CONCURRENCY,
+          durationMs: 3_000,
+          seed: SEED,
+          next: mix,
+        });
+        if (warmPublishable.errors > 0) throw new Error(`the publishable warm-up failed: ${JSON.stringify(warmPublishable.statuses)}`);
+      }
 
       // From here the driver's CPU counts, against the measured requests (segment warm-ups included).
       const driverCpu0 = process.cpuUsage();
@@ -404,7 +456,7 @@ async function main(): Promise<void> {
       const sampler = setInterval(() => {
         for (const { side, pid } of edges) if (pid) rss[side]?.push(rssMb(pid));
       }, 500);
-      const results: Record<Side, LoadResult[]> = { direct: [], gateway: [], gateway_off: [], baseline: [], floor: [] };
+      const results: Record<Side, LoadResult[]> = { direct: [], gateway: [], gateway_off: [], baseline: [], floor: [], publishable: [] };
       // Mirrored rounds (ABC CBA …): a linear drift in the machine's load hits every side alike over
       // an even number of rounds, and neighbours run back to back, each first half of the time.
       const order = Array.from({ length: SEGMENTS }, (_, i) => (i % 2 === 0 ? sides : [...sides].reverse())).flat();
@@ -448,6 +500,22 @@ async function main(): Promise<void> {
         const ratios = results[a].map((r, i) => r.rps / (results[b][i]?.rps ?? Number.NaN));
         return { round_ratios: ratios.map(round3), median_round_ratio: round3(median(ratios)) };
       };
+      /** The publishable side against the secret key's (the `gateway` side): CPU per request, latency, throughput. */
+      const keyKindFigures = (figures: ReturnType<typeof combine>, secret: ReturnType<typeof combine>) => {
+        const cpu = perRequest(edgeCpu.publishable ?? 0, figures.requests);
+        const over = round3(cpu / gatewayCpu);
+        return {
+          publishable: figures,
+          cpu_ms_per_request: { secret: gatewayCpu, publishable: cpu },
+          cpu_publishable_over_secret: over,
+          p50_ms: { secret: secret.p50_ms, publishable: figures.p50_ms },
+          p99_ms: { secret: secret.p99_ms, publishable: figures.p99_ms },
+          // Throughput secret / publishable per round (they ran back to back), and the median.
+          secret_over_publishable: roundRatios('gateway', 'publishable'),
+          target: TARGETS.publishable_over_secret,
+          meets_target: over <= TARGETS.publishable_over_secret,
+        };
+      };
       const metricsOnOff = viaGatewayOff
         ? {
             gateway_off: viaGatewayOff,
@@ -477,6 +545,7 @@ async function main(): Promise<void> {
         ? { src: BASELINE_SRC, node_options: BASELINE_NODE_OPTIONS, ...otherEdge('baseline', viaBaseline, baseline?.pid) }
         : null;
       const floorFigures = viaFloor ? otherEdge('floor', viaFloor, floor?.pid) : null;
+      const keysFigures = publishableKey ? keyKindFigures(combine(results.publishable), viaGateway) : null;
       const result = {
         bench: 'gateway',
         concurrency: CONCURRENCY,
@@ -516,6 +585,8 @@ async function main(): Promise<void> {
         baseline: baselineFigures,
         // BENCH_FLOOR=1: the least a Node.js edge does per request (floor-edge.ts), same rounds, same load.
         floor: floorFigures,
+        // BENCH_KEYS=publishable: a publishable-key request against a secret-key one, same gateway, same rounds.
+        keys: keysFigures,
         // The load generator's own CPU per measured request (segment warm-ups included, so slightly high):
         // what BENCH_DRIVER=client costs over raw.
         driver: DRIVER,
