@@ -129,7 +129,9 @@ export function createElasticsearchBreaker(settings: BreakerSettings, logger: Lo
     retryAfterSeconds,
     run: async (fn) => {
       if (policy.state === CircuitState.HalfOpen) refuse();
-      const signal = inFlight.signal;
+      // A signal of its own per request: the client fires 'abort' on the signal it is given to
+      // time a request out, which on a shared one would abort every request in flight.
+      const signal = AbortSignal.any([inFlight.signal]);
       try {
         return await policy.execute(() => fn(signal));
       } catch (error) {

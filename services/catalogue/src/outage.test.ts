@@ -10,7 +10,7 @@ import { close, testElasticsearch, testRedis, type TestElasticsearch, type TestR
 import { buildApp } from './app.ts';
 import { createElasticsearchBreaker, type ElasticsearchBreaker } from './breaker.ts';
 import { CatalogueConfig } from './config.ts';
-import { createElasticsearchClient } from './elasticsearch.ts';
+import { createElasticsearchClient, elasticsearchErrors } from './elasticsearch.ts';
 import { startFaultProxy, type FaultProxy } from './testing/fault-proxy.ts';
 
 const CURSOR_SECRET = randomBytes(32).toString('base64url');
@@ -103,7 +103,8 @@ describe('catalogue while Elasticsearch fails (breaker, stale-if-error)', () => 
 
   it('answers 503 with Retry-After without calling a frozen Elasticsearch once the breaker opened, and closes by itself', async () => {
     const { alias } = await catalogue(['Rose Garden']);
-    const running = await start(alias);
+    // Open long enough that no probe (the generation's background read) goes out meanwhile.
+    const running = await start(alias, { ELASTICSEARCH_BREAKER_HALF_OPEN_MS: '2000' });
     expect((await fetch(`${running.url}/v1/fragrances?query=rose`)).status).toBe(200);
     running.proxy.set('freeze');
     await openBreaker(running);
@@ -112,7 +113,7 @@ describe('catalogue while Elasticsearch fails (breaker, stale-if-error)', () => 
     expect(running.proxy.received).toBe(sent); // refused by the breaker: not a byte to Elasticsearch
 
     running.proxy.set('pass');
-    // Half-open after 300 ms: one request probes, its success closes the breaker.
+    // Half-open after 2 s: one request probes, its success closes the breaker.
     await expect.poll(async () => (await fetch(`${running.url}/v1/fragrances?query=garden`)).status, { timeout: 10_000 }).toBe(200);
     expect(running.breaker.state).toBe('closed');
   });
@@ -127,6 +128,27 @@ describe('catalogue while Elasticsearch fails (breaker, stale-if-error)', () => 
     // Each probe's search fails after its 1 s (the instance itself stays ready: it holds a cached answer).
     await expect.poll(async () => (await fetch(`${running.url}/health/ready`), running.breaker.state), { timeout: 10_000 }).toBe('open');
     for (const res of await Promise.all(waiting)) await expectUnavailable(res);
+  }, 30_000);
+
+  it('lets one request time out without touching the others in flight (each has its own abort signal)', async () => {
+    const { alias } = await catalogue(['Rose Garden']);
+    const running = await start(alias, {
+      ELASTICSEARCH_TIMEOUT_MS: '60000',
+      ELASTICSEARCH_BREAKER_THRESHOLD: '100',
+      RESPONSE_CACHE_GENERATION_CHECK_MS: '60000',
+    });
+    expect((await fetch(`${running.url}/v1/fragrances?query=rose`)).status).toBe(200);
+    running.proxy.set('freeze');
+    const sent = running.proxy.received;
+    const waiting = fetch(`${running.url}/v1/fragrances?query=garden`);
+    await expect.poll(() => running.proxy.received).toBeGreaterThan(sent); // on its way to Elasticsearch
+    // The readiness search times out after its own 1 s; the search waiting beside it must not be cut.
+    const timeouts = async () => (await elasticsearchErrors.get()).values.find((v) => v.labels.kind === 'timeout')?.value ?? 0;
+    const before = await timeouts();
+    await fetch(`${running.url}/health/ready`);
+    await expect.poll(timeouts, { timeout: 5_000 }).toBeGreaterThan(before);
+    running.proxy.set('pass');
+    expect((await waiting).status).toBe(200);
   }, 30_000);
 
   it('serves a cached search and detail stale (Age, Cache-Status) while Elasticsearch is stopped; uncached requests 503', async () => {
