@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs a real Prometheus (Debian's prometheus package, which also brings promtool) on loopback,
-# scraping the targets in a config written by infra/prometheus/config.ts.
+# scraping the targets in a config written by scripts/prometheus-config.ts.
 #
 #   infra/prometheus.sh ensure                       install the package when missing
 #   infra/prometheus.sh start --config FILE [--name dev] [--port 9090]
@@ -38,7 +38,7 @@ ready() { curl -fsS "http://127.0.0.1:$PORT/-/ready" >/dev/null 2>&1; }
 
 start() {
   ensure_installed
-  [[ -n "$CONFIG" ]] || die "start needs --config FILE (see infra/prometheus/config.ts)"
+  [[ -n "$CONFIG" ]] || die "start needs --config FILE (see scripts/prometheus-config.ts)"
   if ready; then log "prometheus already up on port $PORT"; return; fi
   mkdir -p "$DIR"
   promtool check config "$CONFIG" >&2 || die "invalid config $CONFIG"

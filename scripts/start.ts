@@ -7,8 +7,11 @@
 // (.local/stack.lock, shared with `npm run cluster`) and the service ports are checked first.
 // Runs under the project's Node 24 (scripts/toolchain.sh) with type stripping.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { acquireStackLock, StackRunningError, Supervisor } from '../packages/stack/src/index.ts';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { DEV_PORTS, devStackPortUses } from '@fragrance/config';
+import { prometheusConfig } from '@fragrance/metrics';
+import { acquireStackLock, StackRunningError, Supervisor } from '@fragrance/stack';
+import { inheritedEnv, scriptsConfig } from './config.ts';
 import {
   createDemoKey,
   createStorefrontKey,
@@ -25,38 +28,38 @@ import {
   waitForOk,
 } from './lib/stack-steps.ts';
 
-const GATEWAY_URL = 'http://127.0.0.1:8080';
-const ELASTICSEARCH_URL = 'http://127.0.0.1:9200';
-const REDIS_URL = 'redis://127.0.0.1:6379';
+// Every port here is the port map's (@fragrance/config DEV_PORTS).
+const url = (port: number) => `http://127.0.0.1:${port}`;
+const GATEWAY_URL = url(DEV_PORTS.services.gateway.http);
+const ELASTICSEARCH_URL = url(DEV_PORTS.elasticsearch);
+const REDIS_URL = `redis://127.0.0.1:${DEV_PORTS.redis}`;
 const say = sayAs('start');
 
 // Every service and the ops CLI get the same environment, so a REDIS_PREFIX set by the caller is the
 // same for gateway, auth and mcp (mcp must read the revocation records auth writes under it).
 const sharedEnv = {
-  ...process.env,
+  ...inheritedEnv(),
   ELASTICSEARCH_URL,
   REDIS_URL,
-  CATALOGUE_SERVICE_URL: 'http://127.0.0.1:8081',
+  CATALOGUE_SERVICE_URL: url(DEV_PORTS.services.catalogue.http),
   // The gateway mounts /mcp and the protected resource metadata when this is set.
-  MCP_SERVICE_URL: 'http://127.0.0.1:8083',
+  MCP_SERVICE_URL: url(DEV_PORTS.services.mcp.http),
   // The gateway routes /oauth/* and the authorization server metadata to auth; MCP_URL is the issuer.
-  AUTH_SERVICE_URL: 'http://127.0.0.1:8082',
+  AUTH_SERVICE_URL: url(DEV_PORTS.services.auth.http),
   MCP_URL: GATEWAY_URL,
 };
 
 // `npm start --with-prometheus` (npm passes the flag on as npm_config_with_prometheus) also runs a
 // Prometheus on :9090 scraping every service's metrics port with the project's rules.
-const withPrometheus = process.argv.includes('--with-prometheus') || process.env.npm_config_with_prometheus === 'true';
-const PROMETHEUS_URL = 'http://127.0.0.1:9090';
+const withPrometheus = process.argv.includes('--with-prometheus') || scriptsConfig.npm_config_with_prometheus;
+const PROMETHEUS_URL = url(DEV_PORTS.prometheus);
 
-/** Every long-running service of the stack, in start order, with the port it binds and its metrics port. */
-const services = [
-  { name: 'catalogue', port: 8081, metricsPort: 9481 },
-  { name: 'auth', port: 8082, metricsPort: 9482 },
-  { name: 'mcp', port: 8083, metricsPort: 9483 },
-  { name: 'gateway', port: 8080, metricsPort: 9480 },
-  { name: 'worker', port: 8084, metricsPort: 9484 },
-];
+/** Every long-running service of the stack, in start order (the gateway's readiness needs the three before it). */
+const services = (['catalogue', 'auth', 'mcp', 'gateway', 'worker'] as const).map((name) => ({
+  name,
+  port: DEV_PORTS.services[name].http,
+  metricsPort: DEV_PORTS.services[name].metrics,
+}));
 
 /**
  * The gateway's node flags, as in its Kubernetes Deployment (infra/k8s/base/gateway.yaml): a young
@@ -69,20 +72,16 @@ function startPrometheus(): void {
   const dir = `${LOCAL_DIR}/prometheus`;
   mkdirSync(dir, { recursive: true });
   const config = `${dir}/dev.yml`;
-  const targets = services.map((s) => `${s.name}=127.0.0.1:${s.metricsPort}`);
-  runStep(say, sharedEnv, 'prometheus: writing its scrape config', process.execPath, [
-    'infra/prometheus/config.ts',
-    '--out',
-    config,
-    ...targets,
-  ]);
+  const targets = services.map((s) => ({ service: s.name, address: `127.0.0.1:${s.metricsPort}` }));
+  say('prometheus: writing its scrape config');
+  writeFileSync(config, prometheusConfig({ targets, ruleFiles: [`${ROOT}infra/prometheus/rules/*.yml`] }));
   runStep(say, sharedEnv, 'starting Prometheus', 'bash', [
     'infra/prometheus.sh',
     'start',
     '--name',
     'dev',
     '--port',
-    '9090',
+    String(DEV_PORTS.prometheus),
     '--config',
     config,
   ]);
@@ -98,10 +97,7 @@ try {
   release = await acquireStackLock({
     file: STACK_LOCK,
     kind: 'start',
-    ports: services.flatMap((s) => [
-      { port: s.port, what: s.name },
-      { port: s.metricsPort, what: `${s.name} metrics` },
-    ]),
+    ports: devStackPortUses().services,
   });
 } catch (error) {
   if (!(error instanceof StackRunningError)) throw error;
@@ -164,7 +160,7 @@ try {
         PORT: String(port),
         METRICS_PORT: String(metricsPort),
         ...(name === 'catalogue' ? { CURSOR_SECRET: secret } : {}),
-        ...(name === 'gateway' ? { NODE_OPTIONS: [process.env.NODE_OPTIONS, GATEWAY_NODE_OPTIONS].filter(Boolean).join(' ') } : {}),
+        ...(name === 'gateway' ? { NODE_OPTIONS: [scriptsConfig.NODE_OPTIONS, GATEWAY_NODE_OPTIONS].filter(Boolean).join(' ') } : {}),
       },
     });
   }
@@ -179,7 +175,7 @@ try {
   say(
     withPrometheus
       ? `Prometheus: ${PROMETHEUS_URL} (alerts: ${PROMETHEUS_URL}/alerts); one screen: npm run ops -- status`
-      : 'metrics: each service on 127.0.0.1:9480-9484/metrics; npm run ops -- status (npm start --with-prometheus adds Prometheus)',
+      : `metrics: each service on 127.0.0.1:${DEV_PORTS.services.gateway.metrics}-${DEV_PORTS.services.worker.metrics}/metrics; npm run ops -- status (npm start --with-prometheus adds Prometheus)`,
   );
   printWelcome(say, GATEWAY_URL, demoKey, demoUser, storefrontKey);
 } catch (error) {

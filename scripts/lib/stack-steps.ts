@@ -4,10 +4,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { EMBEDDING_MODEL_KEY } from '../../packages/embeddings/src/model-info.ts';
+import { DEV_PORTS } from '@fragrance/config';
+import { EMBEDDING_MODEL_KEY } from '@fragrance/embeddings';
+import { scriptsConfig } from '../config.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const LOCAL_DIR = process.env.FRAGRANCE_LOCAL_DIR ?? `${ROOT}.local`;
+export const LOCAL_DIR = scriptsConfig.FRAGRANCE_LOCAL_DIR ?? `${ROOT}.local`;
 /** Held by the running stack (`npm start` or `npm run cluster`): one at a time on the default ports. */
 export const STACK_LOCK = `${LOCAL_DIR}/stack.lock`;
 
@@ -28,7 +30,7 @@ export function runStep(say: (m: string) => void, env: Env, description: string,
  * on the first start and kept in .local/ (git-ignored, owner-only), so cursors survive restarts.
  */
 export function cursorSecret(): string {
-  if (process.env.CURSOR_SECRET) return process.env.CURSOR_SECRET;
+  if (scriptsConfig.CURSOR_SECRET) return scriptsConfig.CURSOR_SECRET;
   const dir = `${LOCAL_DIR}/catalogue`;
   const file = `${dir}/cursor-secret`;
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
@@ -139,7 +141,7 @@ export async function createDemoKey(env: Env): Promise<string> {
 }
 
 /** The storefront example's own loopback origin (`npm run example:storefront`), allowed for its demo key. */
-export const STOREFRONT_ORIGIN = 'http://127.0.0.1:8090';
+export const STOREFRONT_ORIGIN = `http://127.0.0.1:${DEV_PORTS.storefront}`;
 /** Where the storefront example reads its key and the API's address (git-ignored). */
 export const STOREFRONT_ENV_FILE = `${ROOT}examples/storefront/.env.local`;
 

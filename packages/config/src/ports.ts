@@ -30,6 +30,8 @@ export const DEV_PORTS = {
   redis: 6379,
   /** `npm start --with-prometheus`, and where `npm run ops -- status` looks by default. */
   prometheus: 9090,
+  /** The storefront example (`npm run example:storefront`): its publishable demo key allows this origin. */
+  storefront: 8090,
 } as const;
 
 /** The shared Elasticsearch and Redis of `npm test` (scripts/test.sh), beside the dev ones. */
@@ -100,6 +102,7 @@ export function devStackPortUses(): { services: PortUse[]; infra: PortUse[] } {
       ...elasticsearchPortUses(DEV_PORTS.elasticsearch, 'Elasticsearch'),
       { port: DEV_PORTS.redis, what: 'Redis' },
       { port: DEV_PORTS.prometheus, what: 'Prometheus' },
+      { port: DEV_PORTS.storefront, what: 'storefront example' },
     ],
   };
 }

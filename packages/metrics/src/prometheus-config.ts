@@ -1,7 +1,7 @@
 /**
  * Writes a Prometheus configuration scraping the given targets (each service's METRICS_PORT),
  * with the project's recording and alert rules (infra/prometheus/rules). Used by
- * `npm start --with-prometheus`, the cluster and infra/prometheus/config.ts. The output is JSON,
+ * `npm start --with-prometheus`, the cluster and scripts/prometheus-config.ts. The output is JSON,
  * which is also YAML: no YAML writer needed.
  */
 export interface ScrapeTarget {
