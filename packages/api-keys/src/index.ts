@@ -22,5 +22,5 @@ export {
 } from './key-store.ts';
 export { ADMISSION_ID, USAGE_RETENTION_DAYS } from './keys.ts';
 export { KEY_SCOPES, KeyScope, OriginPattern, type RouteAccess } from './restrictions.ts';
-export { addDays, dateRange, daysBetween, monthRange, readDailyUsage } from './usage.ts';
+export { addDays, dateRange, daysBetween, monthRange, ownerOfKeyId, readDailyUsage } from './usage.ts';
 export { createTokenBucket } from './token-bucket.ts';

@@ -66,3 +66,13 @@ export async function readDailyUsage(redis: Redis, prefix: string, keyId: string
   const counts = await redis.mget(days.map((day) => keys.usage(keyId, day)));
   return days.map((day, i) => ({ day, requests: Number(counts[i] ?? 0) }));
 }
+
+/**
+ * The owner of the key with this public id, or undefined when there is none: GET /v1/usage lets a
+ * secret key read the meter of its owner's other keys (a publishable key cannot call it).
+ */
+export async function ownerOfKeyId(redis: Redis, prefix: string, keyId: string): Promise<string | undefined> {
+  const keys = redisKeys(prefix);
+  const hash = await redis.hget(keys.index(), keyId);
+  return hash ? ((await redis.hget(keys.record(hash), 'owner')) ?? undefined) : undefined;
+}

@@ -18,6 +18,15 @@ export const UsageQuery = z
       description: 'Last quota day to include (YYYY-MM-DD in the quota time zone), not after today and not before `from`. Default: today.',
       examples: ['2026-11-30'],
     }),
+    key_id: z
+      .string()
+      .regex(/^key_[0-9a-f]{16}$/, { error: 'must be a key id such as key_3f9a1c2b4d5e6f70' })
+      .optional()
+      .meta({
+        description:
+          "Another key of the same owner (e.g. your publishable key, which cannot call this endpoint itself): its counted requests instead of the calling key's.",
+        examples: ['key_3f9a1c2b4d5e6f70'],
+      }),
   })
   .meta({ id: 'UsageQuery' });
 export type UsageQuery = z.output<typeof UsageQuery>;
@@ -34,7 +43,9 @@ export const UsageDay = z
 /** GET /v1/usage: the calling key's counted requests per quota day. Free: not counted against the quota. */
 export const UsageResponse = z
   .object({
-    key_id: z.string().meta({ description: 'Public id of the calling key (as on invoices); never the key itself.' }),
+    key_id: z
+      .string()
+      .meta({ description: 'Public id of the key counted (the calling key, or `key_id`), as on invoices; never the key itself.' }),
     owner: z.string().meta({ description: "Name of the key's owner." }),
     time_zone: z.string().meta({ description: 'IANA time zone whose midnight starts a quota day.', examples: ['UTC'] }),
     from: z.iso.date(),

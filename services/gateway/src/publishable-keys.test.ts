@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseList } from 'structured-headers';
 import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
-import { Problem } from '@fragrance/contracts';
+import { Problem, UsageResponse } from '@fragrance/contracts';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
 import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
 
@@ -84,8 +84,16 @@ describe('publishable keys and CORS at the edge (real Redis)', () => {
       for (const name of ['RateLimit', 'RateLimit-Policy', 'RateLimit-Remaining', 'Retry-After']) expect(exposed).toContain(name);
       expect(res.headers.get('ratelimit-limit')).toBe('10000');
     }
-    // The key's own meter: /v1/usage of the owner and billing read it like any key's.
+    // The key's own meter, which billing reads and the owner's secret key reads through /v1/usage.
     expect(await store.usedToday(record.id, 'UTC')).toBe(READ_PATHS.length);
+    const server = await store.create({ owner: 'Shop', quota: 10 });
+    const usage = await get(`/v1/usage?key_id=${record.id}`, bearer(server.apiKey));
+    expect(usage.status).toBe(200);
+    expect(UsageResponse.parse(await usage.json())).toMatchObject({ key_id: record.id, owner: 'Shop', total: READ_PATHS.length });
+    const stranger = await store.create({ owner: 'Someone else', quota: 10 });
+    const refused = await refusal(await get(`/v1/usage?key_id=${record.id}`, bearer(stranger.apiKey)), 400, 'invalid_parameter');
+    expect(refused.invalid_params?.[0]?.name).toBe('key_id');
+    await refusal(await get('/v1/usage?key_id=key_0000000000000000', bearer(server.apiKey)), 400, 'invalid_parameter');
     // One wildcard label, and Referer when there is no Origin.
     expect((await get('/v1/suggest?q=ro', { ...bearer(apiKey), origin: 'https://eu.shop.example' })).status).toBe(200);
     expect((await get('/v1/suggest?q=ro', { ...bearer(apiKey), referer: 'https://shop.example/search?q=x' })).status).toBe(200);

@@ -342,7 +342,7 @@ export interface components {
       reason: string;
     };
     UsageResponse: {
-      /** @description Public id of the calling key (as on invoices); never the key itself. */
+      /** @description Public id of the key counted (the calling key, or `key_id`), as on invoices; never the key itself. */
       key_id: string;
       /** @description Name of the key's owner. */
       owner: string;
@@ -778,6 +778,8 @@ export interface operations {
         from?: string;
         /** @description Last quota day to include (YYYY-MM-DD in the quota time zone), not after today and not before `from`. Default: today. */
         to?: string;
+        /** @description Another key of the same owner (e.g. your publishable key, which cannot call this endpoint itself): its counted requests instead of the calling key's. */
+        key_id?: string;
       };
       header?: never;
       path?: never;

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { Redis } from 'ioredis';
-import { addDays, dateRange, daysBetween, readDailyUsage } from '@fragrance/api-keys';
+import { addDays, dateRange, daysBetween, ownerOfKeyId, readDailyUsage } from '@fragrance/api-keys';
 import { USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS, UsageQuery, type InvalidParam, type UsageResponse } from '@fragrance/contracts';
 import { InternalError, parseQuery, ServiceUnavailableError, ValidationError } from '@fragrance/http';
 import { quotaOf } from '../api-key-auth.ts';
@@ -28,7 +28,7 @@ export function usageRange(query: UsageQuery, today: string): { from: string; to
 }
 
 /**
- * GET /v1/usage: the calling key's counted requests per quota day, read from the same counters
+ * GET /v1/usage: the calling key's (or, with key_id, another key of its owner's) counted requests per quota day, read from the same counters
  * the admission script increments and `ops billing report` bills. Mounted behind apiKeyAuth in
  * peek mode: reading usage is free and ignores the token bucket, like /v1/me.
  */
@@ -41,13 +41,20 @@ export function usageRoutes(options: { redis: Redis; prefix: string; timeZone: s
     if (!quota) throw new InternalError('Missing authentication.');
     // Today is the quota day the admission script (Redis's clock) just decided.
     const { from, to } = usageRange(query, quota.day);
-    const days = await timedRedisCall('usage', () => readDailyUsage(options.redis, options.prefix, quota.keyId, dateRange(from, to))).catch(
-      (error: unknown) => {
-        throw new ServiceUnavailableError('Usage cannot be read right now; try again shortly.', error);
-      },
+    const keyId = query.key_id ?? quota.keyId;
+    const unavailable = (error: unknown) => {
+      throw new ServiceUnavailableError('Usage cannot be read right now; try again shortly.', error);
+    };
+    // Another key's meter only if it is the same owner's (an unknown key and a stranger's look alike).
+    if (keyId !== quota.keyId) {
+      const owner = await timedRedisCall('usage', () => ownerOfKeyId(options.redis, options.prefix, keyId)).catch(unavailable);
+      if (owner !== quota.owner) throw new ValidationError([{ name: 'key_id', reason: `is not a key of ${quota.owner}` }]);
+    }
+    const days = await timedRedisCall('usage', () => readDailyUsage(options.redis, options.prefix, keyId, dateRange(from, to))).catch(
+      unavailable,
     );
     const body: UsageResponse = {
-      key_id: quota.keyId,
+      key_id: keyId,
       owner: quota.owner,
       time_zone: options.timeZone,
       from,
