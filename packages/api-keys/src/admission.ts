@@ -142,8 +142,53 @@ function admitCommandOf(redis: Redis): AdmitCommand {
 }
 
 /**
+ * Thrown when the admission script ran past its deadline and counted nothing: the caller had
+ * given up on it (or was about to), so it answers as for any Redis failure.
+ */
+export class AdmissionLateError extends Error {
+  readonly code = 'admission_late';
+  constructor(lateByMs: number) {
+    super(`the admission ran ${lateByMs} ms after its deadline; nothing was counted`);
+  }
+}
+
+/** Part of the command timeout kept for the reply's way back and a busy event loop: at most 100 ms, a quarter of short timeouts. */
+const deadlineMarginMs = (commandTimeoutMs: number): number => Math.min(100, Math.floor(commandTimeoutMs / 4));
+
+/**
+ * Deadlines on Redis's clock for a client whose commands time out: an admission must run within
+ * the command timeout less deadlineMarginMs of being sent, or the script counts nothing (the
+ * gateway answered, or is about to answer, an error: a paused Redis runs queued commands later).
+ * Redis's clock is estimated from the `now` each reply carries: `now − received` is never above
+ * the true offset (the reply took time to arrive), so the largest recent sample is used, allowed
+ * to drift down by 1 ms a second. Until the first reply there is no deadline.
+ */
+function admissionDeadlines(
+  commandTimeoutMs: number | undefined,
+  hostClock: Clock,
+): { next: () => number | ''; learn: (redisNow: number) => void } {
+  if (commandTimeoutMs === undefined) return { next: () => '', learn: () => undefined };
+  const budget = commandTimeoutMs - deadlineMarginMs(commandTimeoutMs);
+  let offset = 0;
+  let sampledAt: number | undefined;
+  return {
+    // No deadline before a reply told Redis's clock: a skewed host could refuse every request.
+    next: () => (sampledAt === undefined ? '' : Math.floor(hostClock() + offset + budget)),
+    learn: (redisNow) => {
+      const received = hostClock();
+      const sample = redisNow - received;
+      offset = sampledAt === undefined ? sample : Math.max(sample, offset - (received - sampledAt) / 1_000);
+      sampledAt = received;
+    },
+  };
+}
+
+/**
  * Builds the per-request admission check: hash the presented key, then one atomic script decides
  * (authenticate, daily quota, token bucket, count). Redis errors propagate: the caller fails closed.
+ * With a client whose commands time out (`commandTimeout`, the request-path role), the script
+ * carries a deadline and one that runs too late counts nothing (AdmissionLateError): a request
+ * the caller answered with an error is never billed, even when Redis runs its command later.
  */
 export function createAdmitter({
   redis,
@@ -159,6 +204,7 @@ export function createAdmitter({
   const readAlongKey = readAlong ?? keys.nothingToRead();
   const admitCommand = admitCommandOf(redis);
   const usageTtlSeconds = USAGE_RETENTION_DAYS * 86_400;
+  const deadlines = admissionDeadlines(redis.options.commandTimeout, hostClock);
   return async (apiKey, mode, units = 1, admissionId, facts = {}): Promise<Admission> => {
     if (!Number.isSafeInteger(units) || units < 1) throw new RangeError(`units must be a positive integer, got ${units}`);
     if (admissionId !== undefined && !ADMISSION_ID.test(admissionId))
@@ -176,6 +222,8 @@ export function createAdmitter({
     // Which attempt answers for the charge (a repeat takes it over): its refund alone gives it back.
     const attempt = remember ? randomBytes(9).toString('base64url') : '';
     const clientAddress = facts.clientAddress ?? '';
+    // The caller's clock is faked in tests (its instants are not Redis's): no deadline then.
+    const deadline = fakeNow === undefined ? deadlines.next() : '';
     const [status, owner, limit, used, detail, now, day, readValue] = await admitCommand(
       keys.record(hash),
       ...days.map((d) => keys.usage(id, d.day)),
@@ -203,7 +251,11 @@ export function createAdmitter({
       visitorDefaults.capacity,
       visitorDefaults.refillPerSecond,
       visitorDefaults.maxLimit,
+      deadline,
     );
+    // An unknown or revoked key's reply carries no time (0).
+    if (fakeNow === undefined && now > 0) deadlines.learn(now);
+    if (status === 'late') throw new AdmissionLateError(now - detail);
     const along: { readAlong?: string } = readAlong === undefined ? {} : { readAlong: readValue };
     switch (status) {
       case 'unknown':

@@ -30,8 +30,11 @@
 -- ARGV[15] the client address (recorded as the key's last use)
 -- ARGV[16] default visitor bucket capacity, ARGV[17] its refill per second, ARGV[18] default
 --          largest `limit` (publishable keys may override all three)
+-- ARGV[19] deadline, ms on Redis's clock ('' none): the caller gives up on its command after it
+--          (a paused or stalled Redis: the command runs after the gateway answered an error), so
+--          a script that runs later decides nothing and counts nothing ('late')
 -- Returns {status, owner, quota, used, detail, now, day, read_along}; status is
--- ok|again|unknown|revoked|expired|rolled|scope|origin|limit|daily|burst|visitor
+-- ok|again|unknown|revoked|late|expired|rolled|scope|origin|limit|daily|burst|visitor
 -- (again: admitted before under this admission id, not counted now; rolled: owner is the
 -- successor's hint and detail when the key retired; limit: detail is the largest limit;
 -- burst/visitor: detail is ms until the next token), day is 1, 2 or 3 (which of KEYS[2..4]
@@ -77,6 +80,8 @@ local function decide()
     local time = redis.call('TIME')
     now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
   end
+  local deadline = tonumber(ARGV[19])
+  if deadline and now > deadline then return {'late', '', 0, 0, deadline, now, 2} end
   local expires = tonumber(rec[8])
   if expires and now >= expires then return {'expired', '', 0, 0, expires, now, 2} end
   local retires = tonumber(rec[9])
