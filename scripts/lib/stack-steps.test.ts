@@ -1,7 +1,42 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fillRecordVectors } from './stack-steps.ts';
+import { createStorefrontKey, fillRecordVectors, printWelcome, STOREFRONT_ORIGIN } from './stack-steps.ts';
+
+describe('the storefront demo key (npm start)', () => {
+  it('creates a publishable key for the storefront origin and writes it with the API address', async () => {
+    const dir = mkdtempSync(`${tmpdir()}/storefront-env-`);
+    try {
+      const calls: string[][] = [];
+      const key = `fcs_pk_${'A'.repeat(43)}`;
+      const created = await createStorefrontKey({}, 'http://127.0.0.1:8080', `${dir}/.env.local`, async (args) => {
+        calls.push(args);
+        return { status: 0, stdout: JSON.stringify({ api_key: key }), stderr: '' };
+      });
+      expect(created).toBe(key);
+      expect(calls).toHaveLength(1);
+      expect(calls[0]).toEqual(expect.arrayContaining(['keys', 'create', '--publishable', '--replace', '--json']));
+      expect(calls[0]?.[calls[0].indexOf('--origin') + 1]).toBe('http://127.0.0.1:8090');
+      const file = readFileSync(`${dir}/.env.local`, 'utf8');
+      expect(file).toContain(`STOREFRONT_PUBLISHABLE_KEY=${key}\n`);
+      expect(file).toContain('STOREFRONT_API_URL=http://127.0.0.1:8080/v1\n');
+      await expect(
+        createStorefrontKey({}, 'http://x', `${dir}/other`, async () => ({ status: 2, stdout: '', stderr: 'boom' })),
+      ).rejects.toThrow(/publishable key failed: boom/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('prints the publishable key and how to open the storefront', () => {
+    const said: string[] = [];
+    printWelcome((m) => said.push(m), 'http://127.0.0.1:8080', 'fcs_secret', { email: 'demo@x' }, 'fcs_pk_demo');
+    expect(said).toContain(`Storefront: npm run example:storefront → ${STOREFRONT_ORIGIN}`);
+    expect(said.join('\n')).toMatch(/publishable key .*fcs_pk_demo/);
+  });
+});
 
 describe('fillRecordVectors (npm start, npm run cluster)', () => {
   let server: Server;

@@ -151,8 +151,13 @@ export const STOREFRONT_ENV_FILE = `${ROOT}examples/storefront/.env.local`;
  * examples/storefront/.env.local with the API's {base_url}. A publishable key is not a secret
  * (it is sent to every browser that opens the page), so keeping it in a file is fine.
  */
-export async function createStorefrontKey(env: Env, gatewayUrl: string, envFile = STOREFRONT_ENV_FILE): Promise<string> {
-  const result = await opsCli(env, [
+export async function createStorefrontKey(
+  env: Env,
+  gatewayUrl: string,
+  envFile = STOREFRONT_ENV_FILE,
+  ops: (args: string[]) => Promise<{ status: number | null; stdout: string; stderr: string }> = (args) => opsCli(env, args),
+): Promise<string> {
+  const result = await ops([
     'keys',
     'create',
     '--publishable',
