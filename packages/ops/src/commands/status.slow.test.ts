@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import express from 'express';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configureMetrics, Counter, httpMetrics, prometheusConfig, serveMetrics, type MetricsServer } from '@fragrance/metrics';
+import { configureMetrics, Counter, Gauge, httpMetrics, prometheusConfig, serveMetrics, type MetricsServer } from '@fragrance/metrics';
 import { close, freePort, listen, REPO_ROOT, waitFor } from '@fragrance/testkit';
 import { UsageError } from '../command.ts';
 import { statusCommand, type StackStatus } from './status.ts';
@@ -23,6 +23,9 @@ describe('ops status', () => {
   beforeAll(async () => {
     configureMetrics({ service: 'gateway', enabled: true });
     const admissions = new Counter({ name: 'gateway_admissions_total', help: 'test', labelNames: ['mode', 'outcome'] as const });
+    // As the catalogue reports its Elasticsearch breaker: open here, so the instance is degraded.
+    const breaker = new Gauge({ name: 'catalogue_elasticsearch_breaker_state', help: 'test', labelNames: ['state'] as const });
+    for (const state of ['closed', 'open', 'half_open']) breaker.set({ state }, state === 'open' ? 1 : 0);
     const web = express();
     web.use(httpMetrics());
     web.get('/v1/fragrances', (req, res) => {
@@ -64,11 +67,15 @@ describe('ops status', () => {
     expect(gateway.p99Seconds).toBeGreaterThan(0);
     expect(result.quotaDenialsPerSecond).toBeCloseTo(1, 5);
     expect(result.services.find((s) => s.service === 'catalogue')).toMatchObject({ instancesUp: 0, instances: 1, requestsPerSecond: null });
+    expect(result.degraded).toEqual([
+      { service: 'gateway', instance: `127.0.0.1:${metrics.port}`, condition: 'elasticsearch breaker open' },
+    ]);
 
     const text = await status(['--window', '1', '--targets', targets, '--prometheus', `http://127.0.0.1:${deadPort}`]);
     expect(text).toMatch(/^gateway\s+1\/1 up /m);
     expect(text).toMatch(/^catalogue\s+0\/1 up /m);
     expect(text).toContain('last enrichment run: –');
+    expect(text).toContain(`degraded: gateway 127.0.0.1:${metrics.port} (elasticsearch breaker open)`);
   });
 
   it('refuses bad options with a usage error', async () => {
@@ -117,6 +124,7 @@ describe('ops status', () => {
       expect(result.services).toEqual([expect.objectContaining({ service: 'gateway', instancesUp: 1, instances: 1 })]);
       expect(result.services[0]!.errorRatio).toBeGreaterThan(0);
       expect(result.services[0]!.p99Seconds).toBeGreaterThan(0);
+      expect(result.degraded).toEqual([expect.objectContaining({ service: 'gateway', condition: 'elasticsearch breaker open' })]);
     }, 40_000);
   });
 });

@@ -33,7 +33,26 @@ export interface StackStatus {
   /** queue → state → jobs */
   queues: Record<string, Record<string, number>>;
   lastEnrichmentRun: { outcome: string; finishedAt: string } | null;
+  /** Instances answering in a degraded mode right now (see DEGRADED), e.g. a catalogue with its Elasticsearch breaker open. */
+  degraded: DegradedInstance[];
 }
+
+export interface DegradedInstance {
+  service: string;
+  instance: string;
+  /** What is degraded, e.g. `elasticsearch breaker open`. */
+  condition: string;
+}
+
+/**
+ * Gauges that say an instance is degraded: a series with `label` in `states` at 1. Add a line
+ * per degraded mode a service reports.
+ */
+const DEGRADED = [
+  { metric: 'catalogue_elasticsearch_breaker_state', label: 'state', states: ['open', 'half_open'], condition: 'elasticsearch breaker' },
+] as const;
+
+const degradedCondition = (rule: (typeof DEGRADED)[number], state: string) => `${rule.condition} ${state.replace('_', '-')}`;
 
 const numberOrNull = (value: number | undefined): number | null => (value === undefined || !Number.isFinite(value) ? null : value);
 
@@ -65,6 +84,16 @@ export async function statusFromPrometheus(base: string): Promise<StackStatus> {
     promQuery(base, 'queue:worker_queue_jobs:max'),
     promQuery(base, 'max by (outcome) (worker_enrichment_last_run_finished_timestamp_seconds)'),
   ]);
+  const degraded: DegradedInstance[] = [];
+  for (const rule of DEGRADED) {
+    const expr = `max by (service, instance, ${rule.label}) (${rule.metric}{${rule.label}=~"${rule.states.join('|')}"}) == 1`;
+    for (const s of await promQuery(base, expr))
+      degraded.push({
+        service: s.metric.service ?? '?',
+        instance: s.metric.instance ?? '?',
+        condition: degradedCondition(rule, s.metric[rule.label] ?? '?'),
+      });
+  }
   const queueDepth: StackStatus['queues'] = {};
   for (const s of queues) (queueDepth[s.metric.queue ?? '?'] ??= {})[s.metric.state ?? '?'] = Number(s.value[1]);
   const latest = lastRun.sort((a, b) => Number(b.value[1]) - Number(a.value[1]))[0];
@@ -84,6 +113,7 @@ export async function statusFromPrometheus(base: string): Promise<StackStatus> {
     lastEnrichmentRun: latest
       ? { outcome: latest.metric.outcome ?? '?', finishedAt: new Date(Number(latest.value[1]) * 1000).toISOString() }
       : null,
+    degraded,
   };
 }
 
@@ -139,6 +169,15 @@ export async function statusFromMetricsPorts(targets: readonly ScrapeTarget[], w
     byState[s.labels.state ?? '?'] = Math.max(byState[s.labels.state ?? '?'] ?? 0, s.value);
   }
   const runs = all.flatMap((e) => e.after).filter((s) => s.name === 'worker_enrichment_last_run_finished_timestamp_seconds');
+  const degraded: DegradedInstance[] = [];
+  targets.forEach((target, i) => {
+    for (const rule of DEGRADED)
+      for (const s of second[i] ?? []) {
+        const state = s.labels[rule.label] ?? '';
+        if (s.name === rule.metric && s.value === 1 && (rule.states as readonly string[]).includes(state))
+          degraded.push({ service: target.service, instance: target.address, condition: degradedCondition(rule, state) });
+      }
+  });
   const latest = runs.sort((a, b) => b.value - a.value)[0];
   return {
     source: `metrics ports (${seconds} s window; no Prometheus)`,
@@ -163,6 +202,7 @@ export async function statusFromMetricsPorts(targets: readonly ScrapeTarget[], w
       : null,
     queues,
     lastEnrichmentRun: latest ? { outcome: latest.labels.outcome ?? '?', finishedAt: new Date(latest.value * 1000).toISOString() } : null,
+    degraded,
   };
 }
 
@@ -183,6 +223,9 @@ export function formatStatus(status: StackStatus): string {
     );
   }
   lines.push('', `quota denials: ${fixed(status.quotaDenialsPerSecond, 2, '/s')}`);
+  lines.push(
+    `degraded: ${status.degraded.length === 0 ? '–' : status.degraded.map((d) => `${d.service} ${d.instance} (${d.condition})`).join('; ')}`,
+  );
   const queues = Object.entries(status.queues);
   lines.push(
     queues.length === 0
@@ -211,7 +254,7 @@ async function prometheusAnswers(base: string): Promise<boolean> {
 }
 
 export const statusCommand: Command = {
-  summary: 'each service: instances, request rate, error ratio, p50/p99, quota denials, queues, last enrichment run',
+  summary: 'each service: instances, request rate, error ratio, p50/p99, quota denials, degraded instances, queues, last enrichment run',
   usage: 'status [--prometheus URL] [--targets service=host:port,…] [--window 5] [--json]',
   run: async (ctx: CommandContext) => {
     const config = parseConfig(StatusConfig, ctx.env);
