@@ -5,3 +5,11 @@ export { IdentityError, MIN_PASSWORD_LENGTH, UserStore, type User } from './user
 export { KeyStore, type SigningJwk } from './signing-keys.ts';
 export { disableUser } from './disable.ts';
 export { GrantStore } from './grants.ts';
+export {
+  hashClientSecret,
+  MACHINE_CLIENT_ID,
+  MachineClientError,
+  MachineClientStore,
+  type MachineAdmission,
+  type MachineClient,
+} from './machine-clients.ts';

@@ -134,6 +134,15 @@ export function redisAdapterFactory(options: AdapterOptions): new (name: string)
     if (found.rotated) logger.info({ grantId: payload.grantId }, 'rotated refresh token presented again before any successor was used');
   }
 
+  /**
+   * A client assertion's `jti` (oidc-provider's ReplayDetection) is remembered with SET NX: of
+   * two requests with one assertion, even at the same moment, only the first authenticates.
+   */
+  async function saveOnce(key: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+    const saved = await redis.set(key, JSON.stringify(payload), 'EX', Math.max(1, expiresIn), 'NX');
+    if (saved !== 'OK') throw new errors.InvalidClientAuth('client assertion tokens must only be used once');
+  }
+
   /** A stored refresh token as oidc-provider may see it (undefined: expired by our clock). */
   function findRefreshToken(id: string, data: Record<string, string>, payload: AdapterPayload): AdapterPayload | undefined {
     if (refreshTokenExpired(data)) return undefined;
@@ -166,6 +175,7 @@ export function redisAdapterFactory(options: AdapterOptions): new (name: string)
           return rotate(rotation, id, payload, expiresIn);
         }
         const key = this.key(id);
+        if (this.name === 'ReplayDetection') return saveOnce(key, payload, expiresIn);
         const ttl = this.name === 'AuthorizationCode' ? expiresIn + CODE_REPLAY_WINDOW_SECONDS : expiresIn;
         const multi = redis.multi();
         if (this.name === 'RefreshToken') {

@@ -60,7 +60,13 @@ describe('public metadata: any origin, no credentials', () => {
   it('names none as the revocation endpoint auth method (absent would mean client_secret_basic)', async () => {
     const metadata = (await (await fetch(`${auth.issuer}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
     expect(metadata.revocation_endpoint_auth_methods_supported).toEqual(['none']);
-    expect(metadata.token_endpoint_auth_methods_supported).toEqual(['none']);
+    // Dynamic registrations are public (`none`); the others are for machine clients (machine-clients.test.ts).
+    expect(metadata.token_endpoint_auth_methods_supported).toEqual([
+      'none',
+      'private_key_jwt',
+      'client_secret_basic',
+      'client_secret_post',
+    ]);
   });
 });
 

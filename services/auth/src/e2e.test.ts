@@ -40,9 +40,10 @@ describe('authorization code flow with oauth4webapi', () => {
       revocation_endpoint: `${auth.issuer}/oauth/revoke`,
       jwks_uri: `${auth.issuer}/oauth/jwks`,
       response_types_supported: ['code'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
+      // client_credentials and the confidential methods are for operator-registered machine clients.
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['none'],
+      token_endpoint_auth_methods_supported: ['none', 'private_key_jwt', 'client_secret_basic', 'client_secret_post'],
       authorization_response_iss_parameter_supported: true,
       client_id_metadata_document_supported: true,
     });

@@ -1,6 +1,14 @@
 import type { Redis } from 'ioredis';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import type { GrantStore, RevocationStore, SigningJwk, UserStore } from '@fragrance/identity';
+import { timingSafeEqual } from 'node:crypto';
+import {
+  hashClientSecret,
+  MACHINE_CLIENT_ID,
+  type GrantStore,
+  type RevocationStore,
+  type SigningJwk,
+  type UserStore,
+} from '@fragrance/identity';
 import type { Logger } from '@fragrance/http';
 import { redisAdapterFactory, STORAGE_UNAVAILABLE } from './adapter.ts';
 import { createCimdFetch, type CimdFetchOptions } from './cimd.ts';
@@ -41,6 +49,69 @@ export interface AuthTtl {
   session: number;
   refreshTokenIdle: number;
   refreshTokenMax: number;
+}
+
+/** Longest life of a machine client's access token (seconds). */
+const MACHINE_TOKEN_TTL_SECONDS = 3600;
+const MACHINE_AUTH_METHODS = new Set(['private_key_jwt', 'client_secret_basic', 'client_secret_post']);
+
+type Metadata = Record<string, unknown>;
+
+/**
+ * `fcs_machine` marks a client an operator registered (`ops clients create --machine`): never
+ * accepted from a registration or a metadata document, and only on our machine client ids.
+ */
+function checkMachineMarker(ctx: KoaContextWithOIDC | undefined, value: unknown, metadata: Metadata): void {
+  if (value === undefined) return;
+  const route = ctx?.oidc?.route;
+  if (value !== true || route === 'registration' || !MACHINE_CLIENT_ID.test(String(metadata.client_id))) {
+    throw new errors.InvalidClientMetadata('fcs_machine is set by operators only (ops clients create --machine)');
+  }
+}
+
+/** A machine client: the client_credentials grant only, authenticated with a key or a (hashed) secret. */
+function checkMachineClient(metadata: Metadata): void {
+  const grants = metadata.grant_types;
+  if (!Array.isArray(grants) || grants.length !== 1 || grants[0] !== 'client_credentials') {
+    throw new errors.InvalidClientMetadata('a machine client has the client_credentials grant only');
+  }
+  if (!MACHINE_AUTH_METHODS.has(String(metadata.token_endpoint_auth_method))) {
+    throw new errors.InvalidClientMetadata('a machine client authenticates with private_key_jwt or a client secret');
+  }
+}
+
+/**
+ * A client of a person: public only, the code flow, loopback/https/private-use redirects.
+ * Said here, naming what is allowed, because oidc-provider's own refusal of some methods
+ * (private_key_jwt: "jwks or jwks_uri is mandatory") does not.
+ */
+function checkPublicClient(metadata: Metadata): void {
+  const method = metadata.token_endpoint_auth_method;
+  if (typeof method === 'string' && method !== 'none') {
+    throw new errors.InvalidClientMetadata(`token_endpoint_auth_method must be "none" (public clients only), not "${method}"`);
+  }
+  if (Array.isArray(metadata.grant_types) && metadata.grant_types.includes('client_credentials')) {
+    throw new errors.InvalidClientMetadata('grant_types: client_credentials is for machine clients an operator registers');
+  }
+  // oidc-provider decides whether to mint a secret from the raw registration body, before
+  // clientDefaults make the client public; a public client must not receive one.
+  if (method === 'none') {
+    delete metadata.client_secret;
+    delete metadata.client_secret_expires_at;
+  }
+  const uris = metadata.redirect_uris;
+  if (uris === undefined) return; // oidc-provider reports the missing member itself
+  if (!Array.isArray(uris) || uris.length === 0) throw new errors.InvalidClientMetadata('redirect_uris must be a non-empty array');
+  const { errors: problems, impliedApplicationType } = checkRedirectUris(uris);
+  if (problems.length > 0) throw new errors.InvalidClientMetadata(`redirect_uris: ${problems.join('; ')}`);
+  metadata.application_type = impliedApplicationType;
+}
+
+/** Machine client secrets are stored as `sha256:<hex>` (hashClientSecret); the presented one is hashed and compared. */
+function compareHashedSecret(this: { clientSecret?: string }, actual: string): boolean {
+  const stored = Buffer.from(this.clientSecret ?? '');
+  const presented = Buffer.from(hashClientSecret(actual));
+  return stored.length === presented.length && timingSafeEqual(stored, presented);
 }
 
 export interface ProviderOptions {
@@ -87,7 +158,9 @@ export function createProvider(options: ProviderOptions): Provider {
       token_endpoint_auth_method: 'none',
       id_token_signed_response_alg: 'RS256',
     },
-    clientAuthMethods: ['none'],
+    // `none` for every dynamically registered client; the others for machine clients only
+    // (registered by an operator, client_credentials grant): checked in the validator below.
+    clientAuthMethods: ['none', 'private_key_jwt', 'client_secret_basic', 'client_secret_post'],
     responseTypes: ['code'],
     scopes: [...SCOPES],
     claims: { openid: ['sub'], email: ['email'] },
@@ -120,17 +193,21 @@ export function createProvider(options: ProviderOptions): Provider {
         allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId,
       },
       userinfo: { enabled: false },
+      clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
         // No `resource` parameter still means the MCP server (DESIGN §4 "Known facts").
         defaultResource: () => resource,
         useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, indicator) => {
+        getResourceServerInfo: (_ctx, indicator, client) => {
           if (indicator !== resource) throw new errors.InvalidTarget(`unknown resource; this server issues tokens for ${resource}`);
           return {
             scope: CATALOGUE_SCOPE,
             audience: resource,
-            accessTokenTTL: ttl.accessToken,
+            // A machine client asks again whenever it needs to: its tokens live an hour at most.
+            accessTokenTTL: client.grantTypeAllowed('client_credentials')
+              ? Math.min(ttl.accessToken, MACHINE_TOKEN_TTL_SECONDS)
+              : ttl.accessToken,
             accessTokenFormat: 'jwt',
             jwt: { sign: { alg: 'RS256' } },
           };
@@ -147,8 +224,9 @@ export function createProvider(options: ProviderOptions): Provider {
     extraClientMetadata: {
       // Declaring any extra property makes oidc-provider call the validator for every client
       // (registered, loaded or fetched as a metadata document) before its own checks.
-      properties: ['software_id', 'software_version'],
-      validator(_ctx, key, value, metadata) {
+      properties: ['software_id', 'software_version', 'fcs_machine'],
+      validator(ctx, key, value, metadata) {
+        if (key === 'fcs_machine') return void checkMachineMarker(ctx, value, metadata);
         if (value !== undefined && typeof value !== 'string') {
           throw new errors.InvalidClientMetadata(`${key} must be a string`);
         }
@@ -157,24 +235,8 @@ export function createProvider(options: ProviderOptions): Provider {
         // "redirect_uris", keeping the description (InvalidRedirectUri would replace it).
         const tooLarge = checkClientLimits(metadata);
         if (tooLarge) throw new errors.InvalidClientMetadata(tooLarge);
-        // Public clients only. Said here, naming what is allowed, because oidc-provider's own
-        // refusal of some methods (private_key_jwt: "jwks or jwks_uri is mandatory") does not.
-        const method = metadata.token_endpoint_auth_method;
-        if (typeof method === 'string' && method !== 'none') {
-          throw new errors.InvalidClientMetadata(`token_endpoint_auth_method must be "none" (public clients only), not "${method}"`);
-        }
-        // oidc-provider decides whether to mint a secret from the raw registration body, before
-        // clientDefaults make the client public; a public client must not receive one.
-        if (method === 'none') {
-          delete metadata.client_secret;
-          delete metadata.client_secret_expires_at;
-        }
-        const uris = metadata.redirect_uris;
-        if (uris === undefined) return; // oidc-provider reports the missing member itself
-        if (!Array.isArray(uris) || uris.length === 0) throw new errors.InvalidClientMetadata('redirect_uris must be a non-empty array');
-        const { errors: problems, impliedApplicationType } = checkRedirectUris(uris);
-        if (problems.length > 0) throw new errors.InvalidClientMetadata(`redirect_uris: ${problems.join('; ')}`);
-        metadata.application_type = impliedApplicationType;
+        if (metadata.fcs_machine === true) return void checkMachineClient(metadata);
+        checkPublicClient(metadata);
       },
     },
     extraTokenClaims: (_ctx, token) => (token.kind === 'AccessToken' ? { gid: token.grantId } : undefined),
@@ -234,6 +296,7 @@ export function createProvider(options: ProviderOptions): Provider {
   };
 
   const provider = new Provider(issuer, configuration);
+  provider.Client.prototype.compareClientSecret = compareHashedSecret;
   // Behind the edge: believe X-Forwarded-Proto/Host so metadata shows public URLs.
   provider.proxy = true;
   // A 503 (storage unavailable: adapter.ts) tells the client when to try again.

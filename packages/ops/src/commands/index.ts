@@ -1,6 +1,7 @@
 import type { CommandGroup } from '../command.ts';
 import { billingGroup } from './billing.ts';
 import { catalogueGroup } from './catalogue.ts';
+import { clientsGroup } from './clients.ts';
 import { enrichGroup } from './enrich.ts';
 import { keysGroup } from './keys.ts';
 import { searchGroup } from './search.ts';
@@ -15,4 +16,5 @@ export const groups: Record<string, CommandGroup> = {
   search: searchGroup,
   users: usersGroup,
   auth: authGroup,
+  clients: clientsGroup,
 };

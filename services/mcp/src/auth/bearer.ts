@@ -1,8 +1,9 @@
 import type { RequestHandler } from 'express';
-import { AppError, ServiceUnavailableError, UnauthorizedError } from '@fragrance/http';
+import { AppError, RateLimitedError, ServiceUnavailableError, UnauthorizedError } from '@fragrance/http';
 import {
   InsufficientScopeError,
   InvalidTokenError,
+  QuotaExceededError,
   RevokedTokenError,
   VerificationUnavailableError,
   type Caller,
@@ -77,6 +78,8 @@ export function requireBearer(options: BearerOptions): RequestHandler {
       (res.locals as AuthLocals).caller = info.extra.caller;
       Object.assign(req, { auth: info });
     } catch (error) {
+      // A machine client over its daily quota: a good token, refused for now (not a rejection).
+      if (error instanceof QuotaExceededError) throw new RateLimitedError(error.retryAfterSeconds, error.message, 'daily_quota_exceeded');
       tokenRejections.inc({ reason: rejectionReason(error) });
       if (error instanceof InvalidTokenError) throw invalidToken(options, error.message);
       if (error instanceof InsufficientScopeError) {

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import type { RevocableClaims } from '@fragrance/identity';
+import { MACHINE_CLIENT_ID, type MachineAdmission, type RevocableClaims } from '@fragrance/identity';
 import { REQUIRED_SCOPE, resourceOf, type McpConfig } from '../config.ts';
 
 /** The token is missing something or is not acceptable: 401 invalid_token. */
@@ -18,6 +18,19 @@ export class InsufficientScopeError extends Error {
 }
 /** We could not decide (JWKS or Redis unreachable): 503, never a silent accept. */
 export class VerificationUnavailableError extends Error {}
+/** A machine client used up its quota for the day: 429 until the next UTC midnight. */
+export class QuotaExceededError extends Error {
+  readonly retryAfterSeconds: number;
+  constructor(quotaPerDay: number, retryAfterSeconds: number) {
+    super(`This client's quota of ${quotaPerDay} requests per day (UTC) is used up.`);
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** Counts a machine client's request against its quota (MachineClientStore in @fragrance/identity). */
+export interface MachineClientCheck {
+  admit(clientId: string): Promise<MachineAdmission>;
+}
 
 export interface RevocationCheck {
   isRevoked(claims: RevocableClaims): Promise<boolean>;
@@ -33,6 +46,8 @@ export interface TokenVerifierOptions {
   /** The auth service's key set (a remote JWKS URL or, in tests, any jose key resolver). */
   keys: string | JWTVerifyGetKey;
   revocations: RevocationCheck;
+  /** Machine clients (client-credentials tokens): their quota and their existence, per request. */
+  machineClients?: MachineClientCheck;
   /** Seconds of clock skew tolerated on exp/iat/nbf. */
   clockToleranceSeconds?: number;
   /** The clock (tests); default Date.now. */
@@ -55,6 +70,8 @@ export interface Caller {
   clientId: string;
   grantId?: string;
   scopes: string[];
+  /** A machine client acting for itself (client-credentials token: `sub` is the client, no grant). */
+  machine?: true;
 }
 
 export type TokenVerifier = (token: string) => Promise<AuthInfo & { extra: { caller: Caller } }>;
@@ -129,7 +146,9 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
     const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
     if (!scopes.includes(options.requiredScope)) throw new InsufficientScopeError(options.requiredScope);
 
-    const caller: Caller = { sub, clientId, scopes, ...(grantId ? { grantId } : {}) };
+    const machine = !grantId && sub === clientId && MACHINE_CLIENT_ID.test(clientId);
+    if (machine && options.machineClients) await admitMachine(options.machineClients, clientId);
+    const caller: Caller = { sub, clientId, scopes, ...(grantId ? { grantId } : {}), ...(machine ? { machine: true as const } : {}) };
     return {
       token,
       clientId,
@@ -139,6 +158,19 @@ export function createTokenVerifier(options: TokenVerifierOptions): TokenVerifie
       extra: { caller },
     };
   };
+}
+
+/** One more request of a machine client: refused when the client is gone (revoked) or over its quota. */
+async function admitMachine(machineClients: MachineClientCheck, clientId: string): Promise<void> {
+  let admission: MachineAdmission;
+  try {
+    admission = await machineClients.admit(clientId);
+  } catch (error) {
+    throw new VerificationUnavailableError('The client quota could not be read.', { cause: error });
+  }
+  if (admission.allowed) return;
+  if (admission.reason === 'unknown') throw new RevokedTokenError('The client has been revoked.');
+  throw new QuotaExceededError(admission.quotaPerDay, admission.retryAfterSeconds);
 }
 
 /** Short, fixed descriptions (they end up in a quoted WWW-Authenticate parameter). */
@@ -157,8 +189,9 @@ function describeJoseError(error: InstanceType<typeof joseErrors.JOSEError>): st
 }
 
 /** The verifier a service configured by `config` uses: its issuer, its audience, its one algorithm. */
-export function tokenVerifierFor(config: McpConfig, revocations: RevocationCheck): TokenVerifier {
+export function tokenVerifierFor(config: McpConfig, revocations: RevocationCheck, machineClients?: MachineClientCheck): TokenVerifier {
   return createTokenVerifier({
+    ...(machineClients ? { machineClients } : {}),
     issuer: config.OAUTH_ISSUER,
     audience: resourceOf(config),
     algorithm: config.ACCESS_TOKEN_ALG,
