@@ -44,6 +44,9 @@ export async function createFuzzer(target: { baseUrl: string; apiKey: string; kn
   const words = [...new Set(page.data.flatMap((d) => d.name.split(/\s+/)))].filter((w) => w.length > 2);
   // GET /v1/usage: valid ranges lie within the last 90 quota days (UTC here), `from` before `to`.
   const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
+  // Its `key_id`: a key of the caller's own owner (the calling key's id, as /v1/usage names it).
+  const ownUsage = await fetch(`${target.baseUrl}${model.basePath}/usage`, { headers: auth });
+  const ownKeyId = ((await ownUsage.json()) as { key_id: string }).key_id;
   const span = (first: number, last: number) => Array.from({ length: last - first + 1 }, (_, i) => daysAgo(first + i));
   const context: FuzzContext = {
     model,
@@ -64,6 +67,7 @@ export async function createFuzzer(target: { baseUrl: string; apiKey: string; kn
       to: span(0, 19),
       // GET /v1/usage/searches: a day among the last 35 quota days.
       day: span(0, 34),
+      key_id: [ownKeyId],
     },
     cursor: { query: 'limit=50', value: page.next_cursor },
   };
