@@ -247,6 +247,13 @@ describe('the storefront in a real browser', () => {
       .poll(() => page.locator('#results .card-line').allTextContents())
       .toSatisfy((lines: string[]) => lines.length > 0 && lines.every((line) => line.startsWith(`${brand} · `)));
 
+    // Enter before the suggestions arrive searches, and no late answer opens the list over the results.
+    await combobox.fill('vetiver');
+    await combobox.press('Enter');
+    await page.getByRole('heading', { level: 2, name: 'Results for “vetiver”' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(await listbox.isHidden()).toBe(true);
+
     expect(consoleErrors).toEqual([]);
     expect(outside).toEqual([]);
     await context.close();

@@ -77,10 +77,16 @@ export function attachCombobox(options: ComboboxOptions): { close: () => void } 
       ),
     );
   };
+  /** Closes the list and forgets any answer still on its way (it would open the list again). */
+  const settle = () => {
+    clearTimeout(timer);
+    inFlight?.abort();
+    close();
+  };
   const choose = (index: number) => {
     const suggestion = suggestions[index];
     if (suggestion === undefined) return;
-    close();
+    settle();
     options.onChoose(suggestion);
   };
   const ask = async (text: string) => {
@@ -132,11 +138,5 @@ export function attachCombobox(options: ComboboxOptions): { close: () => void } 
     const option = (event.target as Element).closest('[role="option"]');
     if (option !== null) choose(Number(option.id.replace('suggestion-', '')));
   });
-  return {
-    close: () => {
-      clearTimeout(timer);
-      inFlight?.abort();
-      close();
-    },
-  };
+  return { close: settle };
 }

@@ -196,7 +196,7 @@ async function loadDetail(focusCard: boolean): Promise<void> {
 }
 
 function wire(): void {
-  attachCombobox({
+  const combobox = attachCombobox({
     input,
     listbox: byId('suggestions', HTMLUListElement),
     api,
@@ -215,6 +215,7 @@ function wire(): void {
   });
   byId('search-form', HTMLElement).addEventListener('submit', (event) => {
     event.preventDefault();
+    combobox.close();
     navigate(withQuery(state, input.value), 'keep');
   });
   facetsBox.addEventListener('change', (event) => {
