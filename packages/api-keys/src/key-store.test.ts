@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, REPO_ROOT, startLocalRedis, stopLocalRedis, testRedis, uniquePrefix, type TestRedis } from '@fragrance/testkit';
 import { createAdmitter } from './admission.ts';
 import { hashApiKey, isWellFormedApiKey } from './key-format.ts';
-import { createKeyStore, UnknownKeyError, type KeyStore } from './key-store.ts';
+import { createKeyStore, KeyRequestError, MAX_GRACE_MS, UnknownKeyError, type KeyStore } from './key-store.ts';
+import { OriginPattern } from './restrictions.ts';
 
 async function allValues(redis: Redis, prefix: string): Promise<string[]> {
   const out: string[] = [];
@@ -48,6 +49,70 @@ describe('key store', () => {
     // Revoking twice keeps the first moment.
     expect((await store.revoke(b.record.id)).revokedAt).toBe(revoked.revokedAt);
     expect(await store.setBurst(a.record.id, 20, 5)).toMatchObject({ burst: 20, refillPerSecond: 5 });
+  });
+
+  it('normalises origin patterns as browsers send origins, refusing what is not one', () => {
+    expect(OriginPattern.parse('https://Shop.Example:443')).toBe('https://shop.example');
+    expect(OriginPattern.parse('http://127.0.0.1:8090/')).toBe('http://127.0.0.1:8090');
+    expect(OriginPattern.parse('https://*.Shop.example:8443')).toBe('https://*.shop.example:8443');
+    for (const bad of [
+      'shop.example',
+      'ftp://shop.example',
+      'https://shop.example/path',
+      'https://shop.example?x=1',
+      'https://user@shop.example',
+      'https://*.example',
+      'https://*.*.shop.example',
+      'https://a.*.shop.example',
+      'https://*shop.example',
+      '*',
+    ]) {
+      expect(OriginPattern.safeParse(bad).success, bad).toBe(false);
+    }
+  });
+
+  it('rolls a key to a successor with the same restrictions, once', async () => {
+    let now = Date.parse('2026-06-01T00:00:00Z');
+    const timed = createKeyStore({ redis: redis.redis, prefix: redis.prefix, clock: () => now });
+    const { record } = await timed.create({
+      kind: 'publishable',
+      owner: 'Roller',
+      quota: 70,
+      origins: ['https://shop.example'],
+      visitorBurst: 9,
+      visitorRefillPerSecond: 3,
+      maxLimit: 12,
+      expiresAt: now + 86_400_000 * 30,
+    });
+    now += 1_000;
+    const { apiKey, record: next, old } = await timed.roll(record.id, { graceMs: 3_600_000 });
+    expect(apiKey.startsWith('fcs_pk_')).toBe(true);
+    const { id: _id, hint: _hint, createdAt: _created, rolledFrom, ...copied } = next;
+    const { id: _oldId, hint: _oldHint, createdAt: _oldCreated, successor, retiresAt, ...original } = old;
+    expect(copied).toEqual(original);
+    expect(rolledFrom).toBe(record.id);
+    expect(successor).toEqual({ id: next.id, hint: next.hint });
+    expect(retiresAt).toBe(new Date(now + 3_600_000).toISOString());
+    await expect(timed.roll(record.id, { graceMs: 0 })).rejects.toBeInstanceOf(KeyRequestError);
+    await expect(timed.roll(next.id, { graceMs: MAX_GRACE_MS + 1 })).rejects.toBeInstanceOf(KeyRequestError);
+    const revoked = await timed.create({ owner: 'Roller', quota: 1 });
+    await timed.revoke(revoked.record.id);
+    await expect(timed.roll(revoked.record.id, { graceMs: 0 })).rejects.toBeInstanceOf(KeyRequestError);
+  });
+
+  it('refuses restrictions that do not fit the kind', async () => {
+    const shop = { owner: 'x', quota: 1, kind: 'publishable' as const };
+    await expect(store.create(shop)).rejects.toBeInstanceOf(KeyRequestError);
+    await expect(store.create({ ...shop, origins: ['https://a.example'], scopes: ['search'] })).rejects.toBeInstanceOf(KeyRequestError);
+    await expect(store.create({ ...shop, origins: ['https://a.example'], burst: 5 })).rejects.toBeInstanceOf(KeyRequestError);
+    await expect(store.create({ owner: 'x', quota: 1, origins: ['https://a.example'] })).rejects.toBeInstanceOf(KeyRequestError);
+    await expect(store.create({ owner: 'x', quota: 1, maxLimit: 5 })).rejects.toBeInstanceOf(KeyRequestError);
+    await expect(store.create({ owner: 'x', quota: 1, scopes: [] })).rejects.toBeInstanceOf(KeyRequestError);
+    await expect(store.create({ owner: 'x', quota: 1, expiresAt: Date.now() - 1 })).rejects.toBeInstanceOf(KeyRequestError);
+    // Every scope is stored as none (a key made before scopes existed reaches everything too).
+    const all = await store.create({ owner: 'x', quota: 1, scopes: ['usage', 'search', 'export'] });
+    expect(all.record.scopes).toEqual(['search', 'export', 'usage']);
+    expect((await redis.redis.hget(`${redis.prefix}apikey:${hashApiKey(all.apiKey)}`, 'scopes')) ?? 'none').toBe('none');
   });
 
   it('refuses bad input and unknown ids', async () => {
