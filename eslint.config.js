@@ -63,7 +63,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/config.ts', '**/main.ts', '**/cli.ts', '**/*.test.ts', '**/testkit/src/**', 'packages/bench/src/gateway.ts'],
+    files: ['**/config.ts', '**/main.ts', '**/cli.ts', '**/*.test.ts', '**/testkit/src/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
   {

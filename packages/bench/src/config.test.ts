@@ -7,7 +7,7 @@ describe('bench configuration', () => {
     const search = parseConfig(SearchBenchConfig, {});
     expect(search).toMatchObject({ ELASTICSEARCH_URL: DEFAULT_ES, BENCH_CONCURRENCY: 32, BENCH_DRIVER: 'raw', BENCH_METRICS_OFF: false });
     expect(search.BENCH_PORT_BASE).toBeUndefined();
-    expect(parseConfig(GatewayBenchConfig, {})).toMatchObject({ BENCH_DRIVER: 'client', BENCH_SEARCH: 'lexical', BENCH_BASELINE_ENV: {} });
+    expect(parseConfig(GatewayBenchConfig, {})).toMatchObject({ BENCH_SEARCH: 'lexical', BENCH_BASELINE_ENV: {}, BENCH_FLOOR: false });
   });
 
   it('reads the values it is given', () => {

@@ -60,7 +60,10 @@ export const GatewayBenchConfig = z.object({
   BENCH_LOG_LEVEL: logLevel(),
   BENCH_METRICS_OFF: booleanFlag(false),
   BENCH_CPU_PROFILE_DIR: optional(z.string().min(1)),
-  BENCH_DRIVER: driver('client'),
+  /** Default: client, or raw with BENCH_KEYS (a page's Origin needs the raw driver's headers). */
+  BENCH_DRIVER: optional(z.enum(['client', 'raw'], { error: 'must be client or raw' })),
+  /** publishable: a publishable-key side beside the secret key's. */
+  BENCH_KEYS: optional(z.enum(['publishable'], { error: 'must be publishable' })),
   BENCH_SEARCH: z.enum(['lexical', 'hybrid'], { error: 'must be lexical or hybrid' }).default('lexical'),
   BENCH_CATALOGUE_CACHE: booleanFlag(false),
   BENCH_BASELINE_SRC: optional(z.string().min(1)),

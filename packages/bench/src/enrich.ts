@@ -138,8 +138,8 @@ async function embeddingRate(count: number): Promise<{ rows: number; seconds: nu
 /** Workers get time to finish their in-flight batches, as on a real SIGTERM. */
 const stopWorkers = () => stopChildren(15_000);
 
-async function main(): Promise<void> {
-  const elasticsearch = new Client({ node: ELASTICSEARCH_URL, requestTimeout: 120_000 });
+/** The Elasticsearch and Redis the bench uses: the dev ones are started when down; others must answer. */
+async function ensureInfra(elasticsearch: Client): Promise<ReturnType<typeof createRedisClient>> {
   // HEAD / is not served by every distribution (the integ-test-zip answers 405): ask for cluster health.
   if (!(await reachable(() => elasticsearch.cluster.health({ timeout: '5s' })))) {
     if (ELASTICSEARCH_URL !== DEFAULT_ES) throw new Error(`Elasticsearch does not answer at ${ELASTICSEARCH_URL}`);
@@ -152,6 +152,157 @@ async function main(): Promise<void> {
     startInfra('redis.sh', []);
     await waitForRedis(redis);
   }
+  return redis;
+}
+
+/** Waits until every worker has connected to the queue. */
+async function waitForWorkers(queue: ReturnType<typeof enrichmentQueue>): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while ((await queue.getWorkers()).length < WORKERS) {
+    if (Date.now() > deadline) throw new Error('workers did not connect within 60 s');
+    await sleep(200);
+  }
+}
+
+/** Polls the run until it ends, sampling the workers' peak RSS into `peakRss`; its final summary. */
+async function waitForRun(runs: ReturnType<typeof createRunStore>, runId: string, pids: (number | undefined)[], peakRss: number[]) {
+  const started = performance.now();
+  let lastReport = 0;
+  for (;;) {
+    pids.forEach((pid, i) => (peakRss[i] = Math.max(peakRss[i] ?? 0, rssMiB(pid))));
+    const summary = await runs.get(runId);
+    if (summary?.status === 'completed' || summary?.status === 'completed_with_failures' || summary?.status === 'failed') return summary;
+    if (interrupted) throw new Error('interrupted');
+    if (performance.now() - started > TIMEOUT_MIN * 60_000)
+      throw new Error(`run ${runId} did not finish in ${TIMEOUT_MIN} minutes: ${JSON.stringify(summary)}`);
+    if (summary && performance.now() - lastReport > 10_000) {
+      lastReport = performance.now();
+      say(`${summary.rows_seen}/${summary.rows_total} rows after ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    }
+    await sleep(250);
+  }
+}
+
+/** What the documents carry after the run: the API reads the same ones, so a few must carry the run's stamps. */
+async function stampedCounts(elasticsearch: Client, summary: RunSummary) {
+  await elasticsearch.indices.refresh({ index: ALIAS });
+  const count = async (query: object) => (await elasticsearch.count({ index: ALIAS, query })).count;
+  return {
+    stamped: await count({ term: { provenance_tags: 'ai_enriched' } }),
+    checked: await count({ term: { 'au_availability.checked_at': summary.as_of } }),
+    embedded: await count({ exists: { field: 'embedding.model' } }),
+  };
+}
+
+type Embedding = Awaited<ReturnType<typeof embeddingRate>> | undefined;
+/** The run's measurements beside its summary. */
+interface Measured {
+  summary: RunSummary;
+  wallS: number;
+  workerCpuS: number;
+  esCpuSpent: number;
+  idleRss: number[];
+  peakRss: number[];
+  counts: Awaited<ReturnType<typeof stampedCounts>>;
+  embedding: Embedding;
+}
+
+/** The run's one JSON object. */
+function resultOf({ summary, wallS, workerCpuS, esCpuSpent, idleRss, peakRss, counts, embedding }: Measured) {
+  return {
+    bench: 'enrich',
+    rows: summary.rows_seen,
+    wall_s: Number(wallS.toFixed(1)),
+    rows_per_s: Math.round(summary.rows_seen / wallS),
+    workers: WORKERS,
+    concurrency_per_worker: Number(CONCURRENCY),
+    batch_size: Number(BATCH_SIZE),
+    batches: summary.batches_total,
+    changed: summary.changed,
+    unchanged: summary.unchanged,
+    failed: summary.failed,
+    conflicts: summary.conflicts,
+    per_enricher: summary.per_enricher,
+    au_unmatched_offers: summary.au_unmatched_offers,
+    rows_with_ai_enriched: counts.stamped,
+    rows_checked_as_of_run: counts.checked,
+    embeddings: EMBEDDINGS,
+    rows_with_vectors: counts.embedded,
+    embedding_alone_one_process: embedding ?? null,
+    // What the workers spent embedding, at the rate measured alone: a floor (they share the cores with Elasticsearch).
+    embedding_share_of_worker_time: embedding
+      ? Number(((counts.embedded * embedding.ms_per_row) / 1000 / (wallS * WORKERS)).toFixed(2))
+      : null,
+    load_average: loadavg().map((l) => Number(l.toFixed(1))),
+    // CPU the run cost: the workers' and Elasticsearch's (the whole node: other clients' load on it counts too).
+    cpu_s: { workers: Math.round(workerCpuS), elasticsearch: Math.round(esCpuSpent) },
+    cpu_ms_per_row: Number((((workerCpuS + esCpuSpent) * 1000) / Math.max(1, summary.rows_seen)).toFixed(2)),
+    // That CPU spread over the machine's 2 cores with nothing else running.
+    wall_s_on_idle_cores: Math.round((workerCpuS + esCpuSpent) / CORES),
+    worker_rss_mib_idle: idleRss.map((r) => Math.round(r)),
+    worker_rss_mib_peak: peakRss.map((r) => Math.round(r)),
+    target_s: TARGET_S,
+    within_target: wallS < TARGET_S,
+  };
+}
+
+/** The human lines, then the JSON line last. */
+function report(measured: Measured): void {
+  const { summary, embedding, counts } = measured;
+  const result = resultOf(measured);
+  process.stdout.write(
+    [
+      `full enrichment run over ${summary.rows_seen} rows with ${WORKERS} workers: ${result.wall_s} s (${result.rows_per_s} rows/s), target < ${TARGET_S} s: ${result.within_target ? 'met' : 'MISSED'}`,
+      `changed ${summary.changed}, unchanged ${summary.unchanged}, failed ${summary.failed}, conflicts ${summary.conflicts}; ${summary.batches_total} batches of ${BATCH_SIZE}`,
+      `rows with a record vector: ${counts.embedded}${EMBEDDINGS ? '' : ' (embeddings off)'}; load average ${result.load_average.join(' ')}`,
+      embedding
+        ? `embedding alone: ${embedding.rows_per_s} rows/s per process (${embedding.ms_per_row} ms/row, ${embedding.rows} rows); at that rate embedding took ${Math.round((result.embedding_share_of_worker_time ?? 0) * 100)} % of the workers' wall time`
+        : 'embedding alone: not measured',
+      `CPU: workers ${result.cpu_s.workers} s, Elasticsearch ${result.cpu_s.elasticsearch} s (${result.cpu_ms_per_row} ms/row); on ${CORES} idle cores: ~${result.wall_s_on_idle_cores} s`,
+      `worker RSS (MiB): idle ${result.worker_rss_mib_idle.join(', ')}; peak ${result.worker_rss_mib_peak.join(', ')}`,
+      JSON.stringify(result),
+    ].join('\n') + '\n',
+  );
+  if (summary.failed > 0 || counts.checked !== summary.rows_seen || (EMBEDDINGS && counts.embedded !== summary.rows_seen))
+    process.exitCode = 1;
+}
+
+/** Starts the workers and one full run; the run measured. */
+async function measureRun(
+  elasticsearch: Client,
+  redis: ReturnType<typeof createRedisClient>,
+  queue: ReturnType<typeof enrichmentQueue>,
+  feedFile: string,
+): Promise<Measured> {
+  const embedding = EMBEDDINGS && EMBED_SAMPLE > 0 ? await embeddingRate(EMBED_SAMPLE) : undefined;
+  if (embedding) say(`embedding alone: ${embedding.rows} rows in ${embedding.seconds} s in one process (${embedding.rows_per_s} rows/s)`);
+  const workers = Array.from({ length: WORKERS }, () => startWorker(feedFile));
+  await waitForWorkers(queue);
+  const idleRss = workers.map((w) => rssMiB(w.pid));
+  const esCpuS = async () => {
+    const stats = await elasticsearch.nodes.stats({ metric: 'process' });
+    return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0) / 1000;
+  };
+  const workerCpuBefore = workers.map((w) => cpuSeconds(w.pid));
+  const esCpuBefore = await esCpuS();
+  const started = performance.now();
+  const { runId } = await requestEnrichmentRun(queue, { full: true });
+  const peakRss = [...idleRss];
+  const summary = await waitForRun(
+    createRunStore({ redis, prefix: PREFIX }),
+    runId,
+    workers.map((w) => w.pid),
+    peakRss,
+  );
+  const wallS = (performance.now() - started) / 1000;
+  const workerCpuS = workers.reduce((sum, w, i) => sum + cpuSeconds(w.pid) - (workerCpuBefore[i] ?? 0), 0);
+  const esCpuSpent = (await esCpuS()) - esCpuBefore;
+  return { summary, wallS, workerCpuS, esCpuSpent, idleRss, peakRss, counts: await stampedCounts(elasticsearch, summary), embedding };
+}
+
+async function main(): Promise<void> {
+  const elasticsearch = new Client({ node: ELASTICSEARCH_URL, requestTimeout: 120_000 });
+  const redis = await ensureInfra(elasticsearch);
   const dir = await mkdtemp(join(tmpdir(), 'bench-enrich-'));
   const queue = enrichmentQueue({ connection: redis, prefix: PREFIX });
   try {
@@ -162,103 +313,7 @@ async function main(): Promise<void> {
     say(
       `ingested ${ingested.indexed} rows in ${ingested.seconds} s; starting ${WORKERS} workers (concurrency ${CONCURRENCY}, batches of ${BATCH_SIZE})`,
     );
-
-    const embedding = EMBEDDINGS && EMBED_SAMPLE > 0 ? await embeddingRate(EMBED_SAMPLE) : undefined;
-    if (embedding) say(`embedding alone: ${embedding.rows} rows in ${embedding.seconds} s in one process (${embedding.rows_per_s} rows/s)`);
-    const workers = Array.from({ length: WORKERS }, () => startWorker(written.feed.path));
-    const deadline = Date.now() + 60_000;
-    while ((await queue.getWorkers()).length < WORKERS) {
-      if (Date.now() > deadline) throw new Error('workers did not connect within 60 s');
-      await sleep(200);
-    }
-    const idleRss = workers.map((w) => rssMiB(w.pid));
-
-    const runs = createRunStore({ redis, prefix: PREFIX });
-    const esCpuS = async () => {
-      const stats = await elasticsearch.nodes.stats({ metric: 'process' });
-      return Object.values(stats.nodes).reduce((sum, node) => sum + (node.process?.cpu?.total_in_millis ?? 0), 0) / 1000;
-    };
-    const workerCpuBefore = workers.map((w) => cpuSeconds(w.pid));
-    const esCpuBefore = await esCpuS();
-    const started = performance.now();
-    const { runId } = await requestEnrichmentRun(queue, { full: true });
-    const peakRss = [...idleRss];
-    let summary: RunSummary | undefined;
-    let lastReport = 0;
-    for (;;) {
-      workers.forEach((w, i) => (peakRss[i] = Math.max(peakRss[i] ?? 0, rssMiB(w.pid))));
-      summary = await runs.get(runId);
-      if (summary?.status === 'completed' || summary?.status === 'completed_with_failures' || summary?.status === 'failed') break;
-      if (interrupted) throw new Error('interrupted');
-      if (performance.now() - started > TIMEOUT_MIN * 60_000)
-        throw new Error(`run ${runId} did not finish in ${TIMEOUT_MIN} minutes: ${JSON.stringify(summary)}`);
-      if (summary && performance.now() - lastReport > 10_000) {
-        lastReport = performance.now();
-        say(`${summary.rows_seen}/${summary.rows_total} rows after ${((performance.now() - started) / 1000).toFixed(0)} s`);
-      }
-      await sleep(250);
-    }
-    const wallS = (performance.now() - started) / 1000;
-    const workerCpuS = workers.reduce((sum, w, i) => sum + cpuSeconds(w.pid) - (workerCpuBefore[i] ?? 0), 0);
-    const esCpuSpent = (await esCpuS()) - esCpuBefore;
-
-    // The API reads the same documents: check a few carry the run's stamps.
-    await elasticsearch.indices.refresh({ index: ALIAS });
-    const stamped = await elasticsearch.count({ index: ALIAS, query: { term: { provenance_tags: 'ai_enriched' } } });
-    const checked = await elasticsearch.count({ index: ALIAS, query: { term: { 'au_availability.checked_at': summary.as_of } } });
-    const embedded = await elasticsearch.count({ index: ALIAS, query: { exists: { field: 'embedding.model' } } });
-
-    const rowsPerS = summary.rows_seen / wallS;
-    const result = {
-      bench: 'enrich',
-      rows: summary.rows_seen,
-      wall_s: Number(wallS.toFixed(1)),
-      rows_per_s: Math.round(rowsPerS),
-      workers: WORKERS,
-      concurrency_per_worker: Number(CONCURRENCY),
-      batch_size: Number(BATCH_SIZE),
-      batches: summary.batches_total,
-      changed: summary.changed,
-      unchanged: summary.unchanged,
-      failed: summary.failed,
-      conflicts: summary.conflicts,
-      per_enricher: summary.per_enricher,
-      au_unmatched_offers: summary.au_unmatched_offers,
-      rows_with_ai_enriched: stamped.count,
-      rows_checked_as_of_run: checked.count,
-      embeddings: EMBEDDINGS,
-      rows_with_vectors: embedded.count,
-      embedding_alone_one_process: embedding ?? null,
-      // What the workers spent embedding, at the rate measured alone: a floor (they share the cores with Elasticsearch).
-      embedding_share_of_worker_time: embedding
-        ? Number(((embedded.count * embedding.ms_per_row) / 1000 / (wallS * WORKERS)).toFixed(2))
-        : null,
-      load_average: loadavg().map((l) => Number(l.toFixed(1))),
-      // CPU the run cost: the workers' and Elasticsearch's (the whole node: other clients' load on it counts too).
-      cpu_s: { workers: Math.round(workerCpuS), elasticsearch: Math.round(esCpuSpent) },
-      cpu_ms_per_row: Number((((workerCpuS + esCpuSpent) * 1000) / Math.max(1, summary.rows_seen)).toFixed(2)),
-      // That CPU spread over the machine's 2 cores with nothing else running.
-      wall_s_on_idle_cores: Math.round((workerCpuS + esCpuSpent) / CORES),
-      worker_rss_mib_idle: idleRss.map((r) => Math.round(r)),
-      worker_rss_mib_peak: peakRss.map((r) => Math.round(r)),
-      target_s: TARGET_S,
-      within_target: wallS < TARGET_S,
-    };
-    process.stdout.write(
-      [
-        `full enrichment run over ${summary.rows_seen} rows with ${WORKERS} workers: ${result.wall_s} s (${result.rows_per_s} rows/s), target < ${TARGET_S} s: ${result.within_target ? 'met' : 'MISSED'}`,
-        `changed ${summary.changed}, unchanged ${summary.unchanged}, failed ${summary.failed}, conflicts ${summary.conflicts}; ${summary.batches_total} batches of ${BATCH_SIZE}`,
-        `rows with a record vector: ${embedded.count}${EMBEDDINGS ? '' : ' (embeddings off)'}; load average ${result.load_average.join(' ')}`,
-        embedding
-          ? `embedding alone: ${embedding.rows_per_s} rows/s per process (${embedding.ms_per_row} ms/row, ${embedding.rows} rows); at that rate embedding took ${Math.round((result.embedding_share_of_worker_time ?? 0) * 100)} % of the workers' wall time`
-          : 'embedding alone: not measured',
-        `CPU: workers ${result.cpu_s.workers} s, Elasticsearch ${result.cpu_s.elasticsearch} s (${result.cpu_ms_per_row} ms/row); on ${CORES} idle cores: ~${result.wall_s_on_idle_cores} s`,
-        `worker RSS (MiB): idle ${result.worker_rss_mib_idle.join(', ')}; peak ${result.worker_rss_mib_peak.join(', ')}`,
-        JSON.stringify(result),
-      ].join('\n') + '\n',
-    );
-    if (summary.failed > 0 || checked.count !== summary.rows_seen || (EMBEDDINGS && embedded.count !== summary.rows_seen))
-      process.exitCode = 1;
+    report(await measureRun(elasticsearch, redis, queue, written.feed.path));
   } finally {
     await stopWorkers();
     await queue.obliterate({ force: true }).catch(() => undefined);

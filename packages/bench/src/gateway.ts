@@ -36,8 +36,8 @@ import { pick } from './random.ts';
 import {
   createBenchKey,
   cursorSecret,
-  DEFAULT_ES,
   ensureElasticsearch,
+  localDir,
   ROOT,
   run,
   say as sayAs,
@@ -46,27 +46,27 @@ import {
 } from './support.ts';
 import { createFragranceClient, type SearchQuery } from '@fragrance/client';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
+import { benchConfig, GatewayBenchConfig, inheritedEnv } from './config.ts';
 
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 20);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
-const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 10);
+const config = benchConfig(GatewayBenchConfig);
+const DURATION_S = config.BENCH_DURATION_S;
+const CONCURRENCY = config.BENCH_CONCURRENCY;
+const WARMUP_S = config.BENCH_WARMUP_S;
 /** Segments per side; each side runs DURATION_S in total. */
-const SEGMENTS = Number(process.env.BENCH_SEGMENTS ?? 4);
-const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
-const ELASTICSEARCH_URL = process.env.ELASTICSEARCH_URL ?? DEFAULT_ES;
+const SEGMENTS = config.BENCH_SEGMENTS;
+const LOG_LEVEL = config.BENCH_LOG_LEVEL;
+const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
 const ALIAS = 'fragrances';
-const COMPARE_METRICS = process.env.BENCH_METRICS_OFF === '1';
-const PROFILE_DIR = process.env.BENCH_CPU_PROFILE_DIR;
+const COMPARE_METRICS = config.BENCH_METRICS_OFF;
+const PROFILE_DIR = config.BENCH_CPU_PROFILE_DIR;
 /**
  * BENCH_DRIVER: `client` (default) sends the mix through @fragrance/client over the load's undici
  * pool, as customers call the API; `raw` sends the same requests as bare pool requests (the
  * driver before the client), to measure what the client costs the load generator.
  */
 /** BENCH_KEYS=publishable: a publishable-key side beside the secret key's (see the header). */
-const KEYS = process.env.BENCH_KEYS;
-if (KEYS !== undefined && KEYS !== 'publishable') throw new Error(`BENCH_KEYS must be publishable, got ${KEYS}`);
-const DRIVER = process.env.BENCH_DRIVER ?? (KEYS ? 'raw' : 'client');
-if (DRIVER !== 'client' && DRIVER !== 'raw') throw new Error(`BENCH_DRIVER must be client or raw, got ${DRIVER}`);
+const KEYS = config.BENCH_KEYS;
+const DRIVER = config.BENCH_DRIVER ?? (KEYS ? 'raw' : 'client');
 // The client sends only the key: a page's Origin needs the raw driver's headers.
 if (KEYS && DRIVER !== 'raw') throw new Error('BENCH_KEYS=publishable needs BENCH_DRIVER=raw (the client sends no Origin)');
 /** The page origin the publishable key allows and the publishable side sends. */
@@ -76,20 +76,19 @@ const PAGE_ORIGIN = 'https://bench-shop.example';
  * what lexical ones do, which hides the edge's own cost behind the upstream's; the issue 13
  * figures (ratio 0.84, 0.66 ms) were measured with lexical searches, so that is the default.
  */
-const SEARCH = process.env.BENCH_SEARCH ?? 'lexical';
-if (SEARCH !== 'lexical' && SEARCH !== 'hybrid') throw new Error(`BENCH_SEARCH must be lexical or hybrid, got ${SEARCH}`);
+const SEARCH = config.BENCH_SEARCH;
 /**
  * The catalogue's in-process response cache is off unless BENCH_CATALOGUE_CACHE=1: every segment
  * replays the same seeded sequence, so with the cache on, whichever side ran a request first paid
  * for it and the other got a cache hit, and the ratio measured the cache's hit rates, not the edge.
  */
-const CATALOGUE_CACHE = process.env.BENCH_CATALOGUE_CACHE === '1';
-const BASELINE_SRC = process.env.BENCH_BASELINE_SRC;
-const GATEWAY_NODE_OPTIONS = process.env.BENCH_GATEWAY_NODE_OPTIONS ?? '';
-const BASELINE_NODE_OPTIONS = process.env.BENCH_BASELINE_NODE_OPTIONS ?? '';
+const CATALOGUE_CACHE = config.BENCH_CATALOGUE_CACHE;
+const BASELINE_SRC = config.BENCH_BASELINE_SRC;
+const GATEWAY_NODE_OPTIONS = config.BENCH_GATEWAY_NODE_OPTIONS;
+const BASELINE_NODE_OPTIONS = config.BENCH_BASELINE_NODE_OPTIONS;
 /** BENCH_BASELINE_ENV: a JSON object of variables for the baseline gateway only (e.g. {"LOG_LEVEL":"warn"}). */
-const BASELINE_ENV = JSON.parse(process.env.BENCH_BASELINE_ENV ?? '{}') as Record<string, string>;
-const FLOOR = process.env.BENCH_FLOOR === '1';
+const BASELINE_ENV = config.BENCH_BASELINE_ENV;
+const FLOOR = config.BENCH_FLOOR;
 /** Targets of issue 13 (gateway cost) and issue 12 (metrics cost). */
 const TARGETS = { ratio: 0.9, gateway_cpu_ms_per_request: 0.4, gateway_rss_mb: 200, metrics_on_off: 0.97, publishable_over_secret: 1.1 };
 
@@ -288,8 +287,8 @@ function combine(segments: LoadResult[]) {
   };
 }
 
-async function main(): Promise<void> {
-  ensureElasticsearch(ELASTICSEARCH_URL);
+/** Loads the catalogue when the alias is (nearly) empty; the documents behind it. */
+async function prepareCatalogue(): Promise<number> {
   if ((await catalogueCount()) < 1_000) {
     say('no catalogue behind the fragrances alias yet: generating and ingesting it (npm run ops -- catalogue generate / ingest)');
     if (!existsSync(`${ROOT}data/generated/catalogue.ndjson`))
@@ -298,312 +297,397 @@ async function main(): Promise<void> {
   }
   const documents = await catalogueCount();
   if (documents < 1_000) throw new Error(`the ${ALIAS} alias holds ${documents} documents; load the catalogue first`);
+  return documents;
+}
 
-  // A Redis of the bench's own (AOF like every instance), never the dev or test one.
-  const redisPort = await freePort();
-  const redisName = `bench-gateway-${redisPort}`;
-  run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', redisName, '--port', String(redisPort)]);
-  const redisUrl = `redis://127.0.0.1:${redisPort}`;
+/** A Redis of the bench's own (AOF like every instance), never the dev or test one. */
+async function startBenchRedis(): Promise<{ name: string; port: number; url: string }> {
+  const port = await freePort();
+  const name = `bench-gateway-${port}`;
+  run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', name, '--port', String(port)]);
+  return { name, port, url: `redis://127.0.0.1:${port}` };
+}
+
+function stopBenchRedis({ name, port }: { name: string; port: number }): void {
+  spawnSync('bash', ['infra/redis.sh', 'stop', '--name', name, '--port', String(port)], { cwd: ROOT });
+  rmSync(`${localDir()}/redis/${name}`, { recursive: true, force: true });
+  rmSync(`${localDir()}/redis/.${name}.lock`, { force: true });
+}
+
+/** A process the bench started and where it answers. */
+interface Edge {
+  url: string;
+  pid: number | undefined;
+}
+
+/** The catalogue and every edge in front of it, on the same Redis. */
+interface Edges {
+  catalogue: Edge;
+  gateway: Edge;
+  /** The gateway's known metrics port, so its memory breakdown can be read after the load. */
+  metricsPort: number;
+  gatewayOff?: Edge;
+  floor?: Edge;
+  baseline?: Edge;
+}
+
+const nodeOptions = (flags: string, profile: boolean) =>
+  [profile && PROFILE_DIR ? `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` : '', flags].filter(Boolean).join(' ');
+const localUrl = (port: number) => `http://127.0.0.1:${port}`;
+
+/** The catalogue (its response cache off unless asked, see above) and the gateway in front of it. */
+async function startCatalogueAndGateway(redisUrl: string): Promise<Edges> {
+  const [cataloguePort, gatewayPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
+  const catalogue = startBenchService(
+    'catalogue',
+    {
+      PORT: String(cataloguePort),
+      ELASTICSEARCH_URL,
+      LOG_LEVEL,
+      CURSOR_SECRET: cursorSecret(),
+      REDIS_URL: redisUrl,
+      JOBS_PREFIX: 'bench',
+      EMBEDDINGS_ENABLED: String(SEARCH === 'hybrid'),
+      ...(CATALOGUE_CACHE ? {} : { RESPONSE_CACHE_MAX_BYTES: '0' }),
+    },
+    'gateway',
+  );
+  const gateway = startBenchService(
+    'gateway',
+    {
+      ...gatewayEnv(redisUrl, localUrl(cataloguePort)),
+      PORT: String(gatewayPort),
+      METRICS_PORT: String(metricsPort),
+      ...(nodeOptions(GATEWAY_NODE_OPTIONS, true) ? { NODE_OPTIONS: nodeOptions(GATEWAY_NODE_OPTIONS, true) } : {}),
+    },
+    'gateway',
+  );
+  return {
+    catalogue: { url: localUrl(cataloguePort), pid: catalogue.pid },
+    gateway: { url: localUrl(gatewayPort), pid: gateway.pid },
+    metricsPort,
+  };
+}
+
+const gatewayEnv = (redisUrl: string, catalogueUrl: string) => ({ REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL });
+
+/**
+ * The edges compared with the gateway in the same rounds, each on the same catalogue and Redis:
+ * the gateway with metrics off (BENCH_METRICS_OFF=1), the floor (BENCH_FLOOR=1: the least a
+ * Node.js edge does per request), another gateway's code (BENCH_BASELINE_SRC, e.g. the commit
+ * before a change).
+ */
+async function startOtherEdges(edges: Edges, redisUrl: string): Promise<void> {
+  const env = gatewayEnv(redisUrl, edges.catalogue.url);
+  if (COMPARE_METRICS) {
+    const port = await freePort();
+    const child = startBenchService('gateway', { ...env, PORT: String(port), METRICS_ENABLED: 'false' }, 'gateway');
+    edges.gatewayOff = { url: localUrl(port), pid: child.pid };
+  }
+  if (FLOOR) {
+    const port = await freePort();
+    const child = startBenchService(
+      'floor-edge',
+      { ...env, PORT: String(port), ...(GATEWAY_NODE_OPTIONS ? { NODE_OPTIONS: GATEWAY_NODE_OPTIONS } : {}) },
+      'gateway',
+      'packages/bench/src/floor-edge.ts',
+    );
+    edges.floor = { url: localUrl(port), pid: child.pid };
+  }
+  if (BASELINE_SRC) {
+    const port = await freePort();
+    baseline = spawn(process.execPath, [`${BASELINE_SRC}/main.ts`], {
+      cwd: ROOT,
+      env: {
+        ...inheritedEnv(),
+        ...env,
+        PORT: String(port),
+        METRICS_PORT: '0',
+        NODE_OPTIONS: nodeOptions(BASELINE_NODE_OPTIONS, false),
+        ...BASELINE_ENV,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    edges.baseline = { url: localUrl(port), pid: baseline.pid };
+  }
+}
+
+interface SideOf {
+  side: Side;
+  url: string;
+  pid: number | undefined;
+  headers: Record<string, string>;
+}
+
+/** Every side of the run: the catalogue direct, the gateway, the optional edges, and a page with a publishable key. */
+function sidesOf(edges: Edges, apiKey: string, publishableKey: string | undefined): SideOf[] {
+  const keyHeader = { authorization: `Bearer ${apiKey}` };
+  const edgeSide = (side: Side, edge: Edge | undefined): SideOf[] => (edge ? [{ side, ...edge, headers: keyHeader }] : []);
+  return [
+    { side: 'direct', ...edges.catalogue, headers: {} },
+    { side: 'gateway', ...edges.gateway, headers: keyHeader },
+    ...edgeSide('gateway_off', edges.gatewayOff),
+    ...edgeSide('baseline', edges.baseline),
+    ...edgeSide('floor', edges.floor),
+    // The same gateway, the same mix, from a page: a publishable key and its Origin.
+    ...(publishableKey
+      ? [{ side: 'publishable' as const, ...edges.gateway, headers: { authorization: `Bearer ${publishableKey}`, origin: PAGE_ORIGIN } }]
+      : []),
+  ];
+}
+
+/** What one run needs to drive load: the mix, the keys, the seed every segment replays. */
+interface Driving {
+  mix: (random: () => number) => ClientCall | LoadRequest;
+  apiKey: string;
+  publishableKey: string | undefined;
+}
+const SEED = 7;
+
+/**
+ * The JIT and Elasticsearch's caches warm up first, unmeasured, on the very sequence every segment
+ * replays (the same seed), so no side meets a request Elasticsearch has not seen.
+ */
+async function warmUp(sides: SideOf[], gatewayUrl: string, { mix, apiKey, publishableKey }: Driving): Promise<void> {
+  say(`warming up for ${WARMUP_S} s…`);
+  // (With the key: the client driver sends `apiKey`, not `headers`; a warm-up without it was a 401 flood.)
+  const keyHeader = { authorization: `Bearer ${apiKey}` };
+  const warm = (url: string, durationMs: number) =>
+    runLoad({ url, headers: keyHeader, apiKey, concurrency: CONCURRENCY, durationMs, seed: SEED, next: mix });
+  const first = await warm(gatewayUrl, WARMUP_S * 1_000);
+  if (first.errors > 0) throw new Error(`the warm-up had ${first.errors} failed requests: ${JSON.stringify(first.statuses)}`);
+  for (const { side, url } of sides) if (side !== 'direct' && side !== 'gateway' && side !== 'publishable') await warm(url, 3_000);
+  // The publishable path's own warm-up (its origin and visitor checks), on the same sequence.
+  if (publishableKey) {
+    const headers = { authorization: `Bearer ${publishableKey}`, origin: PAGE_ORIGIN };
+    const warmPublishable = await runLoad({ url: gatewayUrl, headers, concurrency: CONCURRENCY, durationMs: 3_000, seed: SEED, next: mix });
+    if (warmPublishable.errors > 0) throw new Error(`the publishable warm-up failed: ${JSON.stringify(warmPublishable.statuses)}`);
+  }
+}
+
+/** What the measured rounds leave: each side's segments, the CPU each process spent for them, RSS and load samples. */
+interface Rounds {
+  results: Record<Side, LoadResult[]>;
+  /** CPU seconds of each edge process while its own side ran; the catalogue's by the side it served. */
+  edgeCpu: Partial<Record<Side, number>>;
+  edgeSystem: Partial<Record<Side, number>>;
+  catalogueCpu: Partial<Record<Side, number>>;
+  rss: Partial<Record<Side, number[]>>;
+  load: number[];
+  /** The load generator's CPU over the measured requests. */
+  driverCpu: NodeJS.CpuUsage;
+  driverRequests: number;
+}
+
+/**
+ * Mirrored rounds (ABC CBA …): a linear drift in the machine's load hits every side alike over an
+ * even number of rounds, and neighbours run back to back, each first half of the time.
+ */
+async function runRounds(sides: SideOf[], cataloguePid: number, { mix, apiKey }: Driving): Promise<Rounds> {
+  const histograms = Object.fromEntries(sides.map(({ side }) => [side, newLatencyHistogram()])) as Record<Side, Histogram>;
+  const driverCpu0 = process.cpuUsage();
+  const edges = sides.filter(({ side }) => side !== 'direct');
+  const rounds: Rounds = {
+    results: { direct: [], gateway: [], gateway_off: [], baseline: [], floor: [], publishable: [] },
+    edgeCpu: {},
+    edgeSystem: {},
+    catalogueCpu: {},
+    rss: Object.fromEntries(edges.map(({ side }) => [side, [] as number[]])),
+    load: [],
+    driverCpu: driverCpu0,
+    driverRequests: 0,
+  };
+  const sampler = setInterval(() => {
+    for (const { side, pid } of edges) if (pid) rounds.rss[side]?.push(rssMb(pid));
+  }, 500);
+  const order = Array.from({ length: SEGMENTS }, (_, i) => (i % 2 === 0 ? sides : [...sides].reverse())).flat();
+  for (const { side, url, pid, headers } of order) {
+    const edgePid = side === 'direct' ? undefined : pid;
+    const before = {
+      edge: edgePid ? cpuSeconds(edgePid) : 0,
+      catalogue: cpuSeconds(cataloguePid),
+      edgeSystem: edgePid ? cpuSplit(edgePid).system : 0,
+    };
+    const result = await runLoad({
+      url,
+      headers,
+      // The client sends the key itself; the raw driver sends `headers`.
+      ...(headers.authorization ? { apiKey } : {}),
+      concurrency: CONCURRENCY,
+      durationMs: (DURATION_S * 1_000) / SEGMENTS,
+      warmupMs: 1_000,
+      seed: SEED,
+      next: mix,
+      histogram: histograms[side],
+    });
+    if (edgePid) rounds.edgeSystem[side] = (rounds.edgeSystem[side] ?? 0) + cpuSplit(edgePid).system - before.edgeSystem;
+    if (edgePid) rounds.edgeCpu[side] = (rounds.edgeCpu[side] ?? 0) + cpuSeconds(edgePid) - before.edge;
+    rounds.catalogueCpu[side] = (rounds.catalogueCpu[side] ?? 0) + cpuSeconds(cataloguePid) - before.catalogue;
+    rounds.load.push(loadavg()[0] ?? 0);
+    say(`${side.padEnd(11)}: ${result.rps} req/s, errors ${result.errors}, load average ${(loadavg()[0] ?? 0).toFixed(2)}`);
+    rounds.results[side].push(result);
+  }
+  clearInterval(sampler);
+  for (const side of Object.values(rounds.results)) rounds.driverRequests += side.reduce((sum, r) => sum + r.requests, 0);
+  rounds.driverCpu = process.cpuUsage(driverCpu0);
+  return rounds;
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+type Figures = ReturnType<typeof combine>;
+
+/** Each round's a / b (the two ran back to back in it), and their median. */
+function roundRatios(rounds: Rounds, a: Side, b: Side) {
+  const ratios = rounds.results[a].map((r, i) => r.rps / (rounds.results[b][i]?.rps ?? Number.NaN));
+  return { round_ratios: ratios.map(round3), median_round_ratio: round3(median(ratios)) };
+}
+
+/** The publishable side against the secret key's (the `gateway` side): CPU per request, latency, throughput. */
+function keyKindFigures(rounds: Rounds, secret: Figures, gatewayCpu: number) {
+  const figures = combine(rounds.results.publishable);
+  const cpu = perRequest(rounds.edgeCpu.publishable ?? 0, figures.requests);
+  const over = round3(cpu / gatewayCpu);
+  return {
+    publishable: figures,
+    cpu_ms_per_request: { secret: gatewayCpu, publishable: cpu },
+    cpu_publishable_over_secret: over,
+    p50_ms: { secret: secret.p50_ms, publishable: figures.p50_ms },
+    p99_ms: { secret: secret.p99_ms, publishable: figures.p99_ms },
+    // Throughput secret / publishable per round (they ran back to back), and the median.
+    secret_over_publishable: roundRatios(rounds, 'gateway', 'publishable'),
+    target: TARGETS.publishable_over_secret,
+    meets_target: over <= TARGETS.publishable_over_secret,
+  };
+}
+
+/** BENCH_METRICS_OFF=1: throughput on / off; and the gateway's own CPU per request off / on (≥ 0.97 alike). */
+function metricsOnOffFigures(rounds: Rounds, viaGateway: Figures, gatewayCpu: number) {
+  const off = combine(rounds.results.gateway_off);
+  const offCpu = perRequest(rounds.edgeCpu.gateway_off ?? 0, off.requests);
+  return {
+    gateway_off: off,
+    ratio: round3(viaGateway.rps / off.rps),
+    ...roundRatios(rounds, 'gateway', 'gateway_off'),
+    cpu_ms_per_request_on_off: [gatewayCpu, offCpu],
+    cpu_ratio: round3(offCpu / gatewayCpu),
+    target: TARGETS.metrics_on_off,
+  };
+}
+
+/** Another edge's figures (the baseline, the floor), beside the gateway's in the same rounds. */
+function otherEdgeFigures(rounds: Rounds, side: 'baseline' | 'floor', pid: number | undefined, direct: Figures, gatewayCpu: number) {
+  const figures = combine(rounds.results[side]);
+  const cpu = perRequest(rounds.edgeCpu[side] ?? 0, figures.requests);
+  return {
+    ...figures,
+    ratio: round3(figures.rps / direct.rps),
+    // This run's gateway / that edge, per round (they ran back to back).
+    [`gateway_over_${side}`]: roundRatios(rounds, 'gateway', side),
+    cpu_ms_per_request: cpu,
+    cpu_system_ms_per_request: perRequest(rounds.edgeSystem[side] ?? 0, figures.requests),
+    gateway_cpu_over_this: round3(gatewayCpu / cpu),
+    rss_mb: { max: Math.max(...(rounds.rss[side] ?? [])), end: pid ? rssMb(pid) : null, ...(pid ? rssSplit(pid) : {}) },
+  };
+}
+
+/** The run's one JSON line. */
+async function resultLine(documents: number, edges: Edges, rounds: Rounds, apiKey: string, publishable: boolean) {
+  const gatewayMemory = await memoryBreakdown(edges.metricsPort);
+  const direct = combine(rounds.results.direct);
+  const viaGateway = combine(rounds.results.gateway);
+  const me = await createFragranceClient({ baseUrl: `${edges.gateway.url}/v1`, apiKey }).me();
+  const ratio = round3(viaGateway.rps / direct.rps);
+  const gatewayCpu = perRequest(rounds.edgeCpu.gateway ?? 0, viaGateway.requests);
+  const rssMax = Math.max(...(rounds.rss.gateway ?? []));
+  const metricsOnOff = edges.gatewayOff ? metricsOnOffFigures(rounds, viaGateway, gatewayCpu) : null;
+  const gatewayPid = edges.gateway.pid;
+  const { load, edgeSystem, catalogueCpu, driverCpu } = rounds;
+  return {
+    bench: 'gateway',
+    concurrency: CONCURRENCY,
+    duration_s: DURATION_S,
+    log_level: LOG_LEVEL,
+    search: SEARCH,
+    catalogue_response_cache: CATALOGUE_CACHE,
+    gateway_node_options: GATEWAY_NODE_OPTIONS,
+    documents,
+    load_average: { mean: round3(load.reduce((a, b) => a + b, 0) / Math.max(1, load.length)), max: round3(Math.max(...load)) },
+    direct,
+    gateway: viaGateway,
+    ratio,
+    // Each round's gateway / direct: one burst of the machine's other load moves one round, not the median.
+    ratio_rounds: roundRatios(rounds, 'gateway', 'direct'),
+    targets: TARGETS,
+    meets_targets: {
+      ratio: ratio >= TARGETS.ratio,
+      gateway_cpu_ms_per_request: gatewayCpu <= TARGETS.gateway_cpu_ms_per_request,
+      gateway_rss_mb: rssMax <= TARGETS.gateway_rss_mb,
+      ...(metricsOnOff ? { metrics_on_off: metricsOnOff.ratio >= TARGETS.metrics_on_off } : {}),
+    },
+    p50_overhead_ms: round3(viaGateway.p50_ms - direct.p50_ms),
+    // CPU per request (includes each segment's 1 s warm-up, so slightly high): robust to the
+    // machine's other load, unlike throughput.
+    cpu_ms_per_request: {
+      gateway: gatewayCpu,
+      // Of which in the kernel (system time): the loopback TCP of its three hops.
+      gateway_system: perRequest(edgeSystem.gateway ?? 0, viaGateway.requests),
+      catalogue_direct: perRequest(catalogueCpu.direct ?? 0, direct.requests),
+      catalogue_via_gateway: perRequest(catalogueCpu.gateway ?? 0, viaGateway.requests),
+    },
+    gateway_rss_mb: { max: rssMax, end: gatewayPid ? rssMb(gatewayPid) : null, ...(gatewayPid ? rssSplit(gatewayPid) : {}) },
+    // Where the gateway's memory is right after the load (its own runtime metrics).
+    gateway_memory_mb: gatewayMemory,
+    metrics_on_off: metricsOnOff,
+    baseline: edges.baseline
+      ? {
+          src: BASELINE_SRC,
+          node_options: BASELINE_NODE_OPTIONS,
+          ...otherEdgeFigures(rounds, 'baseline', edges.baseline.pid, direct, gatewayCpu),
+        }
+      : null,
+    // BENCH_FLOOR=1: the least a Node.js edge does per request (floor-edge.ts), same rounds, same load.
+    floor: edges.floor ? otherEdgeFigures(rounds, 'floor', edges.floor.pid, direct, gatewayCpu) : null,
+    // BENCH_KEYS=publishable: a publishable-key request against a secret-key one, same gateway, same rounds.
+    keys: publishable ? keyKindFigures(rounds, viaGateway, gatewayCpu) : null,
+    // The load generator's own CPU per measured request (segment warm-ups included, so slightly high):
+    // what BENCH_DRIVER=client costs over raw.
+    driver: DRIVER,
+    driver_cpu_ms_per_request: perRequest((driverCpu.user + driverCpu.system) / 1e6, rounds.driverRequests),
+    // Every admitted request was counted once: warm-ups plus the measured ones (every gateway shares the key).
+    metered_requests: me.used_today,
+  };
+}
+
+async function main(): Promise<void> {
+  ensureElasticsearch(ELASTICSEARCH_URL);
+  const documents = await prepareCatalogue();
+  const redis = await startBenchRedis();
   try {
-    const [cataloguePort, gatewayPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
-    const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
-    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    const catalogue = startBenchService(
-      'catalogue',
-      {
-        PORT: String(cataloguePort),
-        ELASTICSEARCH_URL,
-        LOG_LEVEL,
-        CURSOR_SECRET: cursorSecret(),
-        REDIS_URL: redisUrl,
-        JOBS_PREFIX: 'bench',
-        EMBEDDINGS_ENABLED: String(SEARCH === 'hybrid'),
-        ...(CATALOGUE_CACHE ? {} : { RESPONSE_CACHE_MAX_BYTES: '0' }),
-      },
-      'gateway',
-    );
-    const nodeOptions = (flags: string, profile: boolean) =>
-      [profile && PROFILE_DIR ? `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` : '', flags].filter(Boolean).join(' ');
-    const gatewayEnv = { REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL };
-    const gateway = startBenchService(
-      'gateway',
-      {
-        ...gatewayEnv,
-        PORT: String(gatewayPort),
-        // A known port, so its memory breakdown can be read after the load.
-        METRICS_PORT: String(metricsPort),
-        ...(nodeOptions(GATEWAY_NODE_OPTIONS, true) ? { NODE_OPTIONS: nodeOptions(GATEWAY_NODE_OPTIONS, true) } : {}),
-      },
-      'gateway',
-    );
-    // The same gateway with metrics off, on the same catalogue and Redis (BENCH_METRICS_OFF=1).
-    const offPort = COMPARE_METRICS ? await freePort() : undefined;
-    const gatewayOffUrl = offPort === undefined ? undefined : `http://127.0.0.1:${offPort}`;
-    const gatewayOff =
-      offPort === undefined
-        ? undefined
-        : startBenchService('gateway', { ...gatewayEnv, PORT: String(offPort), METRICS_ENABLED: 'false' }, 'gateway');
-    // The floor (BENCH_FLOOR=1): the least a Node.js edge does per request, on the same catalogue and Redis.
-    const floorPort = FLOOR ? await freePort() : undefined;
-    const floorUrl = floorPort === undefined ? undefined : `http://127.0.0.1:${floorPort}`;
-    const floor =
-      floorPort === undefined
-        ? undefined
-        : startBenchService(
-            'floor-edge',
-            { ...gatewayEnv, PORT: String(floorPort), ...(GATEWAY_NODE_OPTIONS ? { NODE_OPTIONS: GATEWAY_NODE_OPTIONS } : {}) },
-            'gateway',
-            'packages/bench/src/floor-edge.ts',
-          );
-    // Another gateway's code (BENCH_BASELINE_SRC), e.g. the commit before a change, on the same catalogue and Redis.
-    const baselinePort = BASELINE_SRC ? await freePort() : undefined;
-    const baselineUrl = baselinePort === undefined ? undefined : `http://127.0.0.1:${baselinePort}`;
-    baseline =
-      BASELINE_SRC && baselinePort !== undefined
-        ? spawn(process.execPath, [`${BASELINE_SRC}/main.ts`], {
-            cwd: ROOT,
-            env: {
-              ...process.env,
-              ...gatewayEnv,
-              PORT: String(baselinePort),
-              METRICS_PORT: '0',
-              NODE_OPTIONS: nodeOptions(BASELINE_NODE_OPTIONS, false),
-              ...BASELINE_ENV,
-            },
-            stdio: ['ignore', 'ignore', 'inherit'],
-          })
-        : undefined;
+    const edges = await startCatalogueAndGateway(redis.url);
+    await startOtherEdges(edges, redis.url);
     try {
-      await waitForHealthy(catalogueUrl, 60_000);
-      await waitForHealthy(gatewayUrl, 60_000);
-      if (gatewayOffUrl) await waitForHealthy(gatewayOffUrl, 60_000);
-      if (baselineUrl) await waitForHealthy(baselineUrl, 60_000);
-      if (floorUrl) await waitForHealthy(floorUrl, 60_000);
-
-      const apiKey = createBenchKey(redisUrl);
-      const publishableKey = KEYS ? createPublishableBenchKey(redisUrl) : undefined;
-
-      const sample = await sampleCatalogue(catalogueUrl);
+      for (const edge of [edges.catalogue, edges.gateway, edges.gatewayOff, edges.baseline, edges.floor])
+        if (edge) await waitForHealthy(edge.url, 60_000);
+      const apiKey = createBenchKey(redis.url);
+      const publishableKey = KEYS ? createPublishableBenchKey(redis.url) : undefined;
+      const sample = await sampleCatalogue(edges.catalogue.url);
       say(
         `${documents} documents; sampled ${sample.ids.length} ids and ${sample.brands.length} brands; concurrency ${CONCURRENCY}, ${DURATION_S} s each; ${SEARCH} searches, catalogue response cache ${CATALOGUE_CACHE ? 'on' : 'off'}`,
       );
       const items = requestMix(sample);
       const mix = DRIVER === 'raw' ? (random: () => number) => asRaw(items(random)) : (random: () => number) => asCall(items(random));
-
-      const keyHeader = { authorization: `Bearer ${apiKey}` };
-      const sides: { side: Side; url: string; pid: number | undefined; headers: Record<string, string> }[] = [
-        { side: 'direct', url: catalogueUrl, pid: catalogue.pid, headers: {} },
-        { side: 'gateway', url: gatewayUrl, pid: gateway.pid, headers: keyHeader },
-        ...(gatewayOffUrl ? [{ side: 'gateway_off' as const, url: gatewayOffUrl, pid: gatewayOff?.pid, headers: keyHeader }] : []),
-        ...(baselineUrl ? [{ side: 'baseline' as const, url: baselineUrl, pid: baseline?.pid, headers: keyHeader }] : []),
-        ...(floorUrl ? [{ side: 'floor' as const, url: floorUrl, pid: floor?.pid, headers: keyHeader }] : []),
-        // The same gateway, the same mix, from a page: a publishable key and its Origin.
-        ...(publishableKey
-          ? [
-              {
-                side: 'publishable' as const,
-                url: gatewayUrl,
-                pid: gateway.pid,
-                headers: { authorization: `Bearer ${publishableKey}`, origin: PAGE_ORIGIN },
-              },
-            ]
-          : []),
-      ];
-      const histograms = Object.fromEntries(sides.map(({ side }) => [side, newLatencyHistogram()])) as Record<Side, Histogram>;
-      const SEED = 7;
-      const segment = ({ side, url, headers }: (typeof sides)[number]) =>
-        runLoad({
-          url,
-          headers,
-          // The client sends the key itself; the raw driver sends `headers`.
-          ...(headers.authorization ? { apiKey } : {}),
-          concurrency: CONCURRENCY,
-          durationMs: (DURATION_S * 1_000) / SEGMENTS,
-          warmupMs: 1_000,
-          seed: SEED,
-          next: mix,
-          histogram: histograms[side],
-        });
-
-      // The JIT and Elasticsearch's caches warm up first, unmeasured, on the very sequence every
-      // segment replays (the same seed), so no side meets a request Elasticsearch has not seen.
-      say(`warming up for ${WARMUP_S} s…`);
-      // (With the key: the client driver sends `apiKey`, not `headers`; a warm-up without it was a 401 flood.)
-      const warmUp = (url: string, durationMs: number) =>
-        runLoad({ url, headers: keyHeader, apiKey, concurrency: CONCURRENCY, durationMs, seed: SEED, next: mix });
-      const warm = await warmUp(gatewayUrl, WARMUP_S * 1_000);
-      if (warm.errors > 0) throw new Error(`the warm-up had ${warm.errors} failed requests: ${JSON.stringify(warm.statuses)}`);
-      for (const { side, url } of sides) if (side !== 'direct' && side !== 'gateway' && side !== 'publishable') await warmUp(url, 3_000);
-      // The publishable path's own warm-up (its origin and visitor checks), on the same sequence.
-      if (publishableKey) {
-        const headers = { authorization: `Bearer ${publishableKey}`, origin: PAGE_ORIGIN };
-        const warmPublishable = await runLoad({
-          url: gatewayUrl,
-          headers,
-          concurrency: CONCURRENCY,
-          durationMs: 3_000,
-          seed: SEED,
-          next: mix,
-        });
-        if (warmPublishable.errors > 0) throw new Error(`the publishable warm-up failed: ${JSON.stringify(warmPublishable.statuses)}`);
-      }
-
+      const driving: Driving = { mix, apiKey, publishableKey };
+      const sides = sidesOf(edges, apiKey, publishableKey);
+      await warmUp(sides, edges.gateway.url, driving);
       // From here the driver's CPU counts, against the measured requests (segment warm-ups included).
-      const driverCpu0 = process.cpuUsage();
-      let driverRequests = 0;
-      const edges = sides.filter(({ side }) => side !== 'direct');
-      const rss = Object.fromEntries(edges.map(({ side }) => [side, [] as number[]])) as Partial<Record<Side, number[]>>;
-      const sampler = setInterval(() => {
-        for (const { side, pid } of edges) if (pid) rss[side]?.push(rssMb(pid));
-      }, 500);
-      const results: Record<Side, LoadResult[]> = { direct: [], gateway: [], gateway_off: [], baseline: [], floor: [], publishable: [] };
-      // Mirrored rounds (ABC CBA …): a linear drift in the machine's load hits every side alike over
-      // an even number of rounds, and neighbours run back to back, each first half of the time.
-      const order = Array.from({ length: SEGMENTS }, (_, i) => (i % 2 === 0 ? sides : [...sides].reverse())).flat();
-      // CPU seconds of each edge process while its own side ran; the catalogue's by the side it served.
-      const edgeCpu: Partial<Record<Side, number>> = {};
-      const edgeSystem: Partial<Record<Side, number>> = {};
-      const catalogueCpu: Partial<Record<Side, number>> = {};
-      const load: number[] = [];
-      for (const entry of order) {
-        const { side, pid } = entry;
-        const before = {
-          edge: pid && side !== 'direct' ? cpuSeconds(pid) : 0,
-          catalogue: cpuSeconds(catalogue.pid!),
-          edgeSystem: pid && side !== 'direct' ? cpuSplit(pid).system : 0,
-        };
-        const result = await segment(entry);
-        if (pid && side !== 'direct') edgeSystem[side] = (edgeSystem[side] ?? 0) + cpuSplit(pid).system - before.edgeSystem;
-        if (pid && side !== 'direct') edgeCpu[side] = (edgeCpu[side] ?? 0) + cpuSeconds(pid) - before.edge;
-        catalogueCpu[side] = (catalogueCpu[side] ?? 0) + cpuSeconds(catalogue.pid!) - before.catalogue;
-        load.push(loadavg()[0] ?? 0);
-        say(`${side.padEnd(11)}: ${result.rps} req/s, errors ${result.errors}, load average ${(loadavg()[0] ?? 0).toFixed(2)}`);
-        results[side].push(result);
-      }
-      clearInterval(sampler);
-      const gatewayMemory = await memoryBreakdown(metricsPort);
-      const direct = combine(results.direct);
-      const viaGateway = combine(results.gateway);
-      const viaGatewayOff = gatewayOffUrl ? combine(results.gateway_off) : undefined;
-      const viaBaseline = baselineUrl ? combine(results.baseline) : undefined;
-      const viaFloor = floorUrl ? combine(results.floor) : undefined;
-
-      for (const side of Object.values(results)) driverRequests += side.reduce((sum, r) => sum + r.requests, 0);
-      const driverCpu = process.cpuUsage(driverCpu0);
-      const me = await createFragranceClient({ baseUrl: `${gatewayUrl}/v1`, apiKey }).me();
-      const round3 = (x: number) => Math.round(x * 1000) / 1000;
-      const ratio = round3(viaGateway.rps / direct.rps);
-      const gatewayCpu = perRequest(edgeCpu.gateway ?? 0, viaGateway.requests);
-      const rssMax = Math.max(...(rss.gateway ?? []));
-      /** Each round's a / b (the two ran back to back in it), and their median. */
-      const roundRatios = (a: Side, b: Side) => {
-        const ratios = results[a].map((r, i) => r.rps / (results[b][i]?.rps ?? Number.NaN));
-        return { round_ratios: ratios.map(round3), median_round_ratio: round3(median(ratios)) };
-      };
-      /** The publishable side against the secret key's (the `gateway` side): CPU per request, latency, throughput. */
-      const keyKindFigures = (figures: ReturnType<typeof combine>, secret: ReturnType<typeof combine>) => {
-        const cpu = perRequest(edgeCpu.publishable ?? 0, figures.requests);
-        const over = round3(cpu / gatewayCpu);
-        return {
-          publishable: figures,
-          cpu_ms_per_request: { secret: gatewayCpu, publishable: cpu },
-          cpu_publishable_over_secret: over,
-          p50_ms: { secret: secret.p50_ms, publishable: figures.p50_ms },
-          p99_ms: { secret: secret.p99_ms, publishable: figures.p99_ms },
-          // Throughput secret / publishable per round (they ran back to back), and the median.
-          secret_over_publishable: roundRatios('gateway', 'publishable'),
-          target: TARGETS.publishable_over_secret,
-          meets_target: over <= TARGETS.publishable_over_secret,
-        };
-      };
-      const metricsOnOff = viaGatewayOff
-        ? {
-            gateway_off: viaGatewayOff,
-            // Throughput on / off; and the gateway's own CPU per request off / on (≥ 0.97 alike).
-            ratio: round3(viaGateway.rps / viaGatewayOff.rps),
-            ...roundRatios('gateway', 'gateway_off'),
-            cpu_ms_per_request_on_off: [gatewayCpu, perRequest(edgeCpu.gateway_off ?? 0, viaGatewayOff.requests)],
-            cpu_ratio: round3(perRequest(edgeCpu.gateway_off ?? 0, viaGatewayOff.requests) / gatewayCpu),
-            target: TARGETS.metrics_on_off,
-          }
-        : null;
-      /** Another edge's figures (the baseline, the floor), beside the gateway's in the same rounds. */
-      const otherEdge = (side: 'baseline' | 'floor', figures: ReturnType<typeof combine>, pid: number | undefined) => {
-        const cpu = perRequest(edgeCpu[side] ?? 0, figures.requests);
-        return {
-          ...figures,
-          ratio: round3(figures.rps / direct.rps),
-          // This run's gateway / that edge, per round (they ran back to back).
-          [`gateway_over_${side}`]: roundRatios('gateway', side),
-          cpu_ms_per_request: cpu,
-          cpu_system_ms_per_request: perRequest(edgeSystem[side] ?? 0, figures.requests),
-          gateway_cpu_over_this: round3(gatewayCpu / cpu),
-          rss_mb: { max: Math.max(...(rss[side] ?? [])), end: pid ? rssMb(pid) : null, ...(pid ? rssSplit(pid) : {}) },
-        };
-      };
-      const baselineFigures = viaBaseline
-        ? { src: BASELINE_SRC, node_options: BASELINE_NODE_OPTIONS, ...otherEdge('baseline', viaBaseline, baseline?.pid) }
-        : null;
-      const floorFigures = viaFloor ? otherEdge('floor', viaFloor, floor?.pid) : null;
-      const keysFigures = publishableKey ? keyKindFigures(combine(results.publishable), viaGateway) : null;
-      const result = {
-        bench: 'gateway',
-        concurrency: CONCURRENCY,
-        duration_s: DURATION_S,
-        log_level: LOG_LEVEL,
-        search: SEARCH,
-        catalogue_response_cache: CATALOGUE_CACHE,
-        gateway_node_options: GATEWAY_NODE_OPTIONS,
-        documents,
-        load_average: { mean: round3(load.reduce((a, b) => a + b, 0) / Math.max(1, load.length)), max: round3(Math.max(...load)) },
-        direct,
-        gateway: viaGateway,
-        ratio,
-        // Each round's gateway / direct: one burst of the machine's other load moves one round, not the median.
-        ratio_rounds: roundRatios('gateway', 'direct'),
-        targets: TARGETS,
-        meets_targets: {
-          ratio: ratio >= TARGETS.ratio,
-          gateway_cpu_ms_per_request: gatewayCpu <= TARGETS.gateway_cpu_ms_per_request,
-          gateway_rss_mb: rssMax <= TARGETS.gateway_rss_mb,
-          ...(metricsOnOff ? { metrics_on_off: metricsOnOff.ratio >= TARGETS.metrics_on_off } : {}),
-        },
-        p50_overhead_ms: round3(viaGateway.p50_ms - direct.p50_ms),
-        // CPU per request (includes each segment's 1 s warm-up, so slightly high): robust to the
-        // machine's other load, unlike throughput.
-        cpu_ms_per_request: {
-          gateway: gatewayCpu,
-          // Of which in the kernel (system time): the loopback TCP of its three hops.
-          gateway_system: perRequest(edgeSystem.gateway ?? 0, viaGateway.requests),
-          catalogue_direct: perRequest(catalogueCpu.direct ?? 0, direct.requests),
-          catalogue_via_gateway: perRequest(catalogueCpu.gateway ?? 0, viaGateway.requests),
-        },
-        gateway_rss_mb: { max: rssMax, end: gateway.pid ? rssMb(gateway.pid) : null, ...(gateway.pid ? rssSplit(gateway.pid) : {}) },
-        // Where the gateway's memory is right after the load (its own runtime metrics).
-        gateway_memory_mb: gatewayMemory,
-        metrics_on_off: metricsOnOff,
-        baseline: baselineFigures,
-        // BENCH_FLOOR=1: the least a Node.js edge does per request (floor-edge.ts), same rounds, same load.
-        floor: floorFigures,
-        // BENCH_KEYS=publishable: a publishable-key request against a secret-key one, same gateway, same rounds.
-        keys: keysFigures,
-        // The load generator's own CPU per measured request (segment warm-ups included, so slightly high):
-        // what BENCH_DRIVER=client costs over raw.
-        driver: DRIVER,
-        driver_cpu_ms_per_request: perRequest((driverCpu.user + driverCpu.system) / 1e6, driverRequests),
-        // Every admitted request was counted once: warm-ups plus the measured ones (every gateway shares the key).
-        metered_requests: me.used_today,
-      };
-      process.stdout.write(`${JSON.stringify(result)}\n`);
+      const rounds = await runRounds(sides, edges.catalogue.pid!, driving);
+      process.stdout.write(`${JSON.stringify(await resultLine(documents, edges, rounds, apiKey, publishableKey !== undefined))}\n`);
     } finally {
       await stopBaseline();
     }
   } finally {
     await stopChildren();
-    spawnSync('bash', ['infra/redis.sh', 'stop', '--name', redisName, '--port', String(redisPort)], { cwd: ROOT });
-    const localDir = process.env.FRAGRANCE_LOCAL_DIR ?? `${ROOT}.local`;
-    rmSync(`${localDir}/redis/${redisName}`, { recursive: true, force: true });
-    rmSync(`${localDir}/redis/.${redisName}.lock`, { force: true });
+    stopBenchRedis(redis);
   }
 }
 

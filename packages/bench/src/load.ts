@@ -103,6 +103,38 @@ export interface LoadResult {
 
 const defaultOk = (status: number) => (status >= 200 && status < 300) || status === 304;
 
+/** How one worker sends: the shared pool, the raw driver's headers, what counts as ok, its own client. */
+interface Sender {
+  pool: Pool;
+  headers: Record<string, string>;
+  ok: (status: number) => boolean;
+  client: FragranceClient;
+  /** The status the client's last answer had (set by its fetch). */
+  answered: { status: number };
+}
+
+/** One request, by the client or as a bare pool request: its status ('error' when none came back) and whether it counts as ok. */
+async function send(request: ClientCall | LoadRequest, { pool, headers, ok, client, answered }: Sender) {
+  try {
+    if (typeof request === 'function') {
+      answered.status = 0;
+      await request(client);
+      return { status: String(answered.status), good: ok(answered.status) };
+    }
+    const res = await pool.request({
+      method: request.method ?? 'GET',
+      path: request.path,
+      headers: { ...headers, ...request.headers },
+      body: request.body,
+    });
+    await res.body.dump({ limit: Number.POSITIVE_INFINITY });
+    return { status: String(res.statusCode), good: ok(res.statusCode) };
+  } catch (error) {
+    // A refusal the client turned into FragranceApiError still has its status.
+    return { status: error instanceof FragranceApiError ? String(error.status) : 'error', good: false };
+  }
+}
+
 /**
  * Closed-loop load: `concurrency` workers each send a request, wait for the full response,
  * and send the next, until the duration ends. Latency is recorded in microseconds in an HDR
@@ -132,33 +164,11 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
       fetch: dispatcherFetch(pool, { onStatus: (status) => (answered.status = status) }),
     });
+    const sender: Sender = { pool, headers, ok, client, answered };
     while (performance.now() < end && sequence < maxRequests) {
       const request = next(random, sequence++);
       const t0 = performance.now();
-      let status = 'error';
-      let good: boolean;
-      try {
-        if (typeof request === 'function') {
-          answered.status = 0;
-          await request(client);
-          status = String(answered.status);
-          good = ok(answered.status);
-        } else {
-          const res = await pool.request({
-            method: request.method ?? 'GET',
-            path: request.path,
-            headers: { ...headers, ...request.headers },
-            body: request.body,
-          });
-          await res.body.dump({ limit: Number.POSITIVE_INFINITY });
-          status = String(res.statusCode);
-          good = ok(res.statusCode);
-        }
-      } catch (error) {
-        // A refusal the client turned into FragranceApiError still has its status.
-        if (error instanceof FragranceApiError) status = String(error.status);
-        good = false;
-      }
+      const { status, good } = await send(request, sender);
       const t1 = performance.now();
       if (t0 < measureFrom) continue;
       requests += 1;

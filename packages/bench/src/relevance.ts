@@ -254,13 +254,8 @@ function median(xs: readonly number[]): number {
   return s.length % 2 ? (s[(s.length - 1) / 2] ?? 0) : ((s[s.length / 2 - 1] ?? 0) + (s[s.length / 2] ?? 0)) / 2;
 }
 
-/**
- * --kind similar (issue 38): alternatives of sampled records (with main accords), through the
- * catalogue's repository: the share of alternatives sharing a main accord with their source,
- * distinct houses in the top ten, every alternative with its reasons, each filter checked on
- * every result, and the p50 of the unfiltered call at concurrency 1.
- */
-async function benchSimilar(): Promise<void> {
+/** The records judged and a repository over them: indexed with vectors, or the kept alias (--reuse). */
+async function similarRepository() {
   const { records } =
     options.catalogue === 'real'
       ? await readRealCatalogue(options.file)
@@ -271,6 +266,35 @@ async function benchSimilar(): Promise<void> {
     ? await indexWithVectors(records, embedder)
     : createCatalogueRepository({ client, alias, cursorKeys: { current: randomBytes(32).toString('base64url') } });
   await embedder?.close();
+  return { records, repository };
+}
+
+/** Each similar filter (--kind similar) and what every result it lets through must satisfy. */
+const SIMILAR_FILTERS: Record<string, { filters: SimilarFilters; ok: (source: FragranceDetail, alt: FragranceDetail) => boolean }> = {
+  other_brands: { filters: { other_brands: true }, ok: (s, a) => foldKey(s.brand) !== foldKey(a.brand) },
+  available_in_au: { filters: { available_in_au: true }, ok: (_s, a) => a.available_in_au },
+  max_price_aud: {
+    filters: { max_price_aud: 100 },
+    ok: (_s, a) => a.au_availability.price_min_aud !== null && a.au_availability.price_min_aud <= 100,
+  },
+  exclude_flankers: {
+    filters: { exclude_flankers: true },
+    ok: (s, a) => {
+      const line = lineName(s.name);
+      const name = foldKey(a.name);
+      return foldKey(s.brand) !== foldKey(a.brand) || (name !== line && !name.startsWith(`${line} `));
+    },
+  },
+};
+
+/**
+ * --kind similar (issue 38): alternatives of sampled records (with main accords), through the
+ * catalogue's repository: the share of alternatives sharing a main accord with their source,
+ * distinct houses in the top ten, every alternative with its reasons, each filter checked on
+ * every result, and the p50 of the unfiltered call at concurrency 1.
+ */
+async function benchSimilar(): Promise<void> {
+  const { records, repository } = await similarRepository();
   const byId = new Map(records.map((r) => [r.id, r]));
   const random = seededRandom(options.seed);
   const candidates = records.filter((r) => r.main_accords.length > 0);
@@ -278,29 +302,13 @@ async function benchSimilar(): Promise<void> {
     { length: Math.min(options.perKind, candidates.length) },
     () => candidates[Math.floor(random() * candidates.length)]!,
   );
-  const FILTERS: Record<string, { filters: SimilarFilters; ok: (source: FragranceDetail, alt: FragranceDetail) => boolean }> = {
-    other_brands: { filters: { other_brands: true }, ok: (s, a) => foldKey(s.brand) !== foldKey(a.brand) },
-    available_in_au: { filters: { available_in_au: true }, ok: (_s, a) => a.available_in_au },
-    max_price_aud: {
-      filters: { max_price_aud: 100 },
-      ok: (_s, a) => a.au_availability.price_min_aud !== null && a.au_availability.price_min_aud <= 100,
-    },
-    exclude_flankers: {
-      filters: { exclude_flankers: true },
-      ok: (s, a) => {
-        const line = lineName(s.name);
-        const name = foldKey(a.name);
-        return foldKey(s.brand) !== foldKey(a.brand) || (name !== line && !name.startsWith(`${line} `));
-      },
-    },
-  };
   const latencies: number[] = [];
   let alternatives = 0;
   let sharingMain = 0;
   let withReasons = 0;
   const houses: number[] = [];
   const checks: Record<string, { results: number; wrong: number }> = Object.fromEntries(
-    Object.keys(FILTERS).map((k) => [k, { results: 0, wrong: 0 }]),
+    Object.keys(SIMILAR_FILTERS).map((k) => [k, { results: 0, wrong: 0 }]),
   );
   // Warm-up: the first calls pay for connections and caches.
   for (const s of sources.slice(0, 5)) await repository.similar(s.id, 10);
@@ -315,7 +323,7 @@ async function benchSimilar(): Promise<void> {
       if (alt.reasons.summary.length > 0) withReasons++;
     }
     houses.push(new Set(data.slice(0, 10).map((a) => foldKey(a.brand))).size);
-    for (const [name, { filters, ok }] of Object.entries(FILTERS)) {
+    for (const [name, { filters, ok }] of Object.entries(SIMILAR_FILTERS)) {
       for (const alt of (await repository.similar(source.id, 10, filters)) ?? []) {
         checks[name]!.results++;
         const record = byId.get(alt.id);

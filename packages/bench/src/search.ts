@@ -462,6 +462,38 @@ interface Target {
 const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
 const ms = (x: number) => Math.round(x * 1000) / 1000;
 
+/** What the rounds add up per target. */
+interface Totals {
+  histogram: ReturnType<typeof newLatencyHistogram>;
+  requests: number;
+  errors: number;
+  seconds: number;
+  statuses: Record<string, number>;
+  catalogueCpu: number;
+  gatewayCpu: number;
+  esCpu: number;
+  driverCpu: number;
+}
+
+const perRequestMs = (cpuMs: number, requests: number) => Math.round((cpuMs / Math.max(1, requests)) * 1000) / 1000;
+
+function summaryOf(t: Totals): Summary {
+  return {
+    rps: Math.round((t.requests / t.seconds) * 10) / 10,
+    p50_ms: ms(t.histogram.getValueAtPercentile(50) / 1000),
+    p99_ms: ms(t.histogram.getValueAtPercentile(99) / 1000),
+    requests: t.requests,
+    errors: t.errors,
+    statuses: t.statuses,
+    // CPU each of our processes spent per request: the overhead independent of machine load.
+    catalogue_cpu_ms_per_request: perRequestMs(t.catalogueCpu, t.requests),
+    gateway_cpu_ms_per_request: perRequestMs(t.gatewayCpu, t.requests),
+    elasticsearch_cpu_ms_per_request: perRequestMs(t.esCpu, t.requests),
+    // The load generator's own (warm-ups included, so slightly high).
+    driver_cpu_ms_per_request: perRequestMs(t.driverCpu, t.requests),
+  };
+}
+
 /**
  * Runs the mix against every target in interleaved rounds (order rotating) so that load
  * drifting on a shared machine hits every target alike; each round continues further into the
@@ -477,8 +509,7 @@ async function measure(
   warmupS: number,
   esCpuMs: () => Promise<number>,
 ): Promise<Map<string, Summary>> {
-  const countsByStatus = (): Record<string, number> => ({});
-  const totals = new Map(
+  const totals = new Map<string, Totals>(
     targets.map((t) => [
       t.name,
       {
@@ -486,7 +517,7 @@ async function measure(
         requests: 0,
         errors: 0,
         seconds: 0,
-        statuses: countsByStatus(),
+        statuses: {},
         catalogueCpu: 0,
         gatewayCpu: 0,
         esCpu: 0,
@@ -531,20 +562,7 @@ async function measure(
   for (const target of targets) {
     const t = totals.get(target.name);
     if (!t) continue;
-    const summary: Summary = {
-      rps: Math.round((t.requests / t.seconds) * 10) / 10,
-      p50_ms: ms(t.histogram.getValueAtPercentile(50) / 1000),
-      p99_ms: ms(t.histogram.getValueAtPercentile(99) / 1000),
-      requests: t.requests,
-      errors: t.errors,
-      statuses: t.statuses,
-      // CPU each of our processes spent per request: the overhead independent of machine load.
-      catalogue_cpu_ms_per_request: Math.round((t.catalogueCpu / Math.max(1, t.requests)) * 1000) / 1000,
-      gateway_cpu_ms_per_request: Math.round((t.gatewayCpu / Math.max(1, t.requests)) * 1000) / 1000,
-      elasticsearch_cpu_ms_per_request: Math.round((t.esCpu / Math.max(1, t.requests)) * 1000) / 1000,
-      // The load generator's own (warm-ups included, so slightly high).
-      driver_cpu_ms_per_request: Math.round((t.driverCpu / Math.max(1, t.requests)) * 1000) / 1000,
-    };
+    const summary = summaryOf(t);
     results.set(target.name, summary);
     say(
       `  ${target.label}: ${summary.rps} req/s, p50 ${summary.p50_ms} ms, p99 ${summary.p99_ms} ms, errors ${summary.errors}, ES CPU ${summary.elasticsearch_cpu_ms_per_request} ms/req, load generator CPU ${summary.driver_cpu_ms_per_request} ms/req, load average ${(loadavg()[0] ?? 0).toFixed(2)}`,

@@ -138,8 +138,18 @@ interface Target {
   pick: (pair: Pair) => LoadRequest | ClientCall;
 }
 
-async function main(): Promise<void> {
-  ensureElasticsearch(ELASTICSEARCH_URL);
+type Cpu = Record<'elasticsearch' | 'catalogue' | 'gateway' | 'client', number>;
+type Mix = ReturnType<typeof pairs>;
+/** What the rounds add up per target: latency, counts, CPU of every process. */
+interface Tally {
+  histogram: ReturnType<typeof newLatencyHistogram>;
+  requests: number;
+  errors: number;
+  cpu: Cpu;
+}
+
+/** Loads the catalogue when the alias lacks one with a suggestion index; the documents and the typing mix. */
+async function prepareMix(): Promise<{ documents: number; mix: Mix }> {
   const client = new Client({ node: ELASTICSEARCH_URL });
   if ((await ready(client)) < 1_000) {
     say(`no catalogue with a suggestion index behind ${ALIAS}: generating and ingesting ${RECORDS} records`);
@@ -149,7 +159,86 @@ async function main(): Promise<void> {
   const documents = await ready(client);
   const mix = pairs(typing(await typedTexts(client)));
   await client.close();
+  return { documents, mix };
+}
 
+/**
+ * Warm-up outside the measured rounds (so the CPU counted belongs to measured requests only), then
+ * interleaved rounds at concurrency 1, each target in turn, the order rotating.
+ */
+async function measure(targets: Target[], mix: Mix, pids: { catalogue: number; gateway: number }): Promise<Map<Target['name'], Tally>> {
+  const cpuNow = async (): Promise<Cpu> => ({
+    elasticsearch: await elasticsearchCpu(),
+    catalogue: processCpu(pids.catalogue),
+    gateway: processCpu(pids.gateway),
+    client: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+  });
+  const tallies = new Map(
+    targets.map((t) => [
+      t.name,
+      { histogram: newLatencyHistogram(), requests: 0, errors: 0, cpu: { elasticsearch: 0, catalogue: 0, gateway: 0, client: 0 } },
+    ]),
+  );
+  for (const target of targets) {
+    await runLoad({
+      url: target.url,
+      concurrency: 1,
+      durationMs: 1_000,
+      ...(target.apiKey ? { apiKey: target.apiKey } : {}),
+      next: (_r, i) => target.pick(mix[(i * 7) % mix.length]!),
+    });
+  }
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (let k = 0; k < targets.length; k += 1) {
+      const target = targets[(round + k) % targets.length]!;
+      const tally = tallies.get(target.name)!;
+      const before = await cpuNow();
+      const res = await runLoad({
+        url: target.url,
+        concurrency: 1,
+        durationMs: (DURATION_S * 1_000) / ROUNDS,
+        ...(target.apiKey ? { apiKey: target.apiKey } : {}),
+        histogram: tally.histogram,
+        next: (_r, i) => target.pick(mix[(i + round * 997) % mix.length]!),
+      });
+      const after = await cpuNow();
+      for (const key of Object.keys(tally.cpu) as (keyof Cpu)[]) tally.cpu[key] += after[key] - before[key];
+      tally.requests += res.requests;
+      tally.errors += res.errors;
+    }
+  }
+  return tallies;
+}
+
+/** A target's latency percentiles, counts and CPU per request of each process it involves. */
+function figuresOf(name: Target['name'], { histogram, requests, errors, cpu }: Tally): Figures {
+  const figures: Figures = {
+    p50_ms: ms(histogram.getValueAtPercentile(50) / 1000),
+    p90_ms: ms(histogram.getValueAtPercentile(90) / 1000),
+    p99_ms: ms(histogram.getValueAtPercentile(99) / 1000),
+    requests,
+    errors,
+  };
+  const perRequest = (seconds: number) => ms((seconds * 1000) / Math.max(1, requests));
+  figures.cpu_ms_per_request = {
+    elasticsearch: perRequest(cpu.elasticsearch),
+    ...(name === 'elasticsearch' ? {} : { catalogue: perRequest(cpu.catalogue) }),
+    ...(name === 'gateway' ? { gateway: perRequest(cpu.gateway) } : {}),
+    client: perRequest(cpu.client),
+  };
+  say(
+    `  ${name}: p50 ${figures.p50_ms} ms, p90 ${figures.p90_ms} ms, p99 ${figures.p99_ms} ms, ${requests} requests, ${errors} errors; CPU ms per request ${Object.entries(
+      figures.cpu_ms_per_request,
+    )
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+  return figures;
+}
+
+async function main(): Promise<void> {
+  ensureElasticsearch(ELASTICSEARCH_URL);
+  const { documents, mix } = await prepareMix();
   const catalogueUrl = `http://127.0.0.1:${await freePort()}`;
   const catalogue = startService(
     'catalogue',
@@ -170,80 +259,15 @@ async function main(): Promise<void> {
     );
     await waitForHealthy(gatewayUrl, 60_000);
     const apiKey = createBenchKey(redisUrl);
-
     const targets: Target[] = [
       { name: 'elasticsearch', url: ELASTICSEARCH_URL, pick: (p) => p.elasticsearch },
       { name: 'catalogue', url: catalogueUrl, pick: (p) => p.service },
       { name: 'gateway', url: gatewayUrl, apiKey, pick: (p) => p.service },
     ];
     say(`${documents} fragrances; ${mix.length} typed prefixes; concurrency 1, ${DURATION_S} s per target in ${ROUNDS} interleaved rounds`);
-    const histograms = new Map(targets.map((t) => [t.name, newLatencyHistogram()]));
-    const counts = new Map(targets.map((t) => [t.name, { requests: 0, errors: 0 }]));
-    const processes = { catalogue: catalogue.pid!, gateway: gateway.pid! };
-    type Cpu = Record<'elasticsearch' | 'catalogue' | 'gateway' | 'client', number>;
-    const cpuNow = async (): Promise<Cpu> => ({
-      elasticsearch: await elasticsearchCpu(),
-      catalogue: processCpu(processes.catalogue),
-      gateway: processCpu(processes.gateway),
-      client: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
-    });
-    const cpu = new Map(targets.map((t) => [t.name, { elasticsearch: 0, catalogue: 0, gateway: 0, client: 0 }]));
-    // Warm-up outside the measured rounds, so the CPU counted belongs to measured requests only.
-    for (const target of targets) {
-      await runLoad({
-        url: target.url,
-        concurrency: 1,
-        durationMs: 1_000,
-        ...(target.apiKey ? { apiKey: target.apiKey } : {}),
-        next: (_r, i) => target.pick(mix[(i * 7) % mix.length]!),
-      });
-    }
-    for (let round = 0; round < ROUNDS; round += 1) {
-      for (let k = 0; k < targets.length; k += 1) {
-        const target = targets[(round + k) % targets.length]!;
-        const before = await cpuNow();
-        const res = await runLoad({
-          url: target.url,
-          concurrency: 1,
-          durationMs: (DURATION_S * 1_000) / ROUNDS,
-          ...(target.apiKey ? { apiKey: target.apiKey } : {}),
-          histogram: histograms.get(target.name)!,
-          next: (_r, i) => target.pick(mix[(i + round * 997) % mix.length]!),
-        });
-        const after = await cpuNow();
-        const used = cpu.get(target.name)!;
-        for (const key of Object.keys(used) as (keyof Cpu)[]) used[key] += after[key] - before[key];
-        const c = counts.get(target.name)!;
-        c.requests += res.requests;
-        c.errors += res.errors;
-      }
-    }
+    const tallies = await measure(targets, mix, { catalogue: catalogue.pid!, gateway: gateway.pid! });
     const summary = {} as Record<Target['name'], Figures>;
-    for (const t of targets) {
-      const h = histograms.get(t.name)!;
-      const figures: Figures = {
-        p50_ms: ms(h.getValueAtPercentile(50) / 1000),
-        p90_ms: ms(h.getValueAtPercentile(90) / 1000),
-        p99_ms: ms(h.getValueAtPercentile(99) / 1000),
-        ...counts.get(t.name)!,
-      };
-      const used = cpu.get(t.name)!;
-      const perRequest = (seconds: number) => ms((seconds * 1000) / Math.max(1, figures.requests));
-      figures.cpu_ms_per_request = {
-        elasticsearch: perRequest(used.elasticsearch),
-        ...(t.name === 'elasticsearch' ? {} : { catalogue: perRequest(used.catalogue) }),
-        ...(t.name === 'gateway' ? { gateway: perRequest(used.gateway) } : {}),
-        client: perRequest(used.client),
-      };
-      say(
-        `  ${t.name}: p50 ${figures.p50_ms} ms, p90 ${figures.p90_ms} ms, p99 ${figures.p99_ms} ms, ${figures.requests} requests, ${figures.errors} errors; CPU ms per request ${Object.entries(
-          figures.cpu_ms_per_request,
-        )
-          .map(([k, v]) => `${k} ${v}`)
-          .join(', ')}`,
-      );
-      summary[t.name] = figures;
-    }
+    for (const t of targets) summary[t.name] = figuresOf(t.name, tallies.get(t.name)!);
     const result = {
       bench: 'suggest',
       // The machine's 1/5/15-minute load average at the end: on a shared machine latencies are only comparable at like load.
