@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
-import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Logger } from '@fragrance/http';
 import type { GrantStore, RevocationStore } from '@fragrance/identity';
-import { isRedisUnavailableError, loadLuaScript, scriptCommand } from '@fragrance/redis';
+import { isRedisUnavailableError } from '@fragrance/redis';
+import { RefreshTokens } from './refresh-tokens.ts';
 
 /** Models whose tokens belong to a grant, so revoking the grant can find and delete them. */
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
@@ -13,19 +14,6 @@ const CONSUMABLE = new Set(['AuthorizationCode', 'RefreshToken', 'DeviceCode', '
  * (and revokes what the code issued) instead of looking like an unknown code.
  */
 const CODE_REPLAY_WINDOW_SECONDS = 600;
-
-const ROTATE_REFRESH_TOKEN = loadLuaScript(new URL('./rotate-refresh-token-4.lua', import.meta.url));
-
-/** A refresh token the current request found usable (unused, or rotated with no successor used yet). */
-interface FoundRefreshToken {
-  id: string;
-  /** The token it was rotated from ('' for the first of a grant). */
-  predecessor: string;
-  /** End of the grant's absolute lifetime (epoch seconds), inherited along the chain. */
-  absolute: number;
-  /** Rotated before: presented again before any successor was used. */
-  rotated: boolean;
-}
 
 /** What a client is told while Redis cannot answer, and after how many seconds to try again. */
 export const STORAGE_UNAVAILABLE = {
@@ -81,188 +69,151 @@ export interface AdapterOptions {
   logger: Logger;
 }
 
+/** What every adapter instance shares: the connection, the key layout and the stores it writes to. */
+interface Storage {
+  redis: Redis;
+  base: string;
+  revocations: RevocationStore;
+  revocationTtlSeconds: number;
+  grants: GrantStore;
+  sessionsValidSince: (accountId: string) => Promise<number>;
+  refreshTokens: RefreshTokens;
+  nowSeconds: () => number;
+}
+
+const grantKeyFor = (storage: Storage, id: string) => `${storage.base}grant-tokens:${id}`;
+const userCodeKeyFor = (storage: Storage, userCode: string) => `${storage.base}user-code:${userCode}`;
+const uidKeyFor = (storage: Storage, uid: string) => `${storage.base}uid:${uid}`;
+
+/**
+ * A client assertion's `jti` (oidc-provider's ReplayDetection) is remembered with SET NX: of
+ * two requests with one assertion, even at the same moment, only the first authenticates.
+ */
+async function saveOnce(redis: Redis, key: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+  const saved = await redis.set(key, JSON.stringify(payload), 'EX', Math.max(1, expiresIn), 'NX');
+  if (saved !== 'OK') throw new errors.InvalidClientAuth('client assertion tokens must only be used once');
+}
+
+/** One oidc-provider model (`name`) in Redis: `<base><Model>:<id>`. */
+class RedisAdapter implements Adapter {
+  readonly name: string;
+  readonly #storage: Storage;
+
+  constructor(name: string, storage: Storage) {
+    this.name = name;
+    this.#storage = storage;
+  }
+
+  key(id: string): string {
+    return `${this.#storage.base}${this.name}:${id}`;
+  }
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+    const storage = this.#storage;
+    const key = this.key(id);
+    if (this.name === 'RefreshToken') {
+      if (await storage.refreshTokens.saveSuccessor(id, payload, expiresIn, grantKeyFor(storage, payload.grantId ?? ''))) return;
+    }
+    if (this.name === 'ReplayDetection') return saveOnce(storage.redis, key, payload, expiresIn);
+    const ttl = this.name === 'AuthorizationCode' ? expiresIn + CODE_REPLAY_WINDOW_SECONDS : expiresIn;
+    const multi = storage.redis.multi();
+    if (this.name === 'RefreshToken') multi.hset(key, storage.refreshTokens.firstFields(payload));
+    else if (CONSUMABLE.has(this.name)) multi.hset(key, { payload: JSON.stringify(payload) });
+    else multi.set(key, JSON.stringify(payload));
+    if (ttl) multi.expire(key, ttl);
+    if (GRANTABLE.has(this.name) && payload.grantId) {
+      const grantKey = grantKeyFor(storage, payload.grantId);
+      multi.rpush(grantKey, key);
+      // The list lives as long as its longest-lived token; GT only ever extends it.
+      if (ttl) multi.expire(grantKey, ttl, 'GT').expire(grantKey, ttl, 'NX');
+    }
+    if (this.name === 'Grant' && payload.accountId) storage.grants.indexGrant(multi, id, payload.accountId, ttl);
+    for (const [lookup, value] of [
+      [userCodeKeyFor(storage, payload.userCode ?? ''), payload.userCode],
+      [uidKeyFor(storage, payload.uid ?? ''), payload.uid],
+    ] as const) {
+      if (!value) continue;
+      multi.set(lookup, id);
+      if (ttl) multi.expire(lookup, ttl);
+    }
+    await multi.exec();
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    const { redis, refreshTokens, sessionsValidSince } = this.#storage;
+    if (CONSUMABLE.has(this.name)) {
+      const data = await redis.hgetall(this.key(id));
+      if (!data.payload) return undefined;
+      const payload = JSON.parse(data.payload) as AdapterPayload;
+      if (this.name === 'RefreshToken') return refreshTokens.find(id, data, payload);
+      return data.consumed ? { ...payload, consumed: Number(data.consumed) } : payload;
+    }
+    const data = await redis.get(this.key(id));
+    const payload = data ? (JSON.parse(data) as AdapterPayload) : undefined;
+    // A sign-in from before "sign out everywhere" (or a password change) is no session.
+    if (this.name === 'Session' && payload?.accountId && (payload.loginTs ?? 0) * 1000 < (await sessionsValidSince(payload.accountId))) {
+      return undefined;
+    }
+    return payload;
+  }
+
+  async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    const id = await this.#storage.redis.get(uidKeyFor(this.#storage, uid));
+    return id ? this.find(id) : undefined;
+  }
+
+  async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    const id = await this.#storage.redis.get(userCodeKeyFor(this.#storage, userCode));
+    return id ? this.find(id) : undefined;
+  }
+
+  async destroy(id: string): Promise<void> {
+    const { redis, revocations, revocationTtlSeconds } = this.#storage;
+    if (this.name === 'Grant') await revocations.revokeGrant(id, revocationTtlSeconds);
+    await redis.del(this.key(id));
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    const grantKey = grantKeyFor(this.#storage, grantId);
+    const keys = await this.#storage.redis.lrange(grantKey, 0, -1);
+    await this.#storage.redis.del(grantKey, ...keys);
+  }
+
+  /**
+   * HSETNX makes consumption atomic: of two requests racing with one code or refresh token,
+   * exactly one wins; the other is refused like any used grant. A refresh token this request
+   * found is consumed later, by the rotation script, together with saving its successor.
+   */
+  async consume(id: string): Promise<void> {
+    if (this.name === 'RefreshToken' && this.#storage.refreshTokens.deferConsume(id)) return;
+    const won = await this.#storage.redis.hsetnx(this.key(id), 'consumed', String(this.#storage.nowSeconds()));
+    if (won !== 1) throw new errors.InvalidGrant('grant already used');
+  }
+}
+
 /**
  * oidc-provider storage in Redis, so several auth instances can serve one issuer. Destroying a
  * Grant (refresh-token reuse, code replay, /oauth/revoke) also writes the revocation record the
  * MCP server checks, inside the same awaited call, so the JWTs of that grant stop working before
- * the client sees the response. A refresh-token rotation is one atomic write; a rotated token
- * stays usable until one of its successors is used, and its idle and absolute expiry are
- * checked here against `clock` (docs/oauth.md "Refresh tokens").
+ * the client sees the response. Refresh tokens follow RefreshTokens (refresh-tokens.ts).
  */
 export function redisAdapterFactory(options: AdapterOptions): new (name: string) => Adapter {
-  const { redis, revocations, revocationTtlSeconds, grants, sessionsValidSince, logger, clock } = options;
-  const { idleSeconds, maxSeconds } = options.refreshToken;
-  const nowSeconds = () => Math.floor(clock() / 1000);
+  const { redis, clock } = options;
   const base = `${options.prefix}oidc:`;
-  const grantKeyFor = (id: string) => `${base}grant-tokens:${id}`;
-  const userCodeKeyFor = (userCode: string) => `${base}user-code:${userCode}`;
-  const uidKeyFor = (uid: string) => `${base}uid:${uid}`;
-  const refreshKeyFor = (id: string) => `${base}RefreshToken:${id}`;
-
-  const rotateScript = scriptCommand<number>(redis, 'fcsRotateRefreshToken', ROTATE_REFRESH_TOKEN);
-
-  /*
-   * Rotation in oidc-provider is consume(old) then upsert(successor), two calls. Both run inside
-   * the token request's context (Provider.ctx), so consume only notes the old token and the
-   * successor's upsert does both writes in one script. Keyed by request, never shared.
-   */
-  const foundInRequest = new WeakMap<object, FoundRefreshToken>();
-  const consumeInRequest = new WeakMap<object, FoundRefreshToken>();
-
-  /** Idle (since its rotation from the previous token) or past the grant's absolute lifetime. */
-  function refreshTokenExpired(data: Record<string, string>): boolean {
-    const now = nowSeconds();
-    const created = Number(data.created);
-    const absolute = Number(data.absolute);
-    return (created > 0 && now >= created + idleSeconds) || (absolute > 0 && now >= absolute);
-  }
-
-  async function rotate(found: FoundRefreshToken, id: string, payload: AdapterPayload, ttl: number): Promise<void> {
-    const rotated = await rotateScript(
-      refreshKeyFor(found.id),
-      refreshKeyFor(id),
-      grantKeyFor(payload.grantId ?? ''),
-      refreshKeyFor(found.predecessor || found.id),
-      found.id,
-      JSON.stringify(payload),
-      ttl || 0,
-      nowSeconds(),
-      found.absolute,
-    );
-    if (rotated !== 1) throw new errors.InvalidGrant('grant already used');
-    // A token rotated before, presented again: another successor, the earlier ones kept.
-    if (found.rotated) logger.info({ grantId: payload.grantId }, 'rotated refresh token presented again before any successor was used');
-  }
-
-  /**
-   * A client assertion's `jti` (oidc-provider's ReplayDetection) is remembered with SET NX: of
-   * two requests with one assertion, even at the same moment, only the first authenticates.
-   */
-  async function saveOnce(key: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-    const saved = await redis.set(key, JSON.stringify(payload), 'EX', Math.max(1, expiresIn), 'NX');
-    if (saved !== 'OK') throw new errors.InvalidClientAuth('client assertion tokens must only be used once');
-  }
-
-  /** A stored refresh token as oidc-provider may see it (undefined: expired by our clock). */
-  function findRefreshToken(id: string, data: Record<string, string>, payload: AdapterPayload): AdapterPayload | undefined {
-    if (refreshTokenExpired(data)) return undefined;
-    const ctx = Provider.ctx;
-    // Usable while none of its successors was used: shown unused, so oidc-provider rotates it.
-    if (ctx && !data.successor_used) {
-      const absolute = Number(data.absolute) || nowSeconds() + maxSeconds;
-      foundInRequest.set(ctx, { id, predecessor: data.predecessor ?? '', absolute, rotated: Boolean(data.consumed) });
-      return payload;
-    }
-    return data.consumed ? { ...payload, consumed: Number(data.consumed) } : payload;
-  }
-
+  const storage: Storage = {
+    redis,
+    base,
+    revocations: options.revocations,
+    revocationTtlSeconds: options.revocationTtlSeconds,
+    grants: options.grants,
+    sessionsValidSince: options.sessionsValidSince,
+    refreshTokens: new RefreshTokens({ redis, base, ...options.refreshToken, clock, logger: options.logger }),
+    nowSeconds: () => Math.floor(clock() / 1000),
+  };
   return reportingUnavailable(
-    class RedisAdapter implements Adapter {
-      readonly name: string;
+    class extends RedisAdapter {
       constructor(name: string) {
-        this.name = name;
-      }
-
-      key(id: string): string {
-        return `${base}${this.name}:${id}`;
-      }
-
-      async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-        const ctx = Provider.ctx;
-        const rotation = this.name === 'RefreshToken' && ctx ? consumeInRequest.get(ctx) : undefined;
-        if (ctx && rotation) {
-          consumeInRequest.delete(ctx);
-          return rotate(rotation, id, payload, expiresIn);
-        }
-        const key = this.key(id);
-        if (this.name === 'ReplayDetection') return saveOnce(key, payload, expiresIn);
-        const ttl = this.name === 'AuthorizationCode' ? expiresIn + CODE_REPLAY_WINDOW_SECONDS : expiresIn;
-        const multi = redis.multi();
-        if (this.name === 'RefreshToken') {
-          // The first token of a chain: the grant's absolute lifetime starts now.
-          const now = nowSeconds();
-          multi.hset(key, { payload: JSON.stringify(payload), created: now, absolute: now + maxSeconds });
-        } else if (CONSUMABLE.has(this.name)) {
-          multi.hset(key, { payload: JSON.stringify(payload) });
-        } else {
-          multi.set(key, JSON.stringify(payload));
-        }
-        if (ttl) multi.expire(key, ttl);
-        if (GRANTABLE.has(this.name) && payload.grantId) {
-          const grantKey = grantKeyFor(payload.grantId);
-          multi.rpush(grantKey, key);
-          // The list lives as long as its longest-lived token; GT only ever extends it.
-          if (ttl) multi.expire(grantKey, ttl, 'GT').expire(grantKey, ttl, 'NX');
-        }
-        if (this.name === 'Grant' && payload.accountId) grants.indexGrant(multi, id, payload.accountId, ttl);
-        if (payload.userCode) {
-          multi.set(userCodeKeyFor(payload.userCode), id);
-          if (ttl) multi.expire(userCodeKeyFor(payload.userCode), ttl);
-        }
-        if (payload.uid) {
-          multi.set(uidKeyFor(payload.uid), id);
-          if (ttl) multi.expire(uidKeyFor(payload.uid), ttl);
-        }
-        await multi.exec();
-      }
-
-      async find(id: string): Promise<AdapterPayload | undefined> {
-        if (CONSUMABLE.has(this.name)) {
-          const data = await redis.hgetall(this.key(id));
-          if (!data.payload) return undefined;
-          const payload = JSON.parse(data.payload) as AdapterPayload;
-          if (this.name === 'RefreshToken') return findRefreshToken(id, data, payload);
-          return data.consumed ? { ...payload, consumed: Number(data.consumed) } : payload;
-        }
-        const data = await redis.get(this.key(id));
-        const payload = data ? (JSON.parse(data) as AdapterPayload) : undefined;
-        // A sign-in from before "sign out everywhere" (or a password change) is no session.
-        if (
-          this.name === 'Session' &&
-          payload?.accountId &&
-          (payload.loginTs ?? 0) * 1000 < (await sessionsValidSince(payload.accountId))
-        ) {
-          return undefined;
-        }
-        return payload;
-      }
-
-      async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-        const id = await redis.get(uidKeyFor(uid));
-        return id ? this.find(id) : undefined;
-      }
-
-      async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-        const id = await redis.get(userCodeKeyFor(userCode));
-        return id ? this.find(id) : undefined;
-      }
-
-      async destroy(id: string): Promise<void> {
-        if (this.name === 'Grant') await revocations.revokeGrant(id, revocationTtlSeconds);
-        await redis.del(this.key(id));
-      }
-
-      async revokeByGrantId(grantId: string): Promise<void> {
-        const grantKey = grantKeyFor(grantId);
-        const keys = await redis.lrange(grantKey, 0, -1);
-        await redis.del(grantKey, ...keys);
-      }
-
-      /**
-       * HSETNX makes consumption atomic: of two requests racing with one code or refresh token,
-       * exactly one wins; the other is refused like any used grant. A refresh token this request
-       * found is consumed later, by the rotation script, together with saving its successor.
-       */
-      async consume(id: string): Promise<void> {
-        const ctx = Provider.ctx;
-        const found = this.name === 'RefreshToken' && ctx ? foundInRequest.get(ctx) : undefined;
-        if (ctx && found?.id === id) {
-          foundInRequest.delete(ctx);
-          consumeInRequest.set(ctx, found);
-          return;
-        }
-        const won = await redis.hsetnx(this.key(id), 'consumed', String(nowSeconds()));
-        if (won !== 1) throw new errors.InvalidGrant('grant already used');
+        super(name, storage);
       }
     },
   );

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type Provider from 'oidc-provider';
-import { GrantStore, KeyStore, LoginThrottle, RevocationStore, UserStore, type ScryptParams } from '@fragrance/identity';
+import { GrantStore, KeyStore, LoginThrottle, RevocationStore, UserStore, type ScryptParams, type SigningJwk } from '@fragrance/identity';
 import {
   Lifecycle,
   notFoundHandler,
@@ -84,55 +84,41 @@ const SECURITY_HEADERS: Record<string, string> = {
   'Referrer-Policy': 'no-referrer',
 };
 
-/**
- * The authorization server: oidc-provider for the protocol endpoints, Express around it for
- * health, the sign-in and consent pages, static assets and the few policies oidc-provider
- * leaves to us (default scope, registration throttle, JWT revocation). Keys come from Redis
- * (generated on first start), so restarts and other instances sign with the same keys.
- */
-export async function buildApp(deps: AuthDeps): Promise<AuthService> {
-  const { redis, prefix, logger } = deps;
-  const keys = new KeyStore(redis, { prefix });
-  const [signingKeys, cookieKeys] = await Promise.all([keys.signingKeys(), keys.cookieKeys()]);
-  const users = new UserStore(redis, { prefix, ...(deps.scrypt ? { scrypt: deps.scrypt } : {}) });
+const storageUnavailable = () => new ServiceUnavailableError(STORAGE_UNAVAILABLE.detail, undefined, STORAGE_UNAVAILABLE.retryAfterSeconds);
+
+/** The public half of the signing keys (what /oauth/jwks publishes), for our own JWT checks. */
+const publicJwksOf = (signingKeys: readonly SigningJwk[]) => ({
+  keys: signingKeys.map(({ kty, n, e, kid, alg, use }) => ({ kty: kty!, n: n!, e: e!, kid, alg, use })),
+});
+
+interface Stores {
+  keys: KeyStore;
+  users: UserStore;
+  revocations: RevocationStore;
+  throttle: LoginThrottle;
+  grants: GrantStore;
+}
+
+function storesOf(deps: AuthDeps): Stores {
+  const { redis, prefix } = deps;
   const revocations = new RevocationStore(redis, { prefix });
-  const throttle = new LoginThrottle(redis, { prefix, ...deps.login });
-  const grants = new GrantStore(redis, { prefix, revocations, accessTokenTtlSeconds: deps.ttl.accessToken });
-
-  const provider = createProvider({
-    issuer: deps.issuer,
-    resource: deps.resource,
-    redis,
-    prefix,
-    users,
+  return {
+    keys: new KeyStore(redis, { prefix }),
+    users: new UserStore(redis, { prefix, ...(deps.scrypt ? { scrypt: deps.scrypt } : {}) }),
     revocations,
-    grants,
-    signingKeys,
-    cookieKeys,
-    ttl: deps.ttl,
-    clock: deps.clock ?? Date.now,
-    logger,
-    ...(deps.cimd ? { cimd: deps.cimd } : {}),
-  });
-  observeProvider(provider);
-  const publicJwks = {
-    keys: signingKeys.map(({ kty, n, e, kid, alg, use }) => ({
-      kty: kty!,
-      n: n!,
-      e: e!,
-      kid,
-      alg,
-      use,
-    })),
+    throttle: new LoginThrottle(redis, { prefix, ...deps.login }),
+    grants: new GrantStore(redis, { prefix, revocations, accessTokenTtlSeconds: deps.ttl.accessToken }),
   };
+}
 
-  const secure = deps.issuer.startsWith('https:');
-  const app = express();
+/** Logging, metrics, security headers, health and readiness, CORS, and 503 while Redis is away. */
+function frontMiddleware(app: Express, deps: AuthDeps): void {
+  const { redis } = deps;
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy);
   // The OAuth endpoints are oidc-provider's, not express routes: labelled by these paths.
   app.use(traceContext(), httpMetrics({ mounts: OAUTH_METRIC_PATHS }));
-  app.use(requestLogger(logger));
+  app.use(requestLogger(deps.logger));
   app.use((_req, res, next) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     next();
@@ -144,31 +130,23 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
   app.use(corsRoutes());
   // Every OAuth answer needs Redis; while it is away say so (503) rather than let oidc-provider
   // fail each request with a 500 after its own retries.
-  app.use((_req, _res, next) => {
-    next(
-      redis.status === 'ready'
-        ? undefined
-        : new ServiceUnavailableError(STORAGE_UNAVAILABLE.detail, undefined, STORAGE_UNAVAILABLE.retryAfterSeconds),
-    );
-  });
+  app.use((_req, _res, next) => next(redis.status === 'ready' ? undefined : storageUnavailable()));
   app.use(ASSETS_PATH, express.static(ASSETS_DIR, { maxAge: '1h', index: false, fallthrough: false }));
-  // One sign-in flow, on two pages, each with its own CSRF cookie path and page headers.
+}
+
+/** The consent interaction and the account page: one sign-in flow, each page with its own CSRF cookie path and headers. */
+function pageRoutes(app: Express, deps: AuthDeps, stores: Stores, provider: Provider, cookieKeys: readonly string[]): void {
+  const { users, throttle, grants } = stores;
+  const secure = deps.issuer.startsWith('https:');
   const interactionCsrf = createCsrf(cookieKeys[0]!, secure);
   const accountCsrf = createCsrf(cookieKeys[0]!, secure, '/account');
-  const signIn = (csrf: typeof accountCsrf, send: typeof sendPage) => createSignIn({ users, throttle, csrf, logger, send });
-  app.use(
-    interactionRoutes({
-      provider,
-      users,
-      signIn: signIn(interactionCsrf, sendPage),
-      csrf: interactionCsrf,
-      resource: deps.resource,
-    }),
-  );
+  const signIn = (csrf: typeof accountCsrf, send: typeof sendPage) => createSignIn({ users, throttle, csrf, logger: deps.logger, send });
+  const interaction = { provider, users, signIn: signIn(interactionCsrf, sendPage), csrf: interactionCsrf, resource: deps.resource };
+  app.use(interactionRoutes(interaction));
   app.use(
     accountRoutes({
-      redis,
-      prefix,
+      redis: deps.redis,
+      prefix: deps.prefix,
       users,
       grants,
       signIn: signIn(accountCsrf, sendAccountPage),
@@ -176,30 +154,62 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
       cookieKeys,
       sessionTtlSeconds: deps.ttl.session,
       secure,
-      logger,
+      logger: deps.logger,
     }),
   );
+}
+
+/** Our policies in front of oidc-provider, then oidc-provider for /oauth and the metadata documents. */
+function oauthRoutes(app: Express, deps: AuthDeps, provider: Provider, signingKeys: readonly SigningJwk[]): void {
   app.use(defaultScope());
   app.use(registrationBodyLimit(CLIENT_LIMITS.registrationBodyBytes));
-  app.use(registrationGuard(redis, prefix, deps.registrationLimitPerHour));
-  app.use(tokenRevocation({ provider, issuer: deps.issuer, jwks: publicJwks, logger }));
-  // Everything else under /oauth and the metadata documents belong to oidc-provider.
+  app.use(registrationGuard(deps.redis, deps.prefix, deps.registrationLimitPerHour));
+  app.use(tokenRevocation({ provider, issuer: deps.issuer, jwks: publicJwksOf(signingKeys), logger: deps.logger }));
   const oidc = provider.callback();
   // Not mounted with a path: oidc-provider would take the mount path as its own prefix.
   app.use((req, res, next) => {
     if (OIDC_PATHS.test(req.path)) void oidc(req, res);
     else next();
   });
+}
+
+/**
+ * The authorization server: oidc-provider for the protocol endpoints, Express around it for
+ * health, the sign-in and consent pages, static assets and the few policies oidc-provider
+ * leaves to us (default scope, registration throttle, JWT revocation). Keys come from Redis
+ * (generated on first start), so restarts and other instances sign with the same keys.
+ */
+export async function buildApp(deps: AuthDeps): Promise<AuthService> {
+  const stores = storesOf(deps);
+  const [signingKeys, cookieKeys] = await Promise.all([stores.keys.signingKeys(), stores.keys.cookieKeys()]);
+  const provider = createProvider({
+    issuer: deps.issuer,
+    resource: deps.resource,
+    redis: deps.redis,
+    prefix: deps.prefix,
+    users: stores.users,
+    revocations: stores.revocations,
+    grants: stores.grants,
+    signingKeys,
+    cookieKeys,
+    ttl: deps.ttl,
+    clock: deps.clock ?? Date.now,
+    logger: deps.logger,
+    ...(deps.cimd ? { cimd: deps.cimd } : {}),
+  });
+  observeProvider(provider);
+
+  const app = express();
+  frontMiddleware(app, deps);
+  pageRoutes(app, deps, stores, provider, cookieKeys);
+  oauthRoutes(app, deps, provider, signingKeys);
   app.use(notFoundHandler);
   // Redis failing mid-request (a command timed out while a failover ran) is a 503, as when it is
   // known to be away above; oidc-provider's own storage errors are mapped in adapter.ts.
   app.use((error: unknown, _req: express.Request, _res: express.Response, next: express.NextFunction) => {
-    next(
-      isRedisUnavailableError(error)
-        ? new ServiceUnavailableError(STORAGE_UNAVAILABLE.detail, undefined, STORAGE_UNAVAILABLE.retryAfterSeconds)
-        : error,
-    );
+    next(isRedisUnavailableError(error) ? storageUnavailable() : error);
   });
   app.use(problemHandler);
+  const { users, revocations, grants, keys } = stores;
   return { app, provider, users, revocations, grants, keys };
 }
