@@ -39,14 +39,6 @@ function refuseWith(res: Response, next: NextFunction, error: Error): void {
   next(error);
 }
 
-/**
- * Authenticates the API key and, in 'admit' mode, charges the request against the daily quota
- * and the token bucket, all in one Redis round trip. Missing, malformed, unknown and revoked keys
- * get the same 401; Redis trouble fails closed with 503. The key itself is never logged. A request
- * that costs several counted requests (res.locals.units, set before this runs) is charged whole
- * or refused whole. With `trustEdgeRequestId` (TRUST_EDGE_REQUEST_ID) a request is admitted under
- * its X-Edge-Request-Id, so the edge's retry of it on another instance is not counted again.
- */
 export interface ApiKeyAuthOptions {
   /** What the route requires of the key (a scope, `me`, or `any`); default `any`. */
   access?: RouteAccess;
@@ -74,6 +66,41 @@ function keyRefusal(admission: Admission & { outcome: 'key_expired' | 'key_rolle
   }
 }
 
+/** The 429 of a key over one of its limits: the daily quota, the burst bucket or (publishable keys) the visitor's bucket. */
+function rateLimitRefusal(
+  admission: Admission & { outcome: 'daily_quota_exceeded' | 'burst_limit_exceeded' | 'visitor_limit_exceeded' },
+  units: number,
+): RateLimitedError {
+  switch (admission.outcome) {
+    case 'daily_quota_exceeded': {
+      const resets = new Date(admission.quota.resetsAt).toISOString();
+      return new RateLimitedError(
+        admission.retryAfterSeconds,
+        units > 1
+          ? `This request costs ${units} requests of the daily quota of ${admission.quota.limit}; ${admission.quota.remaining} are left until ${resets}. Narrow it (e.g. updated_since) or wait for the reset.`
+          : `The daily quota of ${admission.quota.limit} requests is used up; it resets at ${resets}.`,
+        'daily_quota_exceeded',
+      );
+    }
+    case 'burst_limit_exceeded':
+      return new RateLimitedError(admission.retryAfterSeconds, 'Too many requests in a short time; slow down.', 'burst_limit_exceeded');
+    default:
+      return new RateLimitedError(
+        admission.retryAfterSeconds,
+        'Too many requests from this visitor in a short time; slow down (other visitors are not affected).',
+        'visitor_limit_exceeded',
+      );
+  }
+}
+
+/**
+ * Authenticates the API key and, in 'admit' mode, charges the request against the daily quota
+ * and the token bucket, all in one Redis round trip. Missing, malformed, unknown and revoked keys
+ * get the same 401; Redis trouble fails closed with 503. The key itself is never logged. A request
+ * that costs several counted requests (res.locals.units, set before this runs) is charged whole
+ * or refused whole. With `trustEdgeRequestId` (TRUST_EDGE_REQUEST_ID) a request is admitted under
+ * its X-Edge-Request-Id, so the edge's retry of it on another instance is not counted again.
+ */
 export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: ApiKeyAuthOptions = {}): RequestHandler {
   const trusted = options.trustEdgeRequestId ?? false;
   const access = options.access ?? 'any';
@@ -136,42 +163,11 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: Api
     // What the admitter was asked to read along (the edge cache's generation counter).
     if (admission.readAlong !== undefined) res.locals.readAlong = admission.readAlong;
     switch (admission.outcome) {
-      case 'daily_quota_exceeded': {
-        counted('quota_exceeded');
-        const resets = new Date(admission.quota.resetsAt).toISOString();
-        const units = unitsOf(res);
-        refuseWith(
-          res,
-          next,
-          new RateLimitedError(
-            admission.retryAfterSeconds,
-            units > 1
-              ? `This request costs ${units} requests of the daily quota of ${admission.quota.limit}; ${admission.quota.remaining} are left until ${resets}. Narrow it (e.g. updated_since) or wait for the reset.`
-              : `The daily quota of ${admission.quota.limit} requests is used up; it resets at ${resets}.`,
-            'daily_quota_exceeded',
-          ),
-        );
-        return;
-      }
+      case 'daily_quota_exceeded':
       case 'burst_limit_exceeded':
-        counted('burst_limit_exceeded');
-        refuseWith(
-          res,
-          next,
-          new RateLimitedError(admission.retryAfterSeconds, 'Too many requests in a short time; slow down.', 'burst_limit_exceeded'),
-        );
-        return;
       case 'visitor_limit_exceeded':
-        counted('visitor_limit_exceeded');
-        refuseWith(
-          res,
-          next,
-          new RateLimitedError(
-            admission.retryAfterSeconds,
-            'Too many requests from this visitor in a short time; slow down (other visitors are not affected).',
-            'visitor_limit_exceeded',
-          ),
-        );
+        counted(admission.outcome === 'daily_quota_exceeded' ? 'quota_exceeded' : admission.outcome);
+        refuseWith(res, next, rateLimitRefusal(admission, unitsOf(res)));
         return;
       default:
         counted('admitted');
