@@ -66,7 +66,7 @@ describe('failure messages', () => {
     expect(message.title).toBe('The catalogue API refused this storefront');
     expect(message.text).toBe(
       `This key is not allowed from this origin. (403 forbidden) This page's origin is ${ORIGIN}: its publishable key must list it ` +
-        `(npm run ops -- keys create --publishable --origin ${ORIGIN}), and must not be expired or revoked.`,
+        `(npm run ops -- keys create --publishable --origin ${ORIGIN} …), and must not be expired or revoked.`,
     );
     expect(message.retry).toBe(false);
   });

@@ -123,7 +123,7 @@ export function describeFailure(failure: unknown, origin: string): FailureMessag
         title: 'The catalogue API refused this storefront',
         text:
           `${said} (${failure.status ?? ''}${code}) This page's origin is ${origin}: its publishable key must list it ` +
-          `(npm run ops -- keys create --publishable --origin ${origin}), and must not be expired or revoked.`,
+          `(npm run ops -- keys create --publishable --origin ${origin} …), and must not be expired or revoked.`,
         retry: false,
       };
     case 'busy':

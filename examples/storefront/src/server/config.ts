@@ -8,7 +8,7 @@ export const ENV_FILE = new URL('../../.env.local', import.meta.url);
 
 const HOW_TO_GET_A_KEY =
   'run `npm start` (it writes examples/storefront/.env.local), or set it yourself: ' +
-  '`npm run ops -- keys create --publishable --owner <you> --origin http://127.0.0.1:8090`';
+  '`npm run ops -- keys create --publishable --owner <you> --quota 10000 --origin http://127.0.0.1:8090`';
 
 /**
  * The storefront server's settings, parsed once at start-up. The key is a publishable one
