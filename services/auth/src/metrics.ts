@@ -24,7 +24,7 @@ export const tokenErrors = new Counter({
 });
 export const refreshTokenReuse = new Counter({
   name: 'auth_refresh_token_reuse_total',
-  help: 'Refresh tokens presented again after rotation (the grant is revoked each time).',
+  help: 'Refresh tokens presented after a successor was used (two generations old: the grant is revoked each time).',
 });
 export const signIns = new Counter({
   name: 'auth_sign_ins_total',
@@ -54,7 +54,7 @@ export function observeProvider(provider: Provider): void {
   provider.on('grant.error', (ctx: OidcContext, error: OidcError) => {
     const grant = bounded(ctx.oidc?.params?.grant_type);
     tokenErrors.inc({ grant, error: bounded(error.error) });
-    // oidc-provider's words for a rotated refresh token presented again.
+    // oidc-provider's words for a consumed refresh token: ours shows one so only when a successor was used.
     if (grant === 'refresh_token' && error.error_description === 'refresh token already used') refreshTokenReuse.inc();
   });
 }
