@@ -35,7 +35,7 @@ const records = [...generateCatalogue({ count: 400, seed: 2026 })];
 
 /** The DOM calls made inside the page (the project's Node program has no DOM lib). */
 interface PageDocument {
-  activeElement: { id: string } | null;
+  activeElement: { id: string; getAttribute(name: string): string | null } | null;
 }
 declare const document: PageDocument;
 
@@ -189,6 +189,7 @@ describe('the storefront in a real browser', () => {
     // A result opens its detail card (focus on its name) and the similar list fills in.
     const first = page.locator('#results a[data-open]').first();
     const name = (await first.textContent()) ?? '';
+    const openedId = await first.getAttribute('data-open');
     await first.click();
     const detail = page.getByRole('region', { name });
     await detail.waitFor({ timeout: 15_000 });
@@ -206,6 +207,8 @@ describe('the storefront in a real browser', () => {
     await page.getByRole('heading', { level: 2, name: similarName, exact: true }).waitFor();
     await page.keyboard.press('Escape');
     await expect.poll(() => page.locator('#detail').isHidden()).toBe(true);
+    // The focus goes back to the result the card was opened from.
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-open'))).toBe(openedId);
     expect(new URL(page.url()).searchParams.get('id')).toBeNull();
 
     // A fragrance suggestion chosen from the keyboard opens its card directly.

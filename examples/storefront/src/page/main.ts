@@ -83,7 +83,6 @@ type Focus = 'results' | 'detail' | 'keep';
 
 /** Moves to `next`: a new history entry (or the one Back/Forward reached), then what changed is fetched. */
 function navigate(next: StoreState, focus: Focus, push = true): void {
-  if (next.open === null && state.open !== null) returnFocusTo = state.open;
   state = next;
   if (push) history.pushState(null, '', hrefOf(state));
   if (document.activeElement !== input) input.value = state.query;
