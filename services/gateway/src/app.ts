@@ -85,12 +85,21 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
       agent: agents.auth,
       paths: ['/oauth{/*rest}', '/account{/*rest}', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration'],
     },
-    // The MCP server and its RFC 9728 metadata (also at the path-suffixed location).
+    // The MCP server, its RFC 9728 metadata (also at the path-suffixed location), and its discovery
+    // documents: the Server Card (SEP-2127) and the AI Catalog, each at the current draft's path and the earlier one's.
     {
       name: 'mcp',
       url: config.MCP_SERVICE_URL,
       agent: agents.mcp,
-      paths: ['/mcp', '/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'],
+      paths: [
+        '/mcp',
+        '/.well-known/oauth-protected-resource',
+        '/.well-known/oauth-protected-resource/mcp',
+        '/mcp/server-card',
+        '/.well-known/mcp/server-card.json',
+        '/.well-known/ai-catalog.json',
+        '/.well-known/mcp/catalog.json',
+      ],
     },
   ] as const;
   const generationScope = { prefix: config.JOBS_PREFIX, alias: config.CATALOGUE_ALIAS };

@@ -25,8 +25,9 @@ import { buildApp } from '../src/app.ts';
 import { createTokenVerifier } from '../src/auth/verify-token.ts';
 import { createCatalogue, type Catalogue } from '../src/catalogue/catalogue.ts';
 import { McpConfig, REQUIRED_SCOPE, resourceOf } from '../src/config.ts';
+import { serverJson } from '../src/discovery/documents.ts';
 import { createRateLimiter } from '../src/rate-limit.ts';
-import { close, listen } from '../src/test-helpers.ts';
+import { close, listen, MCP_HEADERS } from '../src/test-helpers.ts';
 import { MemoryOAuthProvider } from './stack.ts';
 
 // End to end, as an assistant would meet it: the SDK's own client and OAuth support against the
@@ -159,6 +160,20 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     expect(res.headers.get('www-authenticate')).toContain(`resource_metadata="${edge}/.well-known/oauth-protected-resource/mcp"`);
     const prm = (await (await fetch(`${edge}/.well-known/oauth-protected-resource/mcp`)).json()) as Record<string, unknown>;
     expect(prm).toMatchObject({ resource: `${edge}/mcp`, authorization_servers: [edge] });
+  });
+
+  it('serves the Server Card and the AI Catalog at the edge; every URL they and server.json name answers there', async () => {
+    const catalog = (await (await fetch(`${edge}/.well-known/ai-catalog.json`)).json()) as { entries: { url: string }[] };
+    expect(await (await fetch(`${edge}/.well-known/mcp/catalog.json`)).json()).toEqual(catalog);
+    expect(catalog.entries.map((e) => e.url)).toEqual([`${edge}/mcp/server-card`]);
+    const card = (await (await fetch(catalog.entries[0]!.url)).json()) as { remotes: { url: string }[] };
+    expect(await (await fetch(`${edge}/.well-known/mcp/server-card.json`)).json()).toEqual(card);
+    expect(card.remotes.map((r) => r.url)).toEqual([`${edge}/mcp`]);
+    const challenge = await fetch(card.remotes[0]!.url, { method: 'POST', headers: MCP_HEADERS, body: '{}' });
+    expect(challenge.status).toBe(401);
+    const { oauth } = serverJson({ MCP_URL: edge, OAUTH_ISSUER: edge })._meta['io.modelcontextprotocol.registry/publisher-provided'];
+    expect((await fetch(oauth.protectedResourceMetadata)).status).toBe(200);
+    expect((await fetch(`${oauth.authorizationServer}/.well-known/oauth-authorization-server`)).status).toBe(200);
   });
 
   it('discovers, registers and authorizes with PKCE and resource; sign-in and consent over HTTP', async () => {
