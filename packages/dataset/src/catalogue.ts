@@ -376,6 +376,31 @@ function uniqueName(
   return { name, concentration };
 }
 
+/** The fields the community catalogue gave a record: the always-present ones and those it has and no operator curated. */
+function communityFieldsOf(
+  has: { gender: unknown; hasAccords: boolean; hasPerfumers: boolean; hasDescription: boolean; hasSeasons: boolean; hasOccasions: boolean },
+  curated: readonly string[],
+): string[] {
+  const fields = ['name', 'brand', 'country', 'concentration', 'year_released', 'rating', 'notes'];
+  if (has.gender) fields.push('gender');
+  if (has.hasAccords && !curated.includes('accords')) fields.push('accords');
+  if (has.hasPerfumers && !curated.includes('perfumers')) fields.push('perfumers');
+  if (has.hasDescription && !curated.includes('description')) fields.push('description');
+  if (has.hasSeasons) fields.push('seasons');
+  if (has.hasOccasions) fields.push('occasions');
+  return fields;
+}
+
+/** Availability in Australia from the in-stock offers' prices and when they were checked. */
+function auAvailability(inStock: number[], checkedAt: number | null): FragranceDetail['au_availability'] {
+  return {
+    available: inStock.length > 0,
+    price_min_aud: inStock.length > 0 ? Math.min(...inStock) : null,
+    price_max_aud: inStock.length > 0 ? Math.max(...inStock) : null,
+    checked_at: checkedAt === null ? null : isoSeconds(checkedAt),
+  };
+}
+
 function buildEntry(rng: Rng, offerRng: Rng, brand: BrandPlan, name: string, concentration: Concentration): GeneratedEntry {
   const id = rng.uuid();
   const year = releaseYear(rng, brand);
@@ -408,13 +433,7 @@ function buildEntry(rng: Rng, offerRng: Rng, brand: BrandPlan, name: string, con
 
   // From the full derived accords, like seasons: what the community catalogue would say.
   const gender = deriveGender(derived, id);
-  const communityFields = ['name', 'brand', 'country', 'concentration', 'year_released', 'rating', 'notes'];
-  if (gender) communityFields.push('gender');
-  if (hasAccords && !curated.includes('accords')) communityFields.push('accords');
-  if (hasPerfumers && !curated.includes('perfumers')) communityFields.push('perfumers');
-  if (hasDescription && !curated.includes('description')) communityFields.push('description');
-  if (hasSeasons) communityFields.push('seasons');
-  if (hasOccasions) communityFields.push('occasions');
+  const communityFields = communityFieldsOf({ gender, hasAccords, hasPerfumers, hasDescription, hasSeasons, hasOccasions }, curated);
 
   const communityFrom = Date.UTC(Math.max(2012, year ?? 2012), 0, 1);
   const communityAt = between(rng, communityFrom, AS_OF_MS - 14 * DAY_MS);
@@ -450,12 +469,7 @@ function buildEntry(rng: Rng, offerRng: Rng, brand: BrandPlan, name: string, con
     occasions: hasOccasions ? deriveOccasions(derived, concentration) : [],
     provenance_tags: PROVENANCE_SOURCES.filter((s) => sources.has(s)),
     provenance,
-    au_availability: {
-      available: inStock.length > 0,
-      price_min_aud: inStock.length > 0 ? Math.min(...inStock) : null,
-      price_max_aud: inStock.length > 0 ? Math.max(...inStock) : null,
-      checked_at: au.checkedAt === null ? null : isoSeconds(au.checkedAt),
-    },
+    au_availability: auAvailability(inStock, au.checkedAt),
     au_offers: au.offers,
     updated_at: provenance[provenance.length - 1]?.recorded_at ?? DATASET_AS_OF,
   };

@@ -20,7 +20,7 @@ import { buildEnrichers } from './enrichers/index.ts';
 import type { RowEmbedder } from './enrich/embed.ts';
 import { feedLoader } from './feed.ts';
 import { compactFinishedRun } from './enrich/compact.ts';
-import { enrichmentProcessor, ingestProcessor, recordFailedBatch } from './processors.ts';
+import { enrichmentProcessor, ingestProcessor, recordFailedBatch, type RunFinishedHook } from './processors.ts';
 import { withNewTrace } from '@fragrance/tracing';
 import { observeQueues } from './metrics.ts';
 
@@ -68,27 +68,26 @@ const tracedJobs =
   (job: J, token: T, signal: S): R =>
     withNewTrace(() => processor(job, token, signal));
 
-/** Wires the queues, the run store, the enrichers and two BullMQ workers; registers the nightly entry. */
-export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
+type Queues = Record<'enrichment' | 'ingest', Queue>;
+type Runs = ReturnType<typeof createRunStore>;
+
+/** BullMQ settings both workers share. */
+const workerOptions = ({ config, redis }: WorkerDeps) => ({
+  connection: redis,
+  prefix: config.JOBS_PREFIX,
+  lockDuration: config.LOCK_DURATION_MS,
+  stalledInterval: config.STALLED_INTERVAL_MS,
+  maxStalledCount: config.MAX_STALLED_COUNT,
+});
+
+/** The enrichment worker: plans runs into batches and enriches each batch. */
+function enrichmentWorker(deps: WorkerDeps, queues: Queues, runs: Runs, onRunFinished: RunFinishedHook): Worker {
   const { config, logger, redis, elasticsearch } = deps;
   const prefix = config.JOBS_PREFIX;
-  const queues = { enrichment: enrichmentQueue({ connection: redis, prefix }), ingest: ingestQueue({ connection: redis, prefix }) };
-  const runs = createRunStore({ redis, prefix });
   const feed = feedLoader(config.AU_FEED_FILE);
   const auStaleMs = config.AU_STALE_HOURS * 3_600_000;
   const enrichers = buildEnrichers({ feed, auStaleMs, model: aiModelFrom(config) });
-
-  // A run that rewrote much of the index leaves it fragmented: merged in the background.
-  const onRunFinished = () => compactFinishedRun(elasticsearch, config.CATALOGUE_ALIAS, logger);
-
-  const workerOptions = {
-    connection: redis,
-    prefix,
-    lockDuration: config.LOCK_DURATION_MS,
-    stalledInterval: config.STALLED_INTERVAL_MS,
-    maxStalledCount: config.MAX_STALLED_COUNT,
-  };
-  const enrichment = new Worker(
+  return new Worker(
     QUEUE_NAMES.enrichment,
     // Each job is a trace of its own: its log lines share one trace id.
     tracedJobs(
@@ -120,9 +119,14 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         },
       }),
     ),
-    { ...workerOptions, concurrency: config.ENRICH_CONCURRENCY },
+    { ...workerOptions(deps), concurrency: config.ENRICH_CONCURRENCY },
   );
-  const ingest = new Worker(
+}
+
+/** The ingest worker: an ingest holds its lock for minutes; renewals keep it, a dead worker's lock still expires. */
+function ingestWorker(deps: WorkerDeps, queues: Queues): Worker {
+  const { config, logger, redis, elasticsearch } = deps;
+  return new Worker(
     QUEUE_NAMES.ingest,
     tracedJobs(
       ingestProcessor({
@@ -130,12 +134,71 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         alias: config.CATALOGUE_ALIAS,
         enrichmentQueue: queues.enrichment,
         logger,
-        generation: { redis, prefix },
+        generation: { redis, prefix: config.JOBS_PREFIX },
       }),
     ),
-    // An ingest holds its lock for minutes; renewals keep it, a dead worker's lock still expires.
-    { ...workerOptions, concurrency: config.INGEST_CONCURRENCY },
+    { ...workerOptions(deps), concurrency: config.INGEST_CONCURRENCY },
   );
+}
+
+/**
+ * BullMQ re-emits every failed reconnect of each of its connections; the Redis client reports an
+ * outage once (createRedisClient in main.ts), so only other errors are logged here. A queue
+ * without an error listener would print each one to stderr.
+ */
+function logErrors(logger: Logger, workers: Worker[], queues: Queues): void {
+  const onError = (queue: string) => (error: Error) => {
+    if (!isRedisConnectionError(error)) logger.error({ err: error, queue }, 'worker error');
+  };
+  for (const worker of workers) worker.on('error', onError(worker.name));
+  for (const queue of [queues.enrichment, queues.ingest]) queue.on('error', onError(queue.name));
+}
+
+/** Up when Redis, Elasticsearch and both workers are. */
+async function healthOf({ redis, elasticsearch }: WorkerDeps, workers: Worker[]): ReturnType<RunningWorker['health']> {
+  const [redisUp, esUp] = await Promise.all([
+    redis.ping().then(
+      () => true,
+      () => false,
+    ),
+    // Not ping(): HEAD / is not served by every distribution (the integ-test-zip answers 405).
+    elasticsearch.cluster.health({ timeout: '1s' }).then(
+      () => true,
+      () => false,
+    ),
+  ]);
+  const running = workers.every((w) => w.isRunning());
+  return {
+    ok: redisUp && esUp && running,
+    checks: { redis: redisUp ? 'up' : 'down', elasticsearch: esUp ? 'up' : 'down', workers: running ? 'up' : 'down' },
+  };
+}
+
+/** Lets in-flight jobs finish for up to `timeoutMs`, then hands them back; closes the queues. */
+async function closeAll({ logger }: WorkerDeps, workers: Worker[], queues: Queues, timeoutMs: number): Promise<void> {
+  const closing = Promise.all(workers.map((w) => w.close()));
+  const timer = setTimeout(() => {
+    logger.warn('in-flight jobs did not finish in time; handing them back');
+    for (const worker of workers) worker.cancelAllJobs('shutdown');
+  }, timeoutMs);
+  try {
+    await closing;
+  } finally {
+    clearTimeout(timer);
+  }
+  await Promise.all([queues.enrichment.close(), queues.ingest.close()]);
+}
+
+/** Wires the queues, the run store, the enrichers and two BullMQ workers; registers the nightly entry. */
+export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
+  const { config, logger, redis, elasticsearch } = deps;
+  const prefix = config.JOBS_PREFIX;
+  const queues = { enrichment: enrichmentQueue({ connection: redis, prefix }), ingest: ingestQueue({ connection: redis, prefix }) };
+  const runs = createRunStore({ redis, prefix });
+  // A run that rewrote much of the index leaves it fragmented: merged in the background.
+  const onRunFinished = () => compactFinishedRun(elasticsearch, config.CATALOGUE_ALIAS, logger);
+  const enrichment = enrichmentWorker(deps, queues, runs, onRunFinished);
+  const ingest = ingestWorker(deps, queues);
 
   // A batch can also fail outside the processor (stalled too often): make sure its run still finishes.
   enrichment.on('failed', (job, error) => {
@@ -145,14 +208,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       .then((state) => (state === 'failed' ? recordFailedBatch(runs, job, logger, onRunFinished) : undefined))
       .catch((e: unknown) => logger.error({ err: e, cause: error.message }, 'could not record a failed batch'));
   });
-  // BullMQ re-emits every failed reconnect of each of its connections; the Redis client reports
-  // an outage once (createRedisClient in main.ts), so only other errors are logged here. A queue
-  // without an error listener would print each one to stderr.
-  const onError = (queue: string) => (error: Error) => {
-    if (!isRedisConnectionError(error)) logger.error({ err: error, queue }, 'worker error');
-  };
-  for (const worker of [enrichment, ingest]) worker.on('error', onError(worker.name));
-  for (const queue of [queues.enrichment, queues.ingest]) queue.on('error', onError(queue.name));
+  logErrors(logger, [enrichment, ingest], queues);
 
   observeQueues([queues.enrichment, queues.ingest]);
   await Promise.all([enrichment.waitUntilReady(), ingest.waitUntilReady()]);
@@ -166,38 +222,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     runs,
     queues,
     workers: { enrichment, ingest },
-    health: async () => {
-      const [redisUp, esUp] = await Promise.all([
-        redis.ping().then(
-          () => true,
-          () => false,
-        ),
-        // Not ping(): HEAD / is not served by every distribution (the integ-test-zip answers 405).
-        elasticsearch.cluster.health({ timeout: '1s' }).then(
-          () => true,
-          () => false,
-        ),
-      ]);
-      const running = enrichment.isRunning() && ingest.isRunning();
-      return {
-        ok: redisUp && esUp && running,
-        checks: { redis: redisUp ? 'up' : 'down', elasticsearch: esUp ? 'up' : 'down', workers: running ? 'up' : 'down' },
-      };
-    },
-    close: async (timeoutMs = config.SHUTDOWN_TIMEOUT_MS) => {
-      const closing = Promise.all([enrichment.close(), ingest.close()]);
-      const timer = setTimeout(() => {
-        logger.warn('in-flight jobs did not finish in time; handing them back');
-        enrichment.cancelAllJobs('shutdown');
-        ingest.cancelAllJobs('shutdown');
-      }, timeoutMs);
-      try {
-        await closing;
-      } finally {
-        clearTimeout(timer);
-      }
-      await Promise.all([queues.enrichment.close(), queues.ingest.close()]);
-    },
+    health: () => healthOf(deps, [enrichment, ingest]),
+    close: (timeoutMs = config.SHUTDOWN_TIMEOUT_MS) => closeAll(deps, [enrichment, ingest], queues, timeoutMs),
   };
 }
 

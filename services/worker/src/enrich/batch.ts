@@ -101,6 +101,31 @@ export async function computeUpdates(
   }));
 }
 
+/** Record vectors for the rows whose text changed (or that have none of the current model). */
+async function addVectors(computed: ComputedRow[], deps: BatchDeps, ctx: EnrichContext): Promise<void> {
+  if (!deps.embedder) return;
+  const vectors = await embedStaleRows(computed, deps.embedder, ctx.asOf);
+  for (const c of computed) {
+    const embedding = vectors.get(c.row.id);
+    if (embedding) c.doc = { ...c.doc, embedding };
+  }
+}
+
+/**
+ * A re-ingest may have swapped the alias since the read: those writes landed in the old version.
+ * They move from written to conflicts, so the next round re-reads them through the alias and
+ * applies them again to the live one.
+ */
+async function retryStaleWrites(deps: BatchDeps, writes: RowWrite[], written: Awaited<ReturnType<typeof writeRows>>): Promise<void> {
+  if (written.written.length === 0) return;
+  const live = await currentIndex(deps.elasticsearch, deps.alias);
+  if (live === undefined) return;
+  const stale = new Set(writes.filter((w) => w.row.index !== live).map((w) => w.row.id));
+  if (stale.size === 0) return;
+  written.written = written.written.filter((id) => !stale.has(id));
+  written.conflicts.push(...stale);
+}
+
 const MAX_ROUNDS = 4;
 
 /**
@@ -155,13 +180,7 @@ export async function processBatch(deps: BatchDeps, data: EnrichBatchJobData, si
       tally(none, 'failed', read.invalid.length);
     }
     const computed = await computeUpdates(read.rows, deps, ctx);
-    if (deps.embedder) {
-      const vectors = await embedStaleRows(computed, deps.embedder, ctx.asOf);
-      for (const c of computed) {
-        const embedding = vectors.get(c.row.id);
-        if (embedding) c.doc = { ...c.doc, embedding };
-      }
-    }
+    await addVectors(computed, deps, ctx);
     const writes: RowWrite[] = [];
     const byId = new Map<string, ComputedRow>();
     for (const c of computed) {
@@ -176,18 +195,7 @@ export async function processBatch(deps: BatchDeps, data: EnrichBatchJobData, si
     // Past this point the work is written; an abort before it hands the batch back untouched.
     signal?.throwIfAborted();
     const written = await writeRows(deps.elasticsearch, writes);
-    if (written.written.length > 0) {
-      // A re-ingest may have swapped the alias since the read: those writes landed in the old
-      // version. Re-read them through the alias and apply again to the live one.
-      const live = await currentIndex(deps.elasticsearch, deps.alias);
-      if (live !== undefined) {
-        const stale = new Set(writes.filter((w) => w.row.index !== live).map((w) => w.row.id));
-        if (stale.size > 0) {
-          written.written = written.written.filter((id) => !stale.has(id));
-          written.conflicts.push(...stale);
-        }
-      }
-    }
+    await retryStaleWrites(deps, writes, written);
     for (const id of written.written) {
       const c = byId.get(id);
       tally(c?.changedBy ?? none, 'changed');
