@@ -132,6 +132,7 @@ describe.each(REVISIONS)('on $revision', ({ revision, options }) => {
         resources: { listChanged: false },
         prompts: { listChanged: false },
         completions: {},
+        extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
       });
     });
 

@@ -1,4 +1,4 @@
-import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
+import { EXTENSION_ID as MCP_APPS, RESOURCE_MIME_TYPE, registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import { InMemoryTransport, McpServer, type ListToolsResult } from '@modelcontextprotocol/server';
 import { toolSchema } from './tool-schema.ts';
 import type { SearchQuery as SearchParams } from '@fragrance/client';
@@ -98,7 +98,13 @@ function buildServer(ctx: ToolContext): McpServer {
       // logging: 2025-era clients may send logging/setLevel (the SDK answers {}); the server sends no
       // notifications/message at any level (quick reads, nothing for a client's log), so every level
       // is honoured, and a stateless server could not keep a level past its request anyway.
-      capabilities: { logging: {}, tools: { listChanged: false }, resources: { listChanged: false } },
+      // extensions: MCP Apps (SEP-1865): tools name ui:// views hosts may render (src/apps/).
+      capabilities: {
+        logging: {},
+        tools: { listChanged: false },
+        resources: { listChanged: false },
+        extensions: { [MCP_APPS]: { mimeTypes: [RESOURCE_MIME_TYPE] } },
+      },
       cacheHints: {
         'tools/list': LIST_CACHE_HINT,
         'resources/list': LIST_CACHE_HINT,
