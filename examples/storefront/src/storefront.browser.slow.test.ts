@@ -107,7 +107,7 @@ describe('the storefront in a real browser', () => {
   });
 
   /** A fresh page that works offline (anything but the storefront and the API is refused and remembered). */
-  async function openPage(origin: string, expectedErrors: RegExp | null = null): Promise<{ context: BrowserContext; page: Page }> {
+  async function openPage(address: string, expectedErrors: RegExp | null = null): Promise<{ context: BrowserContext; page: Page }> {
     const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     await context.route('**/*', async (route) => {
       const url = route.request().url();
@@ -121,7 +121,7 @@ describe('the storefront in a real browser', () => {
         consoleErrors.push(`${page.url()}: ${message.text()}`);
     });
     page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
-    await page.goto(origin);
+    await page.goto(address);
     return { context, page };
   }
 
@@ -261,6 +261,18 @@ describe('the storefront in a real browser', () => {
     expect(outside).toEqual([]);
     await context.close();
   }, 180_000);
+
+  it('a link to a page past the last shows the last page', async () => {
+    const { context, page } = await openPage(`${allowedOrigin}/?q=rose&page=80`);
+    const summary = page.locator('#results-summary');
+    await expect.poll(() => summary.textContent(), { timeout: 30_000 }).toMatch(/^\d+–(\d+) of \1 fragrances$/);
+    const pages = Number(/Page \d+ of (\d+)/.exec((await page.locator('#page-status').textContent()) ?? '')?.[1]);
+    expect(new URL(page.url()).searchParams.get('page')).toBe(String(pages));
+    expect(await page.locator('#results > li').count()).toBeGreaterThan(0);
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  }, 60_000);
 
   it('on a foreign origin: the API refuses the key and the page says so, naming the origin', async () => {
     const refused = /Failed to load resource: the server responded with a status of 403/;

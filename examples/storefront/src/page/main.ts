@@ -12,6 +12,7 @@ import {
   resultsSummary,
 } from './render.ts';
 import {
+  hasFilters,
   opened,
   onPage,
   pageInfo,
@@ -105,6 +106,13 @@ async function loadResults(focusHeading: boolean): Promise<void> {
   try {
     const answer = await api.search(params, controller.signal);
     if (controller.signal.aborted) return;
+    const last = pageInfo(answer.total, state.page).pages;
+    if (answer.data.length === 0 && state.page > last) {
+      // A page past the end (an old link, fewer hits since): show the last page instead.
+      state = onPage(state, last);
+      history.replaceState(null, '', hrefOf(state));
+      return void loadResults(focusHeading);
+    }
     shownSearch = key;
     clearFailure();
     const focused = document.activeElement instanceof HTMLInputElement ? document.activeElement.dataset : null;
@@ -115,8 +123,7 @@ async function loadResults(focusHeading: boolean): Promise<void> {
     );
     results.replaceChildren(...renderResults(answer.data, (id) => hrefOf(opened(state, id))));
     facetsBox.replaceChildren(...renderFacets(answer.facets, state));
-    byId('clear-filters', HTMLElement).hidden =
-      state.brand === null && state.concentration === null && state.notes.length === 0 && state.seasons.length === 0;
+    byId('clear-filters', HTMLElement).hidden = !hasFilters(state);
     renderPager(answer.total);
     // A facet that was just ticked is drawn anew: give it its focus back.
     if (focused?.facet !== undefined) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   EMPTY_STATE,
+  hasFilters,
   isFiltered,
   maxPage,
   onPage,
@@ -121,6 +122,9 @@ describe('refining a search', () => {
     const cleared = withoutFilters(filtered);
     expect(cleared).toEqual({ ...EMPTY_STATE, query: 'amber' });
     expect(isFiltered(EMPTY_STATE)).toBe(false);
+    expect(hasFilters(filtered)).toBe(true);
+    expect(hasFilters(cleared)).toBe(false);
+    expect(isFiltered(cleared)).toBe(true);
   });
 
   it('keeps the search when a page or a detail card changes', () => {

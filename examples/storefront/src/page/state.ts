@@ -102,9 +102,14 @@ export function searchParams(state: StoreState, pageSize = PAGE_SIZE): URLSearch
   return params;
 }
 
+/** True when a facet filter is set. */
+export function hasFilters(state: StoreState): boolean {
+  return state.brand !== null || state.concentration !== null || state.notes.length > 0 || state.seasons.length > 0;
+}
+
 /** True when the shopper searched or filtered (rather than looking at the popular list). */
 export function isFiltered(state: StoreState): boolean {
-  return state.query !== '' || state.brand !== null || state.concentration !== null || state.notes.length > 0 || state.seasons.length > 0;
+  return state.query !== '' || hasFilters(state);
 }
 
 export interface PageInfo {
