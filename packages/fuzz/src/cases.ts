@@ -150,20 +150,21 @@ function validCase(operation: Operation, context: FuzzContext): fc.Arbitrary<Fuz
   }));
 }
 
-/** One mutation of a valid request to `operation`. */
-function mutatedCase(operation: Operation, context: FuzzContext): fc.Arbitrary<FuzzCase> {
-  const { basePath } = context.model;
-  const knownId = context.knownIds.length > 0 ? fc.constantFrom(...context.knownIds) : fc.uuid();
-  const base = fc.tuple(knownId, validPairs(operation, context));
-  const make = (kind: string, expect: Expectation, target: string, headers = headersFor(operation, context)): FuzzCase => ({
-    kind,
-    expect,
-    operation,
-    target,
-    headers,
-  });
-  const params = queryParams(operation);
-  const mutations: fc.Arbitrary<FuzzCase>[] = [
+/** What every mutation of one operation's valid requests shares. */
+interface Mutating {
+  operation: Operation;
+  context: FuzzContext;
+  knownId: fc.Arbitrary<string>;
+  /** A known id and valid query pairs: the valid request each mutation starts from. */
+  base: fc.Arbitrary<[string, [string, string][]]>;
+  make: (kind: string, expect: Expectation, target: string, headers?: Record<string, string>) => FuzzCase;
+  /** The path (with `id`) and the query of `pairs`. */
+  target: (id: string, pairs: [string, string][]) => string;
+}
+
+/** Odd but harmless headers on a valid request. */
+function headerMutations({ operation, context, base, make, target }: Mutating): fc.Arbitrary<FuzzCase>[] {
+  return [
     fc
       .tuple(
         base,
@@ -177,105 +178,104 @@ function mutatedCase(operation: Operation, context: FuzzContext): fc.Arbitrary<F
         ),
       )
       .map(([[id, pairs], [name, value]]) =>
-        make('odd_header', 'either', `${fillPath(operation, basePath, id, context.vocabulary)}${queryOf(pairs)}`, {
-          ...headersFor(operation, context),
-          [name]: value,
-        }),
+        make('odd_header', 'either', target(id, pairs), { ...headersFor(operation, context), [name]: value }),
       ),
   ];
-  // Only keyed routes refuse unknown parameters: the document is a static file, and a query
-  // string on it (cache busting) is ignored like on any static file.
-  if (operation.needsKey) {
-    mutations.push(
-      fc
-        .tuple(base, fc.oneof(fc.constantFrom(...SUSPICIOUS_NAMES), fc.stringMatching(/^[a-z_]{1,12}$/)))
-        .filter(([, name]) => !operation.parameters.some((p) => p.name === name))
-        .map(([[id, pairs], name]) =>
-          make('unknown_param', 'reject', `${fillPath(operation, basePath, id, context.vocabulary)}${queryOf([...pairs, [name, '1']])}`),
+}
+
+/**
+ * Only keyed routes refuse unknown parameters (the document is a static file, and a query string
+ * on it, cache busting, is ignored like on any static file); and only they check credentials.
+ */
+function keyedMutations({ operation, context, knownId, base, make, target }: Mutating): fc.Arbitrary<FuzzCase>[] {
+  if (!operation.needsKey) return [];
+  const { basePath } = context.model;
+  return [
+    fc
+      .tuple(base, fc.oneof(fc.constantFrom(...SUSPICIOUS_NAMES), fc.stringMatching(/^[a-z_]{1,12}$/)))
+      .filter(([, name]) => !operation.parameters.some((p) => p.name === name))
+      .map(([[id, pairs], name]) => make('unknown_param', 'reject', target(id, [...pairs, [name, '1']]))),
+    fc
+      .tuple(knownId, fc.constantFrom('Bearer', 'Basic dXNlcjpwYXNz', 'Bearer fcs_', `Bearer ${context.apiKey}x`, 'bearer', ''))
+      .map(([id, authorization]) =>
+        make('bad_credentials', 'reject', fillPath(operation, basePath, id, context.vocabulary), authorization ? { authorization } : {}),
+      ),
+  ];
+}
+
+/** A parameter repeated, given a hostile string, or badly percent-encoded. */
+function paramMutations({ operation, context, base, make, target }: Mutating): fc.Arbitrary<FuzzCase>[] {
+  const params = queryParams(operation);
+  if (params.length === 0) return [];
+  const param = fc.constantFrom(...params);
+  const { basePath } = context.model;
+  return [
+    fc
+      .tuple(base, param)
+      .chain(([b, p]) => validValue(p, context).map((value) => [b, p, value] as const))
+      .map(([[id, pairs], p, value]) => make('repeated_param', 'reject', target(id, [...pairs, [p.name, value], [p.name, value]]))),
+    fc
+      .tuple(base, param, fc.constantFrom(...HOSTILE))
+      .map(([[id, pairs], p, value]) =>
+        make('hostile_string', 'either', target(id, [...pairs.filter(([k]) => k !== p.name), [p.name, value]])),
+      ),
+    fc
+      .tuple(base, param, fc.constantFrom('%zz', '%C3%28', '%', '%00', '%E0%A4%A'))
+      .map(([[id, pairs], p, raw]) =>
+        make(
+          'bad_encoding',
+          'either',
+          `${fillPath(operation, basePath, id, context.vocabulary)}${queryOf(pairs.filter(([k]) => k !== p.name))}${pairs.length > 0 ? '&' : '?'}${p.name}=${raw}`,
         ),
-      fc
-        .tuple(knownId, fc.constantFrom('Bearer', 'Basic dXNlcjpwYXNz', 'Bearer fcs_', `Bearer ${context.apiKey}x`, 'bearer', ''))
-        .map(([id, authorization]) =>
-          make('bad_credentials', 'reject', fillPath(operation, basePath, id, context.vocabulary), authorization ? { authorization } : {}),
-        ),
-    );
-  }
-  if (params.length > 0) {
-    const param = fc.constantFrom(...params);
-    mutations.push(
-      fc
-        .tuple(base, param)
-        .chain(([b, p]) => validValue(p, context).map((value) => [b, p, value] as const))
-        .map(([[id, pairs], p, value]) =>
-          make(
-            'repeated_param',
-            'reject',
-            `${fillPath(operation, basePath, id, context.vocabulary)}${queryOf([...pairs, [p.name, value], [p.name, value]])}`,
-          ),
-        ),
-      fc
-        .tuple(base, param, fc.constantFrom(...HOSTILE))
-        .map(([[id, pairs], p, value]) =>
-          make(
-            'hostile_string',
-            'either',
-            `${fillPath(operation, basePath, id, context.vocabulary)}${queryOf([...pairs.filter(([k]) => k !== p.name), [p.name, value]])}`,
-          ),
-        ),
-      fc
-        .tuple(base, param, fc.constantFrom('%zz', '%C3%28', '%', '%00', '%E0%A4%A'))
-        .map(([[id, pairs], p, raw]) =>
-          make(
-            'bad_encoding',
-            'either',
-            `${fillPath(operation, basePath, id, context.vocabulary)}${queryOf(pairs.filter(([k]) => k !== p.name))}${pairs.length > 0 ? '&' : '?'}${p.name}=${raw}`,
-          ),
-        ),
-    );
-    const typed = params.filter(
-      (p) => p.schema.enum !== undefined || p.schema.type === 'integer' || p.schema.type === 'number' || p.schema.type === 'boolean',
-    );
-    if (typed.length > 0) {
-      mutations.push(
-        fc
-          .tuple(
-            base,
-            fc.constantFrom(...typed),
-            fc.constantFrom('abc', '1.5', '1e3', '0x10', '', ' 1', '١٢', '9999999999', 'true1', 'zzz-not-a-value'),
-          )
-          // A number parameter (rating_min) takes decimals: 1.5 is a valid value there.
-          .filter(([, p, value]) => !(p.schema.type === 'number' && value === '1.5'))
-          .map(([[id, pairs], p, value]) =>
-            make(
-              'wrong_type',
-              'reject',
-              `${fillPath(operation, basePath, id, context.vocabulary)}${queryOf([...pairs.filter(([k]) => k !== p.name), [p.name, value]])}`,
-            ),
-          ),
-      );
-    }
-    const bounded = params.filter(
-      (p) => p.schema.minimum !== undefined || p.schema.maximum !== undefined || p.schema.maxLength !== undefined,
-    );
-    if (bounded.length > 0) {
-      mutations.push(
-        fc.tuple(base, fc.constantFrom(...bounded), fc.integer({ min: 1, max: 1_000_000 })).map(([[id, pairs], p, by]) => {
-          const { minimum, maximum, maxLength } = p.schema;
-          const value =
-            maxLength !== undefined && p.schema.type !== 'integer'
-              ? 'x'.repeat(maxLength + 1)
-              : maximum !== undefined && (by % 2 === 0 || minimum === undefined)
-                ? String(maximum + by)
-                : String((minimum ?? 0) - by);
-          return make(
-            'out_of_range',
-            'reject',
-            `${fillPath(operation, basePath, id, context.vocabulary)}${queryOf([...pairs.filter(([k]) => k !== p.name), [p.name, value]])}`,
-          );
-        }),
-      );
-    }
-  }
+      ),
+  ];
+}
+
+/** A value of the wrong type for a typed parameter (enum, integer, number, boolean). */
+function wrongTypeMutations({ operation, base, make, target }: Mutating): fc.Arbitrary<FuzzCase>[] {
+  const typed = queryParams(operation).filter(
+    (p) => p.schema.enum !== undefined || p.schema.type === 'integer' || p.schema.type === 'number' || p.schema.type === 'boolean',
+  );
+  if (typed.length === 0) return [];
+  return [
+    fc
+      .tuple(
+        base,
+        fc.constantFrom(...typed),
+        fc.constantFrom('abc', '1.5', '1e3', '0x10', '', ' 1', '١٢', '9999999999', 'true1', 'zzz-not-a-value'),
+      )
+      // A number parameter (rating_min) takes decimals: 1.5 is a valid value there.
+      .filter(([, p, value]) => !(p.schema.type === 'number' && value === '1.5'))
+      .map(([[id, pairs], p, value]) =>
+        make('wrong_type', 'reject', target(id, [...pairs.filter(([k]) => k !== p.name), [p.name, value]])),
+      ),
+  ];
+}
+
+/** A value just past a bounded parameter's minimum, maximum or maximum length. */
+function outOfRangeMutations({ operation, base, make, target }: Mutating): fc.Arbitrary<FuzzCase>[] {
+  const bounded = queryParams(operation).filter(
+    (p) => p.schema.minimum !== undefined || p.schema.maximum !== undefined || p.schema.maxLength !== undefined,
+  );
+  if (bounded.length === 0) return [];
+  return [
+    fc.tuple(base, fc.constantFrom(...bounded), fc.integer({ min: 1, max: 1_000_000 })).map(([[id, pairs], p, by]) => {
+      const { minimum, maximum, maxLength } = p.schema;
+      const value =
+        maxLength !== undefined && p.schema.type !== 'integer'
+          ? 'x'.repeat(maxLength + 1)
+          : maximum !== undefined && (by % 2 === 0 || minimum === undefined)
+            ? String(maximum + by)
+            : String((minimum ?? 0) - by);
+      return make('out_of_range', 'reject', target(id, [...pairs.filter(([k]) => k !== p.name), [p.name, value]]));
+    }),
+  ];
+}
+
+/** A tampered cursor, and unknown or malformed path ids. */
+function cursorAndIdMutations({ operation, context, make }: Mutating): fc.Arbitrary<FuzzCase>[] {
+  const { basePath } = context.model;
+  const mutations: fc.Arbitrary<FuzzCase>[] = [];
   if (operation.parameters.some((p) => p.name === 'cursor')) {
     mutations.push(
       fc
@@ -305,7 +305,28 @@ function mutatedCase(operation: Operation, context: FuzzContext): fc.Arbitrary<F
         .map((raw) => make('bad_id', 'reject', `${basePath}${operation.path.replace(/\{\w+\}/g, raw)}`)),
     );
   }
-  return fc.oneof(...mutations);
+  return mutations;
+}
+
+/** One mutation of a valid request to `operation`. */
+function mutatedCase(operation: Operation, context: FuzzContext): fc.Arbitrary<FuzzCase> {
+  const knownId = context.knownIds.length > 0 ? fc.constantFrom(...context.knownIds) : fc.uuid();
+  const mutating: Mutating = {
+    operation,
+    context,
+    knownId,
+    base: fc.tuple(knownId, validPairs(operation, context)),
+    make: (kind, expect, target, headers = headersFor(operation, context)) => ({ kind, expect, operation, target, headers }),
+    target: (id, pairs) => `${fillPath(operation, context.model.basePath, id, context.vocabulary)}${queryOf(pairs)}`,
+  };
+  return fc.oneof(
+    ...headerMutations(mutating),
+    ...keyedMutations(mutating),
+    ...paramMutations(mutating),
+    ...wrongTypeMutations(mutating),
+    ...outOfRangeMutations(mutating),
+    ...cursorAndIdMutations(mutating),
+  );
 }
 
 /** Edits of a real cursor that must each be refused: re-signed payloads, truncation, garbage. */

@@ -122,135 +122,154 @@ export interface RunStore {
   list(limit?: number): Promise<RunSummary[]>;
 }
 
-/** Run summaries in Redis under `<prefix>:runs*` (prefix defaults to the BullMQ prefix). */
-export function createRunStore(options: { redis: Redis; prefix: string }): RunStore {
-  const { redis, prefix } = options;
-  const keys = {
-    current: `${prefix}:runs:current`,
-    index: `${prefix}:runs`,
-    hash: (id: string) => `${prefix}:runs:${id}`,
-    batches: (id: string) => `${prefix}:runs:${id}:batches`,
-    plan: (id: string) => `${prefix}:runs:${id}:plan`,
-  };
-  const runScript = runScriptsOf(redis);
-  const runKeys = (id: string) => [keys.hash(id), keys.batches(id), keys.current, keys.plan(id)];
+/** The counters a batch adds to its run, as HINCRBY field/amount pairs. */
+function batchIncrements(result: BatchResult): (string | number)[] {
+  const increments: (string | number)[] = [
+    'rows_seen',
+    result.seen,
+    'changed',
+    result.changed,
+    'unchanged',
+    result.unchanged,
+    'failed',
+    result.failed,
+    'conflicts',
+    result.conflicts,
+  ];
+  for (const [name, counts] of Object.entries(result.per_enricher)) {
+    increments.push(`e:${name}:changed`, counts.changed, `e:${name}:unchanged`, counts.unchanged, `e:${name}:failed`, counts.failed);
+  }
+  return increments;
+}
 
-  const get = async (id: string): Promise<RunSummary | undefined> => {
-    const hash = await redis.hgetall(keys.hash(id));
+class RedisRunStore implements RunStore {
+  private readonly redis: Redis;
+  private readonly keys;
+  private readonly runScript: ReturnType<typeof runScriptsOf>;
+
+  constructor({ redis, prefix }: { redis: Redis; prefix: string }) {
+    this.redis = redis;
+    this.keys = {
+      current: `${prefix}:runs:current`,
+      index: `${prefix}:runs`,
+      hash: (id: string) => `${prefix}:runs:${id}`,
+      batches: (id: string) => `${prefix}:runs:${id}:batches`,
+      plan: (id: string) => `${prefix}:runs:${id}:plan`,
+    };
+    this.runScript = runScriptsOf(redis);
+  }
+
+  private runKeys(id: string): string[] {
+    return [this.keys.hash(id), this.keys.batches(id), this.keys.current, this.keys.plan(id)];
+  }
+
+  /** An arrow, so `runs.get` may be passed around on its own. */
+  readonly get = async (id: string): Promise<RunSummary | undefined> => {
+    const hash = await this.redis.hgetall(this.keys.hash(id));
     return Object.keys(hash).length === 0 ? undefined : parseSummary(id, hash);
   };
 
-  return {
-    async begin(run) {
-      const startedMs = Date.now();
-      const fields = {
-        trigger: run.trigger,
-        full: run.full ? '1' : '0',
-        status: 'planning',
-        as_of: run.as_of,
-        started_at: new Date(startedMs).toISOString(),
-      };
-      const current = await runScript<string>(
-        'fcsRunBegin',
-        keys.current,
-        keys.hash(run.id),
-        keys.index,
-        run.id,
-        CURRENT_TTL_SECONDS,
-        startedMs,
-        ...Object.entries(fields).flat(),
-      );
-      if (current !== '') return { started: false, current };
-      await trimHistory();
-      const summary = await get(run.id);
-      if (!summary) throw new Error(`run ${run.id} vanished while starting`);
-      return { started: true, summary };
-    },
-
-    async savePlan(id, plan) {
-      const tx = redis.multi().del(keys.plan(id));
-      for (const batch of plan.batches) tx.rpush(keys.plan(id), JSON.stringify(batch));
-      tx.hset(keys.hash(id), {
-        rows_total: plan.rows_total,
-        batches_total: plan.batches.length,
-        au_unmatched_offers: plan.au_unmatched_offers,
-        au_unmatched_sample: JSON.stringify(plan.au_unmatched_sample),
-      });
-      const results = await tx.exec();
-      const failure = results?.find(([error]) => error);
-      if (failure?.[0]) throw failure[0];
-    },
-
-    async loadPlan(id) {
-      // savePlan writes the list and its length in one MULTI, so a matching pair is a whole plan.
-      const [total, batches] = await Promise.all([redis.hget(keys.hash(id), 'batches_total'), redis.lrange(keys.plan(id), 0, -1)]);
-      if (total === null || batches.length !== Number(total)) return undefined;
-      return batches.map((b) => JSON.parse(b) as string[]);
-    },
-
-    async markPlanned(id) {
-      const finished = await runScript<number>(
-        'fcsRunMarkPlanned',
-        ...runKeys(id),
-        id,
-        new Date().toISOString(),
-        FINISHED_PLAN_TTL_SECONDS,
-      );
-      return finished === 1;
-    },
-
-    async recordBatch(id, batchNo, outcome, result) {
-      const increments: (string | number)[] = [
-        'rows_seen',
-        result.seen,
-        'changed',
-        result.changed,
-        'unchanged',
-        result.unchanged,
-        'failed',
-        result.failed,
-        'conflicts',
-        result.conflicts,
-      ];
-      for (const [name, counts] of Object.entries(result.per_enricher)) {
-        increments.push(`e:${name}:changed`, counts.changed, `e:${name}:unchanged`, counts.unchanged, `e:${name}:failed`, counts.failed);
-      }
-      const outcomeCode = await runScript<number>(
-        'fcsRunRecordBatch',
-        ...runKeys(id),
-        id,
-        batchNo,
-        outcome,
-        new Date().toISOString(),
-        CURRENT_TTL_SECONDS,
-        FINISHED_PLAN_TTL_SECONDS,
-        ...increments,
-      );
-      return outcomeCode === 1;
-    },
-
-    async fail(id, error) {
-      await runScript('fcsRunFail', keys.hash(id), keys.current, id, new Date().toISOString(), error.slice(0, 500));
-    },
-
-    get,
-
-    async current() {
-      const id = await redis.get(keys.current);
-      return id ? get(id) : undefined;
-    },
-
-    async list(limit = 10) {
-      const ids = await redis.zrevrange(keys.index, 0, limit - 1);
-      const runs = await Promise.all(ids.map(get));
-      return runs.filter((r): r is RunSummary => r !== undefined);
-    },
-  };
-
-  async function trimHistory(): Promise<void> {
-    const old = await redis.zrevrange(keys.index, HISTORY, -1);
-    if (old.length === 0) return;
-    await redis.unlink(...old.flatMap((id) => [keys.hash(id), keys.batches(id), keys.plan(id)]));
-    await redis.zrem(keys.index, ...old);
+  async begin(run: { id: string; trigger: RunTrigger; full: boolean; as_of: string }): Promise<BeginResult> {
+    const startedMs = Date.now();
+    const fields = {
+      trigger: run.trigger,
+      full: run.full ? '1' : '0',
+      status: 'planning',
+      as_of: run.as_of,
+      started_at: new Date(startedMs).toISOString(),
+    };
+    const { keys } = this;
+    const current = await this.runScript<string>(
+      'fcsRunBegin',
+      keys.current,
+      keys.hash(run.id),
+      keys.index,
+      run.id,
+      CURRENT_TTL_SECONDS,
+      startedMs,
+      ...Object.entries(fields).flat(),
+    );
+    if (current !== '') return { started: false, current };
+    await this.trimHistory();
+    const summary = await this.get(run.id);
+    if (!summary) throw new Error(`run ${run.id} vanished while starting`);
+    return { started: true, summary };
   }
+
+  async savePlan(id: string, plan: RunPlan): Promise<void> {
+    const tx = this.redis.multi().del(this.keys.plan(id));
+    for (const batch of plan.batches) tx.rpush(this.keys.plan(id), JSON.stringify(batch));
+    tx.hset(this.keys.hash(id), {
+      rows_total: plan.rows_total,
+      batches_total: plan.batches.length,
+      au_unmatched_offers: plan.au_unmatched_offers,
+      au_unmatched_sample: JSON.stringify(plan.au_unmatched_sample),
+    });
+    const results = await tx.exec();
+    const failure = results?.find(([error]) => error);
+    if (failure?.[0]) throw failure[0];
+  }
+
+  async loadPlan(id: string): Promise<string[][] | undefined> {
+    // savePlan writes the list and its length in one MULTI, so a matching pair is a whole plan.
+    const [total, batches] = await Promise.all([
+      this.redis.hget(this.keys.hash(id), 'batches_total'),
+      this.redis.lrange(this.keys.plan(id), 0, -1),
+    ]);
+    if (total === null || batches.length !== Number(total)) return undefined;
+    return batches.map((b) => JSON.parse(b) as string[]);
+  }
+
+  async markPlanned(id: string): Promise<boolean> {
+    const finished = await this.runScript<number>(
+      'fcsRunMarkPlanned',
+      ...this.runKeys(id),
+      id,
+      new Date().toISOString(),
+      FINISHED_PLAN_TTL_SECONDS,
+    );
+    return finished === 1;
+  }
+
+  async recordBatch(id: string, batchNo: number, outcome: 'done' | 'failed', result: BatchResult): Promise<boolean> {
+    const outcomeCode = await this.runScript<number>(
+      'fcsRunRecordBatch',
+      ...this.runKeys(id),
+      id,
+      batchNo,
+      outcome,
+      new Date().toISOString(),
+      CURRENT_TTL_SECONDS,
+      FINISHED_PLAN_TTL_SECONDS,
+      ...batchIncrements(result),
+    );
+    return outcomeCode === 1;
+  }
+
+  async fail(id: string, error: string): Promise<void> {
+    await this.runScript('fcsRunFail', this.keys.hash(id), this.keys.current, id, new Date().toISOString(), error.slice(0, 500));
+  }
+
+  async current(): Promise<RunSummary | undefined> {
+    const id = await this.redis.get(this.keys.current);
+    return id ? this.get(id) : undefined;
+  }
+
+  async list(limit = 10): Promise<RunSummary[]> {
+    const ids = await this.redis.zrevrange(this.keys.index, 0, limit - 1);
+    const runs = await Promise.all(ids.map(this.get));
+    return runs.filter((r): r is RunSummary => r !== undefined);
+  }
+
+  private async trimHistory(): Promise<void> {
+    const old = await this.redis.zrevrange(this.keys.index, HISTORY, -1);
+    if (old.length === 0) return;
+    await this.redis.unlink(...old.flatMap((id) => [this.keys.hash(id), this.keys.batches(id), this.keys.plan(id)]));
+    await this.redis.zrem(this.keys.index, ...old);
+  }
+}
+
+/** Run summaries in Redis under `<prefix>:runs*` (prefix defaults to the BullMQ prefix). */
+export function createRunStore(options: { redis: Redis; prefix: string }): RunStore {
+  return new RedisRunStore(options);
 }
