@@ -207,7 +207,7 @@ afterAll(async () => {
 async function showTool(
   name: string,
   args: Record<string, unknown>,
-  theme: keyof typeof THEMES,
+  theme: keyof typeof THEMES | McpUiHostContext,
 ): Promise<{ frame: Frame; result: CallToolResult }> {
   const tool = tools.find((t) => t.name === name)!;
   const uri = getToolUiResourceUri(tool);
@@ -224,7 +224,7 @@ async function showTool(
     toolName: name,
     toolInput: args,
     toolResult: result,
-    hostContext: THEMES[theme],
+    hostContext: typeof theme === 'string' ? THEMES[theme] : theme,
   };
   await page.evaluate((o: unknown) => (globalThis as unknown as { fcsHost: { show(o: unknown): Promise<void> } }).fcsHost.show(o), options);
   const srcdoc = () => page.frames().find((f) => f.url() === 'about:srcdoc');
@@ -363,6 +363,36 @@ describe('MCP App views in a real browser, from real tool results', () => {
     expect(titles).toEqual(hits.map((h, i) => `${i + 1}. ${h.name}`));
     expect((await colours(frame)).contrast).toBeGreaterThanOrEqual(7);
     await page.locator('iframe#view').screenshot({ path: join(IMAGES, `mcp-app-results-${theme}.png`) });
+  });
+
+  it("follows the host's CSS variables when it sends them, and the reader's colour scheme when it sends no theme", async () => {
+    // Host variables win over the view's own palette.
+    // A host sends the variables it defines; the type lists every key the spec names.
+    const variables = { '--color-background-primary': 'rgb(255, 248, 231)', '--color-text-primary': 'rgb(40, 20, 10)' } as Partial<
+      Record<string, string>
+    > as NonNullable<NonNullable<McpUiHostContext['styles']>['variables']>;
+    const styled: McpUiHostContext = { ...THEMES.light, styles: { variables } };
+    let { frame } = await showTool('get_fragrance', { id: HERO.id }, styled);
+    expect(
+      await frame.evaluate(() => {
+        const g = globalThis as unknown as {
+          getComputedStyle(e: unknown): { backgroundColor: string; color: string };
+          document: { body: unknown };
+        };
+        const body = g.getComputedStyle(g.document.body);
+        return [body.backgroundColor, body.color];
+      }),
+    ).toEqual(['rgb(255, 248, 231)', 'rgb(40, 20, 10)']);
+    // No theme from the host: prefers-color-scheme decides.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    try {
+      ({ frame } = await showTool('get_fragrance', { id: HERO.id }, { displayMode: 'inline' }));
+      const dark = await colours(frame);
+      expect(dark.background).toBeLessThan(0.05);
+      expect(dark.contrast).toBeGreaterThanOrEqual(7);
+    } finally {
+      await page.emulateMedia({ colorScheme: 'light' });
+    }
   });
 
   it('made no network request from any view, and its CSP refuses one', async () => {
