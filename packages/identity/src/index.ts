@@ -1,5 +1,5 @@
 export type { ScryptParams } from './password.ts';
-export { RevocationStore, type RevocableClaims } from './revocation.ts';
+export { RevocationStore, revokedBy, type RevocableClaims, type RevocationSnapshot } from './revocation.ts';
 export { LoginThrottle } from './throttle.ts';
 export { IdentityError, MIN_PASSWORD_LENGTH, UserStore, type User } from './users.ts';
 export { KeyStore, type SigningJwk } from './signing-keys.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { RevocationStore } from './revocation.ts';
+import { RevocationStore, revokedBy, type RevocableClaims } from './revocation.ts';
 
 let t: TestRedis;
 let store: RevocationStore;
@@ -45,5 +45,26 @@ describe('RevocationStore', () => {
   it('rejects empty ids', async () => {
     await expect(store.revokeGrant('', 10)).rejects.toThrow(TypeError);
     await expect(store.revokeUser('')).rejects.toThrow(TypeError);
+  });
+
+  it('takes a snapshot of every record that decides like Redis does (revokedBy)', async () => {
+    await store.revokeGrant('g-snap', 120);
+    await store.revokeUser('u-snap');
+    const snapshot = await store.snapshot();
+    expect(snapshot.grants.has('g-snap')).toBe(true);
+    expect(snapshot.users.has('u-snap')).toBe(true);
+    const decide = (claims: RevocableClaims) =>
+      revokedBy(claims, {
+        grant: claims.gid ? snapshot.grants.get(claims.gid) : null,
+        user: claims.sub ? snapshot.users.get(claims.sub) : null,
+      });
+    for (const claims of [
+      { gid: 'g-snap', sub: 'u-other', iat: now() },
+      { gid: 'g-other', sub: 'u-snap', iat: now() - 60 },
+      { gid: 'g-other', sub: 'u-snap', iat: now() + 60 },
+      { gid: 'g-other', sub: 'u-other', iat: now() },
+      { sub: 'u-snap' },
+    ])
+      expect(decide(claims)).toBe(await store.isRevoked(claims));
   });
 });

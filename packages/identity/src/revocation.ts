@@ -12,6 +12,32 @@ export interface RevocableClaims {
   iat?: number;
 }
 
+/** The records that could revoke a token: its grant's and its subject's (values as stored, null when none). */
+export interface RevocationRecords {
+  grant?: string | null;
+  user?: string | null;
+}
+
+/**
+ * Whether `records` revoke a token with `claims`: its grant is revoked, or its subject was revoked
+ * at or after `iat`. The one rule, for Redis's records and for a local copy of them alike.
+ */
+export function revokedBy(claims: RevocableClaims, records: RevocationRecords): boolean {
+  if (claims.gid && records.grant != null) return true;
+  const revokedAt = claims.sub ? records.user : null;
+  if (revokedAt == null) return false;
+  // iat has second precision: a token from the same second as the revocation counts as revoked
+  // (err on the safe side). A token without iat cannot be shown to be newer.
+  if (typeof claims.iat !== 'number') return true;
+  return claims.iat * 1000 <= Number(revokedAt);
+}
+
+/** Every revocation record at one moment: grant id → value, subject → revocation time (ms). */
+export interface RevocationSnapshot {
+  grants: Map<string, string>;
+  users: Map<string, string>;
+}
+
 /**
  * Revocation records for JWT access tokens. The authorization server cannot recall a JWT it
  * has issued, so it writes a record here when a grant is revoked (refresh-token reuse,
@@ -61,19 +87,28 @@ export class RevocationStore {
     if (claims.sub) keys.push(this.userKey(claims.sub));
     if (keys.length === 0) return false;
     const values = await this.#redis.mget(...keys);
-    let index = 0;
-    if (claims.gid) {
-      if (values[index++] != null) return true;
+    return revokedBy(claims, { grant: claims.gid ? values[0] : null, user: claims.sub ? values[claims.gid ? 1 : 0] : null });
+  }
+
+  /**
+   * Every record now (SCAN + MGET in batches): what a reader keeps locally to decide while Redis
+   * is unreachable. A record that expires or is written during the scan may be missed or seen.
+   */
+  async snapshot(): Promise<RevocationSnapshot> {
+    const grantPrefix = this.grantKey('');
+    const userPrefix = this.userKey('');
+    const snapshot: RevocationSnapshot = { grants: new Map(), users: new Map() };
+    const stream = this.#redis.scanStream({ match: `${this.#prefix}revoked:*`, count: 1_000 });
+    for await (const keys of stream as AsyncIterable<string[]>) {
+      if (keys.length === 0) continue;
+      const values = await this.#redis.mget(...keys);
+      keys.forEach((key, i) => {
+        const value = values[i];
+        if (value == null) return;
+        if (key.startsWith(grantPrefix)) snapshot.grants.set(key.slice(grantPrefix.length), value);
+        else if (key.startsWith(userPrefix)) snapshot.users.set(key.slice(userPrefix.length), value);
+      });
     }
-    if (claims.sub) {
-      const revokedAt = values[index];
-      if (revokedAt != null) {
-        // iat has second precision: a token from the same second as the revocation counts as
-        // revoked (err on the safe side). A token without iat cannot be shown to be newer.
-        if (typeof claims.iat !== 'number') return true;
-        return claims.iat * 1000 <= Number(revokedAt);
-      }
-    }
-    return false;
+    return snapshot;
   }
 }
