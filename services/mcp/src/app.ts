@@ -23,12 +23,27 @@ export interface McpDeps {
   catalogue: Catalogue;
   /** Draining state for /health/ready (main.ts shares it with serve()); a fresh one when absent. */
   lifecycle?: Lifecycle;
+  /**
+   * Whether tokens can be checked without Redis right now (the revocation copy is recent): the
+   * instance then stays ready while Redis is away. Absent: readiness needs Redis.
+   */
+  revocations?: { usable(): boolean };
   /** Records the last use of each grant (GrantStore); absent in tests that do not look. */
   usage?: { recordUse(grantId: string): Promise<void> };
 }
 
 /** The MCP resource server, built from its dependencies so tests can run it without main.ts. */
-export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue, usage, lifecycle = new Lifecycle() }: McpDeps): Express {
+export function buildApp({
+  config,
+  logger,
+  redis,
+  verify,
+  rateLimiter,
+  catalogue,
+  usage,
+  revocations,
+  lifecycle = new Lifecycle(),
+}: McpDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // /mcp is served by middleware (the SDK's transport), not an express route: labelled by its mount.
@@ -43,8 +58,17 @@ export function buildApp({ config, logger, redis, verify, rateLimiter, catalogue
     res.status(redisUp ? 200 : 503).json({ status: redisUp ? 'ok' : 'degraded', dependencies: { redis: redisUp ? 'up' : 'down' } });
   });
 
-  // Ready needs Redis (revocations, rate limit); the catalogue sits behind the load balancer.
-  app.use(probeRoutes({ lifecycle, required: { redis: async () => void (await redis.ping()) }, timeoutMs: 1_000 }));
+  // Ready needs Redis (revocations, rate limit), or a recent copy of the revocations to answer
+  // without it (every instance is in the same state during an outage); the catalogue sits behind
+  // the load balancer.
+  const redisOrCopy = async () => {
+    try {
+      await redis.ping();
+    } catch (error) {
+      if (!revocations?.usable()) throw error;
+    }
+  };
+  app.use(probeRoutes({ lifecycle, required: { redis: redisOrCopy }, timeoutMs: 1_000 }));
 
   app.use(
     resourceMetadataRoutes({

@@ -55,6 +55,13 @@ const McpConfigShape = z.object({
   /** Per-user token bucket: sustained MCP requests per minute, and the burst on top. */
   MCP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
   MCP_RATE_LIMIT_BURST: z.coerce.number().int().positive().default(60),
+  /** How often the local copy of the revocation records is read again from Redis (the bound for a revocation to reach it). */
+  REVOCATION_SYNC_MS: millis(5_000),
+  /**
+   * While Redis is unreachable, tokens are checked against the local copy of the revocation
+   * records for at most this long after its last sync; then requests fail with 503.
+   */
+  REVOCATION_COPY_MAX_AGE_MS: millis(30_000),
 });
 
 export const McpConfig = McpConfigShape.superRefine((c, ctx) => {
