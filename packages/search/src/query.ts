@@ -104,6 +104,9 @@ const EXACT_NAME_BOOST = 30;
  */
 export const ONE_WORD_NAME_BONUS = 1;
 
+/** The whole name (or brand and name) one edit from the query. */
+const MISSPELT_NAME_BOOST = 3;
+
 /** Free-text relevance: every word must match somewhere (recallQuery), the name counts most. */
 function textQuery(key: string): { filter: estypes.QueryDslQueryContainer[]; should: estypes.QueryDslQueryContainer[] } {
   const variants = queryVariants(key);
@@ -167,6 +170,23 @@ function textQuery(key: string): { filter: estypes.QueryDslQueryContainer[]; sho
       : tier(isTheName, EXACT_NAME_BOOST, WHOLE_NAME_SIGNAL),
     ...(oneWord ? [tier(isTheName, ONE_WORD_NAME_BONUS, WHOLE_NAME_SIGNAL)] : []),
     tier(phrase, 8, 'name_phrase'),
+    // A misspelt whole name ("giadrino", "burnt meridain"): the name it is one edit from, over the
+    // names that only contain a word like it ("Brezza Giardino"). Below a phrase match, so an exact
+    // name's flankers ("light blue intense") stay above a name one letter off ("night blue").
+    tier(
+      {
+        bool: {
+          should: spellings.flatMap((value) => [
+            { fuzzy: { 'search.name.exact': { value, fuzziness: 1, prefix_length: 1 } } },
+            { fuzzy: { 'search.full_names': { value, fuzziness: 1, prefix_length: 1 } } },
+          ]),
+          // Not the name itself: a one-word query's own name keeps only its small head start.
+          must_not: [isTheName],
+        },
+      },
+      MISSPELT_NAME_BOOST,
+      'name_misspelt',
+    ),
     tier(either('match', { operator: 'and', fuzziness: FUZZINESS, prefix_length: 1 }), 4, 'name_words'),
     tier({ match_bool_prefix: { 'search.name': { query: naming, operator: 'and' } } }, 2, 'name_prefix'),
   ];

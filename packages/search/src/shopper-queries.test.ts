@@ -40,6 +40,11 @@ const hand = {
   shalimar: makeRecord({ name: 'Shalimar', brand: 'Guerlain', votes: 15_000 }),
   guerlainHomme: makeRecord({ name: 'Guerlain Homme Intense', brand: 'Guerlain', votes: 60 }),
   haramain: makeRecord({ name: 'Amber Oud Gold Edition', brand: 'Al Haramain / الحرمين', votes: 470 }),
+  // A misspelt whole name must find the name it is one letter from, not a more popular one containing a word like it.
+  giardino: makeRecord({ name: 'Giardino', brand: 'Casa Verde', votes: 150 }),
+  brezzaGiardino: makeRecord({ name: 'Brezza Giardino', brand: 'Casa Azzurra', votes: 1_200 }),
+  burntMeridian: makeRecord({ name: 'Burnt Meridian', brand: 'Ash Works', votes: 45 }),
+  midnightMeridian: makeRecord({ name: 'Midnight Meridian', brand: 'Burnt Works', votes: 130 }),
 };
 
 const records = [...generateCatalogue({ count: 800, seed: 11 }), ...Object.values(hand)];
@@ -127,6 +132,17 @@ describe('shopper queries', () => {
     expect(await first('dior sauvage')).toBe(hand.sauvage.id);
     expect(await first('mania')).toBe(hand.maniaEdt.id);
     expect(await first('guerlain vetiver')).toBe(hand.vetiverPopular.id);
+  });
+
+  it.each([
+    ['giadrino', 'giardino'],
+    ['giardno', 'giardino'],
+    ['burnt meridain', 'burntMeridian'],
+    ['ash works burnt meridain', 'burntMeridian'],
+  ] as const)('finds the whole name a misspelling is one letter from: %s', async (query, expected) => {
+    // The generated records may hold the same name too: any record of that name is right.
+    const top = (await search({ query, limit: '1' })).data[0];
+    expect(top && foldKey(top.name)).toBe(foldKey(hand[expected].name));
   });
 
   it('relaxes a query that finds nothing, product words first, and says what it dropped', async () => {
