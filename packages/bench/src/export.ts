@@ -7,7 +7,6 @@
 // Options (env): ELASTICSEARCH_URL (dev cluster http://127.0.0.1:9200, started if default),
 // BENCH_COUNT (75000), BENCH_ROUNDS (3), BENCH_PORT (a free port).
 // The bench works under its own alias and deletes its indices afterwards.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Client } from '@elastic/elasticsearch';
@@ -17,8 +16,8 @@ import { generateCatalogue } from '@fragrance/dataset';
 import { ingestCatalogue, listVersions } from '@fragrance/search';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
 import { dispatcherFetch } from './load.ts';
-import { benchConfig, ExportBenchConfig, inheritedEnv } from './config.ts';
-import { ensureElasticsearch, ROOT, say } from './support.ts';
+import { benchConfig, ExportBenchConfig } from './config.ts';
+import { ensureElasticsearch, say, startService, stopChildren } from './support.ts';
 
 const config = benchConfig(ExportBenchConfig);
 const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
@@ -35,10 +34,10 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 ensureElasticsearch(ELASTICSEARCH_URL);
 const client = new Client({ node: ELASTICSEARCH_URL, requestTimeout: 120_000 });
 const port = config.BENCH_PORT ?? (await freePort());
-const child = spawn(process.execPath, ['services/catalogue/src/main.ts'], {
-  cwd: ROOT,
-  env: {
-    PATH: inheritedEnv().PATH ?? '',
+// Its metrics on a free port (startService), so the bench runs beside a running `npm start`.
+const child = startService(
+  'catalogue',
+  {
     HOST: '127.0.0.1',
     PORT: String(port),
     LOG_LEVEL: 'warn',
@@ -46,8 +45,8 @@ const child = spawn(process.execPath, ['services/catalogue/src/main.ts'], {
     CATALOGUE_ALIAS: ALIAS,
     CURSOR_SECRET: randomBytes(32).toString('base64url'),
   },
-  stdio: ['ignore', 'inherit', 'inherit'],
-});
+  'export',
+);
 try {
   say('export', `ingesting ${COUNT} records into ${ALIAS}`);
   await ingestCatalogue({ client, alias: ALIAS, records: generateCatalogue({ count: COUNT, seed: 42 }) });
@@ -101,7 +100,7 @@ try {
   await pool.close();
   console.log(JSON.stringify({ bench: 'export', records: COUNT, rounds: ROUNDS, ...summary }));
 } finally {
-  child.kill('SIGTERM');
+  await stopChildren();
   const versions = await listVersions(client, ALIAS).catch(() => []);
   if (versions.length) await client.indices.delete({ index: versions.join(','), ignore_unavailable: true });
   await client.close();
