@@ -34,7 +34,9 @@ export function instanceSpec(instance: Instance, sharedEnv: NodeJS.ProcessEnv, s
       ...(instance.service === 'catalogue' ? { CURSOR_SECRET: secret } : {}),
       // The edge sets X-Edge-Request-Id on every request, overwriting the client's: admission
       // counts a request the edge retries on another gateway once.
-      ...(instance.service === 'gateway' ? { TRUST_EDGE_REQUEST_ID: 'true' } : {}),
+      // It also appends the client's address to X-Forwarded-For, which the gateways (behind it on
+      // loopback) read for publishable keys' per-visitor limits.
+      ...(instance.service === 'gateway' ? { TRUST_EDGE_REQUEST_ID: 'true', TRUST_PROXY: 'loopback' } : {}),
     },
     stopTimeoutMs: 25_000,
   };

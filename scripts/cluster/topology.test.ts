@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { clusterPortUses } from '@fragrance/config';
 import { prometheusConfig } from '@fragrance/metrics';
 import { haproxyConfig } from '@fragrance/stack';
+import { instanceSpec } from './instances.ts';
 import { backendsOf, instancesOf, parseCounts, PROMETHEUS_PORT, scrapeTargetsOf, SERVICES } from './topology.ts';
 
 interface ScrapeConfig {
@@ -61,6 +62,13 @@ describe('the cluster HAProxy config', () => {
   it("gives every edge request its own id, replacing the client's (the gateways trust it for admission)", () => {
     expect(section('frontend gateway')).toContain('http-request set-header X-Edge-Request-Id %[unique-id]');
     for (const name of ['catalogue', 'auth', 'mcp', 'elasticsearch']) expect(section(`frontend ${name}`)).not.toContain('unique-id');
+  });
+
+  it("passes the client's address to the gateways, which trust it from loopback (per-visitor limits)", () => {
+    expect(section('frontend gateway')).toContain('option forwardfor');
+    for (const name of ['catalogue', 'auth', 'mcp', 'elasticsearch']) expect(section(`frontend ${name}`)).not.toContain('forwardfor');
+    const gateway = instancesOf(parseCounts([]).counts).find((i) => i.service === 'gateway');
+    expect(gateway && instanceSpec(gateway, {}, 'secret').env.TRUST_PROXY).toBe('loopback');
   });
 
   it('replays a POST the instance may have acted on only for MCP, at the edge and at the mcp frontend', () => {

@@ -69,6 +69,7 @@ export function backendsOf(instances: Instance[], readyPath: string): HaproxyBac
       // Token, sign-in and registration POSTs are never replayed.
       retryPostPaths: ['/mcp'],
       requestIdHeader: EDGE_REQUEST_ID_HEADER,
+      forwardFor: true,
     },
     { name: 'catalogue', frontendPort: INTERNAL_PORTS.catalogue, check: readyPath, servers: servers('catalogue') },
     { name: 'auth', frontendPort: INTERNAL_PORTS.auth, check: readyPath, servers: servers('auth') },

@@ -25,6 +25,8 @@ export interface HaproxyBackend {
    * A retry of one request carries the same id, so a server can recognise a repeat.
    */
   requestIdHeader?: string;
+  /** Append the client's address to X-Forwarded-For (the edge: per-visitor limits need it behind the balancer). */
+  forwardFor?: boolean;
 }
 
 export interface HaproxyConfigOptions {
@@ -75,6 +77,7 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
       ...(backend.requestIdHeader
         ? ['  unique-id-format %[uuid()]', `  http-request set-header ${backend.requestIdHeader} %[unique-id]`]
         : []),
+      ...(backend.forwardFor ? ['  option forwardfor'] : []),
       `  default_backend ${backend.name}`,
       '',
       `backend ${backend.name}`,
