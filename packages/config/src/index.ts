@@ -24,6 +24,7 @@ export {
   devStackPortUses,
   IMAGES_SMOKE_PORTS,
   STACK_SERVICES,
+  TEST_PORTS,
   type PortUse,
   type StackService,
 } from './ports.ts';

@@ -1,13 +1,14 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { TEST_PORTS } from '@fragrance/config';
 
 const run = promisify(execFile);
 
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-/** Ports of the shared local instances tests use, apart from the dev stack's 9200/6379. */
-export const LOCAL_TEST_PORTS = { elasticsearch: 9250, redis: 6390 } as const;
+/** Ports of the shared local instances tests use, apart from the dev stack's 9200/6379 (the port map's). */
+const LOCAL_TEST_PORTS = TEST_PORTS;
 
 async function infra(script: 'elasticsearch.sh' | 'redis.sh', args: string[]): Promise<void> {
   try {
