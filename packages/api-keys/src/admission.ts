@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { dayWindow, secondsUntil, systemClock, type Clock } from './day-window.ts';
 import { hashApiKey, keyIdOfHash, keyKindOf, type KeyKind } from './key-format.ts';
 import { ADMISSION_ID, ADMISSION_ID_TTL_SECONDS, redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
+import type { LocalAdmission, LocalDecision, Sighting } from './local-admission.ts';
 import type { RouteAccess } from './restrictions.ts';
 import { loadLuaScript, scriptCommand, type ScriptArg } from '@fragrance/redis';
 
@@ -32,6 +33,11 @@ export interface QuotaState {
   resetInSeconds: number;
   /** The edge request id this request was admitted under, if any, and this attempt's token (its refund is gated by both). */
   admission?: { id: string; attempt: string };
+  /**
+   * Decided without Redis (it was unreachable): `used` and `remaining` are this instance's
+   * estimate, and an admitted request is in the local journal under `journalId` until replayed.
+   */
+  local?: { journalId?: string };
 }
 
 /** What one admission decided. */
@@ -91,6 +97,11 @@ export interface AdmitterOptions {
   readAlong?: string;
   /** Publishable keys: per-visitor bucket defaults (capacity, refill per second) and largest `limit`. */
   visitorDefaults?: BucketSettings & { maxLimit: number };
+  /**
+   * Admission without Redis: told every decision Redis makes, asked when the script fails
+   * (a command error or timeout, a late run). Without it Redis errors propagate.
+   */
+  local?: LocalAdmission;
 }
 
 /** What the route and the request say, beyond the key (all optional: 'any' access, no origin, no limit). */
@@ -183,6 +194,35 @@ function admissionDeadlines(
   };
 }
 
+/** What a reply of the admission script says about the key, for the local admission's cache. */
+function sightingOf(status: string, keyId: string, kind: KeyKind, owner: string, limit: number, used: number, day: string): Sighting {
+  if (status === 'unknown' || status === 'revoked' || status === 'expired' || status === 'rolled') return { live: false };
+  return { live: true, keyId, kind, owner, limit, used, day };
+}
+
+/** A local decision (Redis unreachable) as an Admission; its quota is marked `local` (approximate). */
+function fromLocal(decision: Exclude<LocalDecision, { outcome: 'unavailable' }>, kind: KeyKind): Admission {
+  switch (decision.outcome) {
+    case 'key_expired':
+    case 'key_rolled':
+      return decision;
+    case 'not_allowed':
+      return { ...decision, kind };
+    default: {
+      const { entry } = decision;
+      const quota: QuotaState = {
+        ...entry,
+        remaining: Math.max(0, entry.limit - entry.used),
+        local: decision.outcome === 'admitted' && decision.admissionId !== undefined ? { journalId: decision.admissionId } : {},
+      };
+      if (decision.outcome === 'daily_quota_exceeded') return { outcome: decision.outcome, quota, retryAfterSeconds: entry.resetInSeconds };
+      // The local allowance is spent until Redis answers again: try again in a second.
+      if (decision.outcome === 'burst_limit_exceeded') return { outcome: decision.outcome, quota, retryAfterSeconds: 1 };
+      return { outcome: decision.outcome, quota };
+    }
+  }
+}
+
 /**
  * Builds the per-request admission check: hash the presented key, then one atomic script decides
  * (authenticate, daily quota, token bucket, count). Redis errors propagate: the caller fails closed.
@@ -199,6 +239,7 @@ export function createAdmitter({
   hostClock = systemClock,
   readAlong,
   visitorDefaults = VISITOR_DEFAULTS,
+  local,
 }: AdmitterOptions): Admitter {
   const keys = redisKeys(prefix);
   const readAlongKey = readAlong ?? keys.nothingToRead();
@@ -224,38 +265,51 @@ export function createAdmitter({
     const clientAddress = facts.clientAddress ?? '';
     // The caller's clock is faked in tests (its instants are not Redis's): no deadline then.
     const deadline = fakeNow === undefined ? deadlines.next() : '';
-    const [status, owner, limit, used, detail, now, day, readValue] = await admitCommand(
-      keys.record(hash),
-      ...days.map((d) => keys.usage(id, d.day)),
-      // A publishable key is limited per visitor (key + client address), a secret key as a whole.
-      kind === 'publishable' ? keys.visitorBucket(id, clientAddress) : keys.bucket(id),
-      // Always seven keys (one script shape); without an id this one is never touched…
-      keys.admitted(id, admissionId ?? ''),
-      // …and this one is only read.
-      readAlongKey,
-      mode,
-      fakeNow ?? '',
-      usageTtlSeconds,
-      bucketDefaults.capacity,
-      bucketDefaults.refillPerSecond,
-      today.startsAt,
-      today.resetsAt,
-      units,
-      remember ? '1' : '',
-      ADMISSION_ID_TTL_SECONDS,
-      attempt,
-      facts.access ?? 'any',
-      facts.origin ?? '',
-      facts.limit ?? '',
-      clientAddress,
-      visitorDefaults.capacity,
-      visitorDefaults.refillPerSecond,
-      visitorDefaults.maxLimit,
-      deadline,
-    );
+    let reply: AdmitReply;
+    try {
+      reply = await admitCommand(
+        keys.record(hash),
+        ...days.map((d) => keys.usage(id, d.day)),
+        // A publishable key is limited per visitor (key + client address), a secret key as a whole.
+        kind === 'publishable' ? keys.visitorBucket(id, clientAddress) : keys.bucket(id),
+        // Always seven keys (one script shape); without an id this one is never touched…
+        keys.admitted(id, admissionId ?? ''),
+        // …and this one is only read.
+        readAlongKey,
+        mode,
+        fakeNow ?? '',
+        usageTtlSeconds,
+        bucketDefaults.capacity,
+        bucketDefaults.refillPerSecond,
+        today.startsAt,
+        today.resetsAt,
+        units,
+        remember ? '1' : '',
+        ADMISSION_ID_TTL_SECONDS,
+        attempt,
+        facts.access ?? 'any',
+        facts.origin ?? '',
+        facts.limit ?? '',
+        clientAddress,
+        visitorDefaults.capacity,
+        visitorDefaults.refillPerSecond,
+        visitorDefaults.maxLimit,
+        deadline,
+      );
+      if (reply[0] === 'late') {
+        if (fakeNow === undefined) deadlines.learn(reply[5]);
+        throw new AdmissionLateError(reply[5] - reply[4]);
+      }
+    } catch (error) {
+      if (!local) throw error;
+      const decision = local.decide(hash, mode, units, facts, admissionId);
+      if (decision.outcome === 'unavailable') throw error;
+      return fromLocal(decision, kind);
+    }
+    const [status, owner, limit, used, detail, now, day, readValue] = reply;
+    if (local) local.saw(hash, sightingOf(status, id, kind, owner, limit, used, (days[day - 1] ?? today).day));
     // An unknown or revoked key's reply carries no time (0).
     if (fakeNow === undefined && now > 0) deadlines.learn(now);
-    if (status === 'late') throw new AdmissionLateError(now - detail);
     const along: { readAlong?: string } = readAlong === undefined ? {} : { readAlong: readValue };
     switch (status) {
       case 'unknown':

@@ -1,4 +1,6 @@
 export { createAdmitter, createRefunder, type Admission, type Admitter, type QuotaState, type RequestFacts } from './admission.ts';
+export { openAdmissionJournal, type AdmissionJournal } from './admission-journal.ts';
+export { createLocalAdmission, type DegradedPeriod, type LocalAdmission } from './local-admission.ts';
 export { localDate, type Clock } from './day-window.ts';
 export {
   API_KEY_PREFIX,

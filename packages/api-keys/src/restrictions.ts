@@ -49,3 +49,34 @@ export const OriginPattern = z.string().transform((raw, ctx) => {
   }
   return `${url.protocol}//*.${rest}`;
 });
+
+/**
+ * May a key reach what the route requires? The rule of admit-7.lua's access_allowed, for
+ * decisions made without Redis (local-admission.ts). `scopes`: the record's space-separated
+ * scopes (none stored: all).
+ */
+export function accessAllowed(publishable: boolean, scopes: string | undefined, required: RouteAccess): boolean {
+  if (required === 'any') return true;
+  if (publishable) return required === 'search';
+  if (required === 'me' || !scopes) return true;
+  return scopes.split(' ').includes(required);
+}
+
+const ORIGIN_LABEL = /^[A-Za-z0-9][A-Za-z0-9-]*$/;
+
+/** Is the page origin one of the key's space-separated patterns? admit-7.lua's origin_allowed, for local decisions. */
+export function originAllowed(patterns: string | undefined, origin: string): boolean {
+  if (origin === '') return false;
+  for (const pattern of (patterns ?? '').split(' ').filter(Boolean)) {
+    if (pattern === origin) return true;
+    const star = pattern.indexOf('://*.');
+    if (star < 0) continue;
+    const head = pattern.slice(0, star + 3);
+    const tail = pattern.slice(star + 4);
+    if (origin.length > head.length + tail.length && origin.startsWith(head) && origin.endsWith(tail)) {
+      const label = origin.slice(head.length, origin.length - tail.length);
+      if (ORIGIN_LABEL.test(label) && !label.endsWith('-')) return true;
+    }
+  }
+  return false;
+}

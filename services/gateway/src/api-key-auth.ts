@@ -93,6 +93,15 @@ function rateLimitRefusal(
   }
 }
 
+/** The metric outcome of a 429: decided by Redis, or locally while it was unreachable. */
+function refusalOutcome(
+  outcome: 'daily_quota_exceeded' | 'burst_limit_exceeded' | 'visitor_limit_exceeded',
+  local: boolean,
+): AdmissionOutcome {
+  if (local) return outcome === 'daily_quota_exceeded' ? 'quota_exceeded_locally' : 'local_allowance_exhausted';
+  return outcome === 'daily_quota_exceeded' ? 'quota_exceeded' : outcome;
+}
+
 /**
  * Authenticates the API key and, in 'admit' mode, charges the request against the daily quota
  * and the token bucket, all in one Redis round trip. Missing, malformed, unknown and revoked keys
@@ -137,7 +146,7 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: Api
       admission = await timedRedisCall(mode, () => admit(apiKey, mode, unitsOf(res), edgeRequestId(req.headers, trusted), facts));
     } catch (error) {
       counted('redis_unavailable');
-      refuseWith(res, next, new ServiceUnavailableError('Requests cannot be admitted right now; try again shortly.', error));
+      refuseWith(res, next, new ServiceUnavailableError('Requests cannot be admitted right now; try again shortly.', error, 1));
       return;
     }
     if (admission.outcome === 'invalid_key') {
@@ -153,7 +162,7 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: Api
     }
     setRateLimitHeaders(
       res,
-      admission.quota,
+      admission.quota.local ? { ...admission.quota, approximate: true } : admission.quota,
       admission.outcome === 'burst_limit_exceeded' || admission.outcome === 'visitor_limit_exceeded'
         ? admission.retryAfterSeconds
         : undefined,
@@ -166,11 +175,11 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: Api
       case 'daily_quota_exceeded':
       case 'burst_limit_exceeded':
       case 'visitor_limit_exceeded':
-        counted(admission.outcome === 'daily_quota_exceeded' ? 'quota_exceeded' : admission.outcome);
+        counted(refusalOutcome(admission.outcome, admission.quota.local !== undefined));
         refuseWith(res, next, rateLimitRefusal(admission, unitsOf(res)));
         return;
       default:
-        counted('admitted');
+        counted(admission.quota.local ? 'admitted_locally' : 'admitted');
         // Rare and worth seeing: the edge retried a request another instance had admitted
         // (it died or closed before answering); counted once.
         if (admission.outcome === 'admitted' && admission.repeat)

@@ -29,6 +29,7 @@ import { inSequence } from './in-sequence.ts';
 import { normaliseRequestTargets } from './request-target.ts';
 import { countSearches } from './search-analytics.ts';
 import { observeEdgeCache, timedRedisCall } from './metrics.ts';
+import type { DegradedAdmission } from './degraded-admission.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { meRoutes } from './routes/me.ts';
@@ -45,10 +46,12 @@ export interface GatewayDeps {
   clock?: Clock;
   /** Draining state for /health/ready (main.ts shares it with serve()); a fresh one when absent. */
   lifecycle?: Lifecycle;
+  /** Admission while Redis cannot answer (degraded-admission.ts); without it such requests get 503. */
+  degraded?: DegradedAdmission;
 }
 
 /** The public edge, built from its dependencies so tests can run it without main.ts. */
-export function buildApp({ config, logger, redis, agents, clock, lifecycle = new Lifecycle() }: GatewayDeps): Express {
+export function buildApp({ config, logger, redis, agents, clock, lifecycle = new Lifecycle(), degraded }: GatewayDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   // Whose X-Forwarded-For names the client (per-visitor limits, a key's last use): none by default, the edge is the first hop.
@@ -114,6 +117,7 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
       maxLimit: config.PUBLISHABLE_MAX_LIMIT,
     },
     ...(clock ? { clock } : {}),
+    ...(degraded ? { local: degraded.local } : {}),
     // The edge cache's key: the catalogue generation counter, read in the admission's own round trip.
     ...(config.EDGE_CACHE_MAX_BYTES > 0 ? { readAlong: catalogueGenerationKey(generationScope) } : {}),
   });
@@ -161,7 +165,14 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
       const quota = quotaOf(res);
       if (!quota || res.statusCode < 500) return;
       const units = unitsOf(res);
-      setRateLimitHeaders(res, { ...quota, remaining: Math.min(quota.limit, quota.remaining + units) });
+      setRateLimitHeaders(res, {
+        ...quota,
+        remaining: Math.min(quota.limit, quota.remaining + units),
+        approximate: quota.local !== undefined,
+      });
+      // Admitted without Redis and not replayed yet: taken out of the journal, nothing to give back.
+      const journalId = quota.local?.journalId;
+      if (journalId !== undefined && degraded?.journal.void(journalId)) return;
       res.once('finish', () => {
         refund(quota, units).catch((error: unknown) => req.log?.warn({ err: error }, 'could not refund a failed request'));
       });

@@ -144,6 +144,16 @@ export const GatewayConfig = z.object({
   JOBS_PREFIX: redisPrefix('fcs:jobs'),
   /** The catalogue's CATALOGUE_ALIAS (the same generation key). */
   CATALOGUE_ALIAS: catalogueAlias(),
+  /**
+   * Degraded admission (docs/operations.md#degraded-admission): while Redis cannot answer, a key
+   * Redis found live at most this long ago is admitted from this instance's memory, so a
+   * revocation, expiry or roll is effective again within this bound. 0 turns it off (503s).
+   */
+  DEGRADED_ADMISSION_MAX_AGE_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
+  /** Directory of the admission journal (`admissions-<PORT>.jsonl`): requests admitted without Redis, replayed into it later. */
+  ADMISSION_JOURNAL_DIR: z.string().min(1).default('.local/gateway'),
+  /** fdatasync of the journal at most this often (ms); 0: after every line. write(2) happens before each answer either way. */
+  ADMISSION_JOURNAL_FSYNC_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   /** Deprecations announced per route (Deprecation, Sunset and Link headers); none by default. */
   API_DEPRECATIONS: deprecations(),
 });

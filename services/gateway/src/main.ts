@@ -5,6 +5,7 @@ import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/
 import { initTracing } from '@fragrance/tracing';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
+import { startDegradedAdmission } from './degraded-admission.ts';
 import { createUpstreamAgent } from './proxy.ts';
 
 const config = loadConfig(process.env);
@@ -32,18 +33,23 @@ const agents = {
   ...(config.MCP_SERVICE_URL ? { mcp: createUpstreamAgent() } : {}),
 };
 
+// While Redis cannot answer, keys seen recently are admitted from memory and journalled (docs/operations.md#degraded-admission).
+const degraded = startDegradedAdmission({ config, redis, logger });
 const lifecycle = new Lifecycle();
 const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
 observeDependencies({ redis: () => redis.status === 'ready' });
 
 await serve({
-  app: buildApp({ config, logger, redis, agents, lifecycle }),
+  app: buildApp({ config, logger, redis, agents, lifecycle, ...(degraded ? { degraded } : {}) }),
   host: config.HOST,
   port: config.PORT,
   logger,
   lifecycle,
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   onShutdown: async () => {
+    // Whatever was admitted locally is on disk; Redis gets one last chance to take it first.
+    await degraded?.replay().catch(() => undefined);
+    degraded?.close();
     await Promise.all([
       redis.quit().catch(() => redis.disconnect()),
       ...Object.values(agents).map((agent) => agent.close()),

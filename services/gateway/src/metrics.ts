@@ -1,4 +1,4 @@
-import { cacheGauges, Counter, Histogram } from '@fragrance/metrics';
+import { cacheGauges, Counter, Gauge, Histogram } from '@fragrance/metrics';
 
 /** The gateway's own metrics (docs/observability.md); labels are outcomes, never keys or owners. */
 export const admissions = new Counter({
@@ -9,6 +9,9 @@ export const admissions = new Counter({
 
 export type AdmissionOutcome =
   | 'admitted'
+  | 'admitted_locally'
+  | 'quota_exceeded_locally'
+  | 'local_allowance_exhausted'
   | 'quota_exceeded'
   | 'burst_limit_exceeded'
   | 'visitor_limit_exceeded'
@@ -79,3 +82,39 @@ export async function timedRedisCall<T>(operation: string, call: () => Promise<T
     throw error;
   }
 }
+
+/** What the degraded admission reports at scrape time (degraded-admission.ts registers it). */
+let degradedSource: { degraded: () => boolean; backlog: () => number } | undefined;
+export const observeDegradedAdmission = (source: typeof degradedSource) => void (degradedSource = source);
+
+export const degradedGauge = new Gauge({
+  name: 'gateway_admission_degraded',
+  help: '1 while this instance admits without Redis (a degraded period), else 0.',
+  collect() {
+    this.set(degradedSource?.degraded() ? 1 : 0);
+  },
+});
+
+export const journalBacklog = new Gauge({
+  name: 'gateway_admission_journal_backlog',
+  help: 'Requests admitted without Redis and not yet replayed into it (the local journal).',
+  collect() {
+    this.set(degradedSource?.backlog() ?? 0);
+  },
+});
+
+export const replayedAdmissions = new Counter({
+  name: 'gateway_admission_replayed_total',
+  help: 'Journalled local admissions acknowledged by Redis on replay, by result (counted now, or already counted before).',
+  labelNames: ['result'] as const,
+});
+
+export const degradedPeriods = new Counter({
+  name: 'gateway_admission_degraded_periods_total',
+  help: 'Degraded periods (Redis unreachable for admission) that ended.',
+});
+
+export const degradedSeconds = new Counter({
+  name: 'gateway_admission_degraded_seconds_total',
+  help: 'Seconds spent in degraded periods that ended.',
+});

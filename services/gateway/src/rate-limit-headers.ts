@@ -15,7 +15,15 @@ export interface QuotaHeaderValues {
   limit: number;
   remaining: number;
   resetInSeconds: number;
+  /** Counted without Redis: the remaining count is an estimate (the `approximate` parameter). */
+  approximate?: boolean;
 }
+
+/**
+ * A Boolean Structured Field parameter on the daily item of `RateLimit` (`"daily";r=…;t=…;approximate`)
+ * while the gateway admits without Redis: RateLimit clients ignore parameters they do not know.
+ */
+const APPROXIMATE = ';approximate';
 
 /** The largest magnitude of a Structured Field Integer (RFC 9651 §3.3.1). */
 const SF_INTEGER_MAX = 999_999_999_999_999;
@@ -53,11 +61,13 @@ export function setRateLimitHeaders(
   burstRetryAfterSeconds?: number,
   burstPolicy: typeof BURST_POLICY | typeof VISITOR_POLICY = BURST_POLICY,
 ): void {
+  // Decided without Redis (degraded admission): `r` is this instance's estimate, and says so.
+  const approximate = quota.approximate === true ? APPROXIMATE : '';
   res.setHeader('RateLimit-Limit', String(quota.limit));
   res.setHeader('RateLimit-Remaining', String(quota.remaining));
   res.setHeader('RateLimit-Reset', String(quota.resetInSeconds));
   res.setHeader('RateLimit-Policy', policyItem(DAILY_POLICY, 'q', quota.limit, 'w', DAY_SECONDS));
-  const daily = policyItem(DAILY_POLICY, 'r', quota.remaining, 't', quota.resetInSeconds);
+  const daily = policyItem(DAILY_POLICY, 'r', quota.remaining, 't', quota.resetInSeconds) + approximate;
   res.setHeader(
     'RateLimit',
     burstRetryAfterSeconds === undefined ? daily : `${policyItem(burstPolicy, 'r', 0, 't', burstRetryAfterSeconds)}, ${daily}`,

@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '@fragrance/http';
 import { close, listen } from '@fragrance/testkit';
 import { buildApp } from './app.ts';
 import { GatewayConfig } from './config.ts';
+import { startDegradedAdmission } from './degraded-admission.ts';
 import { createUpstreamAgent } from './proxy.ts';
 
 // The one listen/close lives in the testkit; re-exported so the gateway's tests keep one import.
@@ -50,6 +51,8 @@ export async function startGateway(options: {
   env?: Record<string, string>;
   clock?: Clock;
   logger?: Logger;
+  /** Admit recently seen keys while Redis cannot answer (journal in env's ADMISSION_JOURNAL_DIR). */
+  degraded?: boolean;
 }): Promise<GatewayUnderTest> {
   const config = GatewayConfig.parse({
     CATALOGUE_SERVICE_URL: options.upstreamUrl,
@@ -62,13 +65,18 @@ export async function startGateway(options: {
     ...(config.AUTH_SERVICE_URL ? { auth: createUpstreamAgent() } : {}),
     ...(config.MCP_SERVICE_URL ? { mcp: createUpstreamAgent() } : {}),
   };
+  const logger = options.logger ?? createLogger('gateway-test', 'silent');
+  const degraded = options.degraded
+    ? startDegradedAdmission({ config, redis: options.redis, logger, ...(options.clock ? { clock: options.clock } : {}) })
+    : undefined;
   const server = createServer(
     buildApp({
       config,
-      logger: options.logger ?? createLogger('gateway-test', 'silent'),
+      logger,
       redis: options.redis,
       agents,
       ...(options.clock ? { clock: options.clock } : {}),
+      ...(degraded ? { degraded } : {}),
     }),
   );
   const url = await listen(server);
@@ -77,6 +85,7 @@ export async function startGateway(options: {
     url,
     close: async () => {
       await close(server);
+      degraded?.close();
       await Promise.all(Object.values(agents).map((agent) => agent.close()));
     },
   };

@@ -1,0 +1,188 @@
+import {
+  closeSync,
+  existsSync,
+  fdatasyncSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { dirname } from 'node:path';
+import type { Redis } from 'ioredis';
+import { loadLuaScript, scriptCommand } from '@fragrance/redis';
+import { redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
+
+const REPLAY = loadLuaScript(new URL('./replay-2.lua', import.meta.url));
+
+/**
+ * How long a replayed request's mark (`admitted:<id>:<admission id>`) is kept: longer than any
+ * journal can wait for its replay to be acknowledged (a gateway down for days still finds it),
+ * short enough to cost nothing (one small key per locally admitted request).
+ */
+export const REPLAY_MARK_TTL_SECONDS = 8 * 86_400;
+
+/** One request a gateway admitted without Redis: counted on `day` for the key `key` once replayed. */
+export interface JournalEntry {
+  /** Unique admission id (the edge's request id when trusted, else a random one). */
+  id: string;
+  /** Public key id (`key_…`). */
+  key: string;
+  /** Quota day (YYYY-MM-DD in the quota zone) the request was answered on. */
+  day: string;
+  units: number;
+  /** When it was admitted (ms). */
+  at: number;
+}
+
+export interface AdmissionJournal {
+  /** Written (write(2)) before it returns: a crash of the process after it loses nothing. */
+  append(entry: JournalEntry): void;
+  /** Takes back an entry not yet replayed (its request failed on our side); false when it was already replayed. */
+  void(id: string): boolean;
+  /** Entries admitted locally and not yet counted in Redis. */
+  backlog(): number;
+  /** Counts every pending entry in Redis (idempotently), then drops them from memory and disk; resolves to how many were newly counted. */
+  replay(): Promise<{ replayed: number; acknowledged: number }>;
+  close(): void;
+}
+
+export interface JournalOptions {
+  redis: Redis;
+  prefix: string;
+  /** The journal file (JSON lines); created with its directory when missing, replayed when left behind. */
+  file: string;
+  /** fdatasync at most this often (ms) while lines are unsynced; 0: after every line. */
+  fsyncIntervalMs: number;
+}
+
+function parseLines(text: string): Map<string, JournalEntry> {
+  const pending = new Map<string, JournalEntry>();
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      continue; // a line cut by a crash mid-write: its request was never answered 200
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    const record = value as Partial<JournalEntry> & { void?: string };
+    if (typeof record.void === 'string') pending.delete(record.void);
+    else if (typeof record.id === 'string' && typeof record.key === 'string' && typeof record.day === 'string')
+      pending.set(record.id, {
+        id: record.id,
+        key: record.key,
+        day: record.day,
+        units: Number(record.units) || 1,
+        at: Number(record.at) || 0,
+      });
+  }
+  return pending;
+}
+
+/** The journal's file: appended line by line, rewritten whole (temp file + rename) with what stays pending. */
+function journalFile(file: string, fsyncIntervalMs: number) {
+  let fd = -1;
+  let dirty = false;
+  const sync = () => {
+    if (!dirty || fd < 0) return;
+    fdatasyncSync(fd);
+    dirty = false;
+  };
+  const timer = fsyncIntervalMs > 0 ? setInterval(sync, fsyncIntervalMs) : undefined;
+  timer?.unref();
+  return {
+    rewrite(entries: Iterable<JournalEntry>) {
+      if (fd >= 0) closeSync(fd);
+      const temp = `${file}.tmp`;
+      writeFileSync(temp, [...entries].map((entry) => JSON.stringify(entry) + '\n').join(''));
+      const tempFd = openSync(temp, 'r');
+      fsyncSync(tempFd);
+      closeSync(tempFd);
+      renameSync(temp, file);
+      fd = openSync(file, 'a');
+      dirty = false;
+    },
+    writeLine(line: string) {
+      writeSync(fd, line + '\n');
+      dirty = true;
+      if (fsyncIntervalMs === 0) sync();
+    },
+    close() {
+      if (timer) clearInterval(timer);
+      if (fd < 0) return;
+      sync();
+      closeSync(fd);
+      fd = -1;
+    },
+  };
+}
+
+/**
+ * The local journal of requests admitted while Redis was unreachable: in memory and appended to
+ * a file, one JSON line each (`{"id","key","day","units","at"}`; `{"void":id}` takes one back).
+ * Entries left behind by an earlier process (a crash) are loaded at creation. Replay runs
+ * replay-2.lua per entry: its mark makes a second replay of the same entry (after a crash
+ * between replay and truncation) count nothing, and so does an edge request id Redis itself
+ * admitted. Acknowledged entries are then dropped and the file rewritten (temp file + rename).
+ */
+export function openAdmissionJournal({ redis, prefix, file, fsyncIntervalMs }: JournalOptions): AdmissionJournal {
+  const keys = redisKeys(prefix);
+  const replayOne = scriptCommand<number>(redis, 'fcsReplayAdmission', REPLAY);
+  const usageTtlSeconds = USAGE_RETENTION_DAYS * 86_400;
+  mkdirSync(dirname(file), { recursive: true });
+  const pending = existsSync(file) ? parseLines(readFileSync(file, 'utf8')) : new Map<string, JournalEntry>();
+  const disk = journalFile(file, fsyncIntervalMs);
+  disk.rewrite(pending.values());
+  let inFlight: Promise<{ replayed: number; acknowledged: number }> | undefined;
+
+  const replayPending = async () => {
+    const batch = [...pending.values()];
+    const results = await Promise.allSettled(
+      batch.map((entry) =>
+        replayOne(
+          keys.usage(entry.key, entry.day),
+          keys.admitted(entry.key, entry.id),
+          entry.units,
+          usageTtlSeconds,
+          REPLAY_MARK_TTL_SECONDS,
+        ),
+      ),
+    );
+    let replayed = 0;
+    let acknowledged = 0;
+    let failure: Error | undefined;
+    results.forEach((result, index) => {
+      if (result.status === 'rejected')
+        return void (failure ??= result.reason instanceof Error ? result.reason : new Error(String(result.reason)));
+      acknowledged += 1;
+      replayed += result.value;
+      pending.delete(batch[index]!.id);
+    });
+    if (acknowledged > 0) disk.rewrite(pending.values());
+    if (failure !== undefined) throw failure;
+    return { replayed, acknowledged };
+  };
+
+  return {
+    append(entry) {
+      pending.set(entry.id, entry);
+      disk.writeLine(JSON.stringify(entry));
+    },
+    void(id) {
+      if (!pending.delete(id)) return false;
+      disk.writeLine(JSON.stringify({ void: id }));
+      return true;
+    },
+    backlog: () => pending.size,
+    replay() {
+      if (pending.size === 0) return Promise.resolve({ replayed: 0, acknowledged: 0 });
+      inFlight ??= replayPending().finally(() => (inFlight = undefined));
+      return inFlight;
+    },
+    close: () => disk.close(),
+  };
+}

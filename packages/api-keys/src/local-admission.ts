@@ -1,0 +1,249 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { AdmissionJournal } from './admission-journal.ts';
+import { dayWindow, secondsUntil, type Clock } from './day-window.ts';
+import type { KeyKind } from './key-format.ts';
+import { redisKeys } from './keys.ts';
+import { accessAllowed, originAllowed } from './restrictions.ts';
+import type { RequestFacts } from './admission.ts';
+
+/** What a local decision needs of a key's record (read from Redis while it answers). */
+interface CachedRecord {
+  scopes: string | undefined;
+  origins: string | undefined;
+  maxLimit: number | undefined;
+  burst: number | undefined;
+  visitorBurst: number | undefined;
+  expiresAt: number | undefined;
+  retiresAt: number | undefined;
+  successorHint: string;
+}
+
+/** A key Redis last found live, as it was then. */
+interface CachedKey {
+  keyId: string;
+  kind: KeyKind;
+  owner: string;
+  /** When Redis last decided on this key and found it live (not unknown, revoked, expired or rolled). */
+  validatedAt: number;
+  limit: number;
+  /** Requests counted on `day` at that decision. */
+  used: number;
+  day: string;
+  record?: CachedRecord;
+  recordAt: number;
+  /** Requests admitted here, unseen by Redis, in the current degraded period (on `localDay`). */
+  local: number;
+  localDay: string;
+}
+
+/** What a decision of the admission script told about a key (see admission.ts). */
+export type Sighting =
+  { live: false } | { live: true; keyId: string; kind: KeyKind; owner: string; limit: number; used: number; day: string };
+
+/** The outcome of a local decision, in the admitter's vocabulary (built there). */
+export type LocalDecision =
+  | { outcome: 'unavailable' }
+  | { outcome: 'key_expired'; expiredAt: number }
+  | { outcome: 'key_rolled'; successorHint: string; retiredAt: number }
+  | { outcome: 'not_allowed'; reason: 'scope' | 'origin' | 'limit'; maxLimit?: number }
+  | { outcome: 'daily_quota_exceeded' | 'burst_limit_exceeded'; entry: LocalQuota }
+  | { outcome: 'admitted' | 'authenticated'; entry: LocalQuota; admissionId?: string };
+
+export interface LocalQuota {
+  keyId: string;
+  kind: KeyKind;
+  owner: string;
+  day: string;
+  limit: number;
+  used: number;
+  resetsAt: number;
+  resetInSeconds: number;
+}
+
+/** One degraded period, reported when Redis answers again. */
+export interface DegradedPeriod {
+  startedAt: number;
+  durationMs: number;
+  admittedLocally: number;
+  refused: number;
+}
+
+export interface LocalAdmissionOptions {
+  redis: Redis;
+  prefix: string;
+  timeZone: string;
+  journal: AdmissionJournal;
+  /** A key is admitted locally only if Redis found it live at most this long ago (revocation bound). */
+  maxAgeMs: number;
+  /** Keys remembered (least recently seen dropped first). */
+  maxKeys?: number;
+  bucketDefaults: { capacity: number };
+  visitorDefaults: { capacity: number; maxLimit: number };
+  clock?: Clock;
+  /** Called when Redis answers after a degraded period. */
+  onRecovered?: (period: DegradedPeriod) => void;
+}
+
+export interface LocalAdmission {
+  /** After every decision Redis made: remember a live key (its record re-read at most every maxAgeMs / 3), forget any other. */
+  saw(hash: string, sighting: Sighting): void;
+  /** Redis failed: decide from what was seen (mode, units, facts as for the admitter). */
+  decide(hash: string, mode: 'admit' | 'peek', units: number, facts: RequestFacts, edgeId: string | undefined): LocalDecision;
+  degradedSince(): number | undefined;
+  /** Redis answered (a PING while no request came): ends the degraded period, if any. */
+  recovered(): void;
+}
+
+const RECORD_FIELDS = ['scopes', 'origins', 'max_limit', 'burst', 'visitor_burst', 'expires_at', 'retires_at', 'successor_hint'] as const;
+const num = (value: string | null | undefined): number | undefined => (value ? Number(value) : undefined);
+
+function restrictionRefusal(
+  entry: CachedKey,
+  record: CachedRecord,
+  facts: RequestFacts,
+  now: number,
+  fallbackMaxLimit: number,
+): LocalDecision | undefined {
+  if (record.expiresAt !== undefined && now >= record.expiresAt) return { outcome: 'key_expired', expiredAt: record.expiresAt };
+  if (record.retiresAt !== undefined && now >= record.retiresAt)
+    return { outcome: 'key_rolled', successorHint: record.successorHint, retiredAt: record.retiresAt };
+  const publishable = entry.kind === 'publishable';
+  if (!accessAllowed(publishable, record.scopes, facts.access ?? 'any')) return { outcome: 'not_allowed', reason: 'scope' };
+  if (!publishable) return undefined;
+  if (!originAllowed(record.origins, facts.origin ?? '')) return { outcome: 'not_allowed', reason: 'origin' };
+  const maxLimit = record.maxLimit ?? fallbackMaxLimit;
+  if ((facts.limit ?? 0) > maxLimit) return { outcome: 'not_allowed', reason: 'limit', maxLimit };
+  return undefined;
+}
+
+/** Reads a key's record into its cache entry in the background, one read per key at a time (errors: the next sighting tries again). */
+function recordReader(redis: Redis, recordKey: (hash: string) => string, clock: Clock) {
+  const reading = new Set<string>();
+  return (hash: string, entry: CachedKey) => {
+    if (reading.has(hash)) return;
+    reading.add(hash);
+    redis
+      .hmget(recordKey(hash), ...RECORD_FIELDS)
+      .then(([scopes, origins, maxLimit, burst, visitorBurst, expiresAt, retiresAt, successorHint]) => {
+        entry.record = {
+          scopes: scopes ?? undefined,
+          origins: origins ?? undefined,
+          maxLimit: num(maxLimit),
+          burst: num(burst),
+          visitorBurst: num(visitorBurst),
+          expiresAt: num(expiresAt),
+          retiresAt: num(retiresAt),
+          successorHint: successorHint ?? '',
+        };
+        entry.recordAt = clock();
+      })
+      .catch(() => undefined)
+      .finally(() => reading.delete(hash));
+  };
+}
+
+/** The quota as this instance estimates it, for the headers and /v1/me. */
+function localQuota(entry: CachedKey, window: { day: string; resetsAt: number }, used: number, now: number): LocalQuota {
+  return {
+    keyId: entry.keyId,
+    kind: entry.kind,
+    owner: entry.owner,
+    day: window.day,
+    limit: entry.limit,
+    used,
+    resetsAt: window.resetsAt,
+    resetInSeconds: secondsUntil(window.resetsAt, now),
+  };
+}
+
+/**
+ * Admission while Redis cannot answer (docs/operations.md#degraded-admission): a key Redis found
+ * live within `maxAgeMs` is admitted here against a per-key allowance of its burst capacity per
+ * degraded period (a publishable key: its visitor burst), never past its daily quota as last
+ * seen plus what was admitted here; each admission goes to the journal for replay. Unknown and
+ * stale keys are 'unavailable' (the caller answers 503).
+ */
+export function createLocalAdmission(options: LocalAdmissionOptions): LocalAdmission {
+  const { redis, journal, maxAgeMs, timeZone, clock = Date.now, maxKeys = 100_000 } = options;
+  const keys = redisKeys(options.prefix);
+  const cache = new Map<string, CachedKey>();
+  const recordRefreshMs = Math.max(1, Math.floor(maxAgeMs / 3));
+  let period: DegradedPeriod | undefined;
+
+  const readRecord = recordReader(redis, keys.record, clock);
+
+  const recovered = () => {
+    if (!period) return;
+    const ended = { ...period, durationMs: clock() - period.startedAt };
+    period = undefined;
+    for (const entry of cache.values()) entry.local = 0;
+    options.onRecovered?.(ended);
+  };
+
+  return {
+    saw(hash, sighting) {
+      recovered();
+      if (!sighting.live) return void cache.delete(hash);
+      const now = clock();
+      let entry = cache.get(hash);
+      if (entry)
+        cache.delete(hash); // re-inserted last: the Map's order is the recency order
+      else
+        entry = {
+          keyId: sighting.keyId,
+          kind: sighting.kind,
+          owner: '',
+          validatedAt: 0,
+          limit: 0,
+          used: 0,
+          day: '',
+          recordAt: 0,
+          local: 0,
+          localDay: '',
+        };
+      Object.assign(entry, { owner: sighting.owner, validatedAt: now, limit: sighting.limit, used: sighting.used, day: sighting.day });
+      cache.set(hash, entry);
+      if (cache.size > maxKeys) cache.delete(cache.keys().next().value!);
+      if (now - entry.recordAt >= recordRefreshMs) readRecord(hash, entry);
+    },
+    decide(hash, mode, units, facts, edgeId) {
+      const now = clock();
+      period ??= { startedAt: now, durationMs: 0, admittedLocally: 0, refused: 0 };
+      const entry = cache.get(hash);
+      if (!entry?.record || now - entry.validatedAt > maxAgeMs) {
+        period.refused += 1;
+        return { outcome: 'unavailable' };
+      }
+      const refusal = restrictionRefusal(entry, entry.record, facts, now, options.visitorDefaults.maxLimit);
+      if (refusal) {
+        period.refused += 1;
+        return refusal;
+      }
+      const window = dayWindow(now, timeZone);
+      if (entry.localDay !== window.day) Object.assign(entry, { local: 0, localDay: window.day });
+      const seen = entry.day === window.day ? entry.used : 0;
+      const quota = (used: number) => localQuota(entry, window, used, now);
+      if (mode === 'peek') return { outcome: 'authenticated', entry: quota(seen + entry.local) };
+      const allowance =
+        entry.kind === 'publishable'
+          ? (entry.record.visitorBurst ?? options.visitorDefaults.capacity)
+          : (entry.record.burst ?? options.bucketDefaults.capacity);
+      if (seen + entry.local + units > entry.limit) {
+        period.refused += 1;
+        return { outcome: 'daily_quota_exceeded', entry: quota(seen + entry.local) };
+      }
+      if (entry.local + units > allowance) {
+        period.refused += 1;
+        return { outcome: 'burst_limit_exceeded', entry: quota(seen + entry.local) };
+      }
+      const admissionId = edgeId ?? `local.${randomUUID()}`;
+      journal.append({ id: admissionId, key: entry.keyId, day: window.day, units, at: now });
+      entry.local += units;
+      period.admittedLocally += 1;
+      return { outcome: 'admitted', entry: quota(seen + entry.local), admissionId };
+    },
+    degradedSince: () => period?.startedAt,
+    recovered,
+  };
+}
