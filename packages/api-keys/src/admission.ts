@@ -307,7 +307,10 @@ export function createAdmitter({
       return fromLocal(decision, kind);
     }
     const [status, owner, limit, used, detail, now, day, readValue] = reply;
-    if (local) local.saw(hash, sightingOf(status, id, kind, owner, limit, used, (days[day - 1] ?? today).day));
+    // A key's first sighting waits for its record (one more round trip per key and process), so a
+    // key seen once can be admitted locally right after.
+    const firstRead = local?.saw(hash, sightingOf(status, id, kind, owner, limit, used, (days[day - 1] ?? today).day));
+    if (firstRead) await firstRead;
     // An unknown or revoked key's reply carries no time (0).
     if (fakeNow === undefined && now > 0) deadlines.learn(now);
     const along: { readAlong?: string } = readAlong === undefined ? {} : { readAlong: readValue };

@@ -86,8 +86,12 @@ export interface LocalAdmissionOptions {
 }
 
 export interface LocalAdmission {
-  /** After every decision Redis made: remember a live key (its record re-read at most every maxAgeMs / 3), forget any other. */
-  saw(hash: string, sighting: Sighting): void;
+  /**
+   * After every decision Redis made: remember a live key, forget any other. A key's record is
+   * read the first time (the promise: the caller waits for that one read) and re-read in the
+   * background at most every maxAgeMs / 3.
+   */
+  saw(hash: string, sighting: Sighting): Promise<void> | undefined;
   /** Redis failed: decide from what was seen (mode, units, facts as for the admitter). */
   decide(hash: string, mode: 'admit' | 'peek', units: number, facts: RequestFacts, edgeId: string | undefined): LocalDecision;
   degradedSince(): number | undefined;
@@ -120,10 +124,10 @@ function restrictionRefusal(
 /** Reads a key's record into its cache entry in the background, one read per key at a time (errors: the next sighting tries again). */
 function recordReader(redis: Redis, recordKey: (hash: string) => string, clock: Clock) {
   const reading = new Set<string>();
-  return (hash: string, entry: CachedKey) => {
-    if (reading.has(hash)) return;
+  return (hash: string, entry: CachedKey): Promise<void> | undefined => {
+    if (reading.has(hash)) return undefined;
     reading.add(hash);
-    redis
+    return redis
       .hmget(recordKey(hash), ...RECORD_FIELDS)
       .then(([scopes, origins, maxLimit, burst, visitorBurst, expiresAt, retiresAt, successorHint]) => {
         entry.record = {
@@ -184,7 +188,10 @@ export function createLocalAdmission(options: LocalAdmissionOptions): LocalAdmis
   return {
     saw(hash, sighting) {
       recovered();
-      if (!sighting.live) return void cache.delete(hash);
+      if (!sighting.live) {
+        cache.delete(hash);
+        return undefined;
+      }
       const now = clock();
       let entry = cache.get(hash);
       if (entry)
@@ -205,7 +212,9 @@ export function createLocalAdmission(options: LocalAdmissionOptions): LocalAdmis
       Object.assign(entry, { owner: sighting.owner, validatedAt: now, limit: sighting.limit, used: sighting.used, day: sighting.day });
       cache.set(hash, entry);
       if (cache.size > maxKeys) cache.delete(cache.keys().next().value!);
-      if (now - entry.recordAt >= recordRefreshMs) readRecord(hash, entry);
+      if (now - entry.recordAt < recordRefreshMs) return undefined;
+      const read = readRecord(hash, entry);
+      return entry.record ? undefined : read;
     },
     decide(hash, mode, units, facts, edgeId) {
       const now = clock();

@@ -1,0 +1,195 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKeyStore } from '@fragrance/api-keys';
+import { Problem } from '@fragrance/contracts';
+import { createLogger } from '@fragrance/http';
+import { createRedisClient } from '@fragrance/redis';
+import { freePort, REPO_ROOT, startLocalRedis, stopLocalRedis, uniquePrefix } from '@fragrance/testkit';
+import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+
+const localDir = process.env.FRAGRANCE_LOCAL_DIR ?? `${REPO_ROOT}.local`;
+const COMMAND_TIMEOUT_MS = 300;
+/** The revocation bound of these tests (DEGRADED_ADMISSION_MAX_AGE_MS), short so the test is. */
+const MAX_AGE_MS = 4_000;
+const today = () => new Date().toISOString().slice(0, 10);
+/** Everything in a journal directory's files. */
+const journalText = (dir: string) =>
+  readdirSync(dir)
+    .filter((file) => file.endsWith('.jsonl'))
+    .map((file) => readFileSync(join(dir, file), 'utf8'))
+    .join('');
+
+// Admission without Redis (docs/operations.md#degraded-admission), against this file's own
+// redis-server: paused (CLIENT PAUSE … ALL: commands queue, then run) and stopped.
+describe('degraded admission: Redis paused and stopped (own redis-server, never the shared one)', () => {
+  let port: number;
+  let name: string;
+  let url: string;
+  let control: Redis;
+  let upstream: Server;
+  let upstreamUrl: string;
+  const clients: Redis[] = [];
+  const gateways: GatewayUnderTest[] = [];
+  const dirs: string[] = [];
+  const prefix = uniquePrefix('degraded').replace(/-$/, ':');
+  const logger = createLogger('gateway-test', 'silent');
+  const store = () => createKeyStore({ redis: control, prefix });
+
+  async function gateway(): Promise<GatewayUnderTest> {
+    const redis = createRedisClient({ REDIS_URL: url, REDIS_COMMAND_TIMEOUT_MS: COMMAND_TIMEOUT_MS }, logger, 'request-path');
+    if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
+    clients.push(redis);
+    const dir = mkdtempSync(join(tmpdir(), 'fcs-journal-'));
+    dirs.push(dir);
+    const started = await startGateway({
+      redis,
+      prefix,
+      upstreamUrl,
+      degraded: true,
+      env: {
+        REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+        DEGRADED_ADMISSION_MAX_AGE_MS: String(MAX_AGE_MS),
+        ADMISSION_JOURNAL_DIR: dir,
+        ADMISSION_JOURNAL_FSYNC_MS: '0',
+      },
+    });
+    gateways.push(started);
+    return started;
+  }
+  const get = async (gw: GatewayUnderTest, apiKey: string) => {
+    const res = await fetch(`${gw.url}/v1/fragrances?query=rose`, { headers: bearer(apiKey) });
+    await res.arrayBuffer();
+    return res;
+  };
+  const used = async (keyId: string) => Number((await control.get(`${prefix}usage:${keyId}:${today()}`)) ?? 0);
+
+  beforeAll(async () => {
+    port = await freePort();
+    name = `gateway-degraded-${port}`;
+    url = await startLocalRedis({ name, port });
+    control = new Redis(url, { maxRetriesPerRequest: null });
+    control.on('error', () => undefined); // this file stops its Redis on purpose
+    upstream = fakeUpstream();
+    upstreamUrl = await listen(upstream);
+  });
+  afterAll(async () => {
+    for (const gw of gateways) await gw.close();
+    await close(upstream);
+    for (const redis of clients) redis.disconnect();
+    control.disconnect();
+    await stopLocalRedis({ name, port });
+    rmSync(`${localDir}/redis/${name}`, { recursive: true, force: true });
+    rmSync(`${localDir}/redis/.${name}.lock`, { force: true });
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('paused: a known key keeps getting 200 (marked approximate), an unseen key 503 with Retry-After, and Redis counts exactly the 200s', async () => {
+    const gw = await gateway();
+    const known = await store().create({ owner: 'known', quota: 10_000, burst: 40, refillPerSecond: 1_000 });
+    const unseen = await store().create({ owner: 'unseen', quota: 10_000 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await get(gw, known.apiKey)).status);
+
+    await control.call('CLIENT', 'PAUSE', '2000', 'ALL');
+    const during = await Promise.all(Array.from({ length: 25 }, () => get(gw, known.apiKey)));
+    for (const res of during) {
+      statuses.push(res.status);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit')).toMatch(/^"daily";r=\d+;t=\d+;approximate$/);
+    }
+    const refused = await get(gw, unseen.apiKey);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    // The queued admissions run once the pause is over, past their deadline: they count nothing.
+    await control.ping();
+    await expect
+      .poll(
+        async () => {
+          const res = await get(gw, known.apiKey);
+          statuses.push(res.status);
+          return res.headers.get('ratelimit');
+        },
+        { timeout: 5_000 },
+      )
+      .not.toMatch(/approximate/);
+    expect(statuses.every((status) => status === 200)).toBe(true);
+    // Every 200 counted once (the journalled ones replayed), nothing else.
+    await expect.poll(() => used(known.record.id), { timeout: 5_000 }).toBe(statuses.length);
+    expect(await used(unseen.record.id)).toBe(0);
+  });
+
+  it('stopped: known keys keep getting 200, a revoked key is refused within the bound, over-admission stays within the allowance, and the count is exact once Redis is back', async () => {
+    const [one, two] = [await gateway(), await gateway()];
+    const known = await store().create({ owner: 'known', quota: 10_000, burst: 60, refillPerSecond: 1_000 });
+    // Near its quota: one instance saw 8 of 10 used, the other 9. Its local allowance (burst) is 3.
+    const near = await store().create({ owner: 'near', quota: 10, burst: 3, refillPerSecond: 1_000 });
+    const revoked = await store().create({ owner: 'revoked', quota: 10_000 });
+    const full = await store().create({ owner: 'full', quota: 2 });
+    const ok = { known: 0, near: 0, revoked: 0, full: 0 };
+    for (let i = 0; i < 8; i++) ok.near += Number((await get(one, near.apiKey)).status === 200);
+    ok.near += Number((await get(two, near.apiKey)).status === 200);
+    for (let i = 0; i < 2; i++) ok.full += Number((await get(one, full.apiKey)).status === 200);
+    ok.known += Number((await get(one, known.apiKey)).status === 200);
+    ok.known += Number((await get(two, known.apiKey)).status === 200);
+    ok.revoked += Number((await get(one, revoked.apiKey)).status === 200);
+    expect(ok).toEqual({ known: 2, near: 9, revoked: 1, full: 2 });
+    // Revoked while Redis is up, but this instance has not seen it since.
+    await store().revoke(revoked.record.id);
+
+    await stopLocalRedis({ name, port });
+    const results = await Promise.all([
+      ...Array.from({ length: 20 }, (_, i) => get(i % 2 ? one : two, known.apiKey).then((res) => ['known', res.status] as const)),
+      ...Array.from({ length: 5 }, () => get(one, near.apiKey).then((res) => ['near', res.status] as const)),
+      ...Array.from({ length: 5 }, () => get(two, near.apiKey).then((res) => ['near', res.status] as const)),
+      get(one, full.apiKey).then((res) => ['full', res.status] as const),
+    ]);
+    for (const [key, status] of results) {
+      if (status === 200) ok[key] += 1;
+      else expect([key, status]).toEqual([key, 429]);
+    }
+    expect(results.filter(([key, status]) => key === 'known' && status === 200)).toHaveLength(20);
+    // Over-admission for a key at (or near) its quota ≤ the allowance per instance: 2 + 1 here.
+    expect(ok.near).toBe(12);
+    expect(ok.full).toBe(2);
+    // The revoked key: admitted from the cache at most until the bound, then refused (503).
+    await expect
+      .poll(
+        async () => {
+          const res = await get(one, revoked.apiKey);
+          if (res.status === 200) ok.revoked += 1;
+          return res.status;
+        },
+        { timeout: MAX_AGE_MS + 2_000, interval: 100 },
+      )
+      .toBe(503);
+
+    await startLocalRedis({ name, port });
+    await expect.poll(() => used(known.record.id), { timeout: 10_000 }).toBe(ok.known);
+    await expect.poll(() => used(near.record.id), { timeout: 10_000 }).toBe(ok.near);
+    await expect.poll(() => used(revoked.record.id), { timeout: 10_000 }).toBe(ok.revoked);
+    expect(await used(full.record.id)).toBe(2);
+    expect(ok.near - 10).toBeLessThanOrEqual(3 * 2);
+    // Back to Redis's own decisions: the revoked key is 401 again, the journals are empty.
+    expect((await get(one, revoked.apiKey)).status).toBe(401);
+    for (const dir of dirs.slice(-2)) await expect.poll(() => journalText(dir), { timeout: 5_000 }).toBe('');
+  });
+
+  it('a refusal during the outage is problem+json', async () => {
+    const gw = await gateway();
+    const unseen = await store().create({ owner: 'unseen-2', quota: 10 });
+    await stopLocalRedis({ name, port });
+    try {
+      const res = await fetch(`${gw.url}/v1/fragrances`, { headers: bearer(unseen.apiKey) });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('content-type')).toMatch(/problem\+json/);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(Problem.parse(await res.json())).toMatchObject({ code: 'service_unavailable' });
+    } finally {
+      await startLocalRedis({ name, port });
+    }
+  });
+});
