@@ -32,7 +32,7 @@ interface CachedKey {
   day: string;
   record?: CachedRecord;
   recordAt: number;
-  /** Requests admitted here, unseen by Redis, in the current degraded period (on `localDay`). */
+  /** Requests admitted here since Redis last decided on this key (on `localDay`): the allowance spent. */
   local: number;
   localDay: string;
 }
@@ -147,6 +147,19 @@ function recordReader(redis: Redis, recordKey: (hash: string) => string, clock: 
   };
 }
 
+const newEntry = (keyId: string, kind: KeyKind): CachedKey => ({
+  keyId,
+  kind,
+  owner: '',
+  validatedAt: 0,
+  limit: 0,
+  used: 0,
+  day: '',
+  recordAt: 0,
+  local: 0,
+  localDay: '',
+});
+
 /** The quota as this instance estimates it, for the headers and /v1/me. */
 function localQuota(entry: CachedKey, window: { day: string; resetsAt: number }, used: number, now: number): LocalQuota {
   return {
@@ -163,8 +176,8 @@ function localQuota(entry: CachedKey, window: { day: string; resetsAt: number },
 
 /**
  * Admission while Redis cannot answer (docs/operations.md#degraded-admission): a key Redis found
- * live within `maxAgeMs` is admitted here against a per-key allowance of its burst capacity per
- * degraded period (a publishable key: its visitor burst), never past its daily quota as last
+ * live within `maxAgeMs` is admitted here against a per-key allowance of its burst capacity
+ * until Redis decides on the key again (a publishable key: its visitor burst), never past its daily quota as last
  * seen plus what was admitted here; each admission goes to the journal for replay. Unknown and
  * stale keys are 'unavailable' (the caller answers 503).
  */
@@ -181,7 +194,6 @@ export function createLocalAdmission(options: LocalAdmissionOptions): LocalAdmis
     if (!period) return;
     const ended = { ...period, durationMs: clock() - period.startedAt };
     period = undefined;
-    for (const entry of cache.values()) entry.local = 0;
     options.onRecovered?.(ended);
   };
 
@@ -193,23 +205,17 @@ export function createLocalAdmission(options: LocalAdmissionOptions): LocalAdmis
         return undefined;
       }
       const now = clock();
-      let entry = cache.get(hash);
-      if (entry)
-        cache.delete(hash); // re-inserted last: the Map's order is the recency order
-      else
-        entry = {
-          keyId: sighting.keyId,
-          kind: sighting.kind,
-          owner: '',
-          validatedAt: 0,
-          limit: 0,
-          used: 0,
-          day: '',
-          recordAt: 0,
-          local: 0,
-          localDay: '',
-        };
-      Object.assign(entry, { owner: sighting.owner, validatedAt: now, limit: sighting.limit, used: sighting.used, day: sighting.day });
+      const entry = cache.get(hash) ?? newEntry(sighting.keyId, sighting.kind);
+      cache.delete(hash); // re-inserted last: the Map's order is the recency order
+      // Redis's count now includes what it was told; the allowance starts again from this sighting.
+      Object.assign(entry, {
+        owner: sighting.owner,
+        validatedAt: now,
+        limit: sighting.limit,
+        used: sighting.used,
+        day: sighting.day,
+        local: 0,
+      });
       cache.set(hash, entry);
       if (cache.size > maxKeys) cache.delete(cache.keys().next().value!);
       if (now - entry.recordAt < recordRefreshMs) return undefined;
