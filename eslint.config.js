@@ -111,6 +111,7 @@ export default tseslint.config(
       'examples/storefront/src/page/combobox.ts',
       'packages/api-keys/src/admission.ts',
       'packages/api-keys/src/key-store.ts',
+      'packages/api-keys/src/local-admission.ts',
       'packages/contracts/src/openapi.ts',
       'packages/search/src/browse.ts',
       'packages/search/src/catalogue.ts',
