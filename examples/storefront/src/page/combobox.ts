@@ -26,18 +26,24 @@ export interface ComboboxOptions {
   onError: (error: unknown) => void;
 }
 
-/**
- * Search as you type, as a WAI-ARIA combobox with a listbox popup: focus stays in the input,
- * `aria-activedescendant` points at the option the arrow keys chose, Enter picks it, Escape
- * closes the list (and, pressed again, clears the text).
- */
-export function attachCombobox(options: ComboboxOptions): { close: () => void } {
-  const { input, listbox, api } = options;
+function optionOf(suggestion: Suggestion, index: number): HTMLLIElement {
+  return h(
+    'li',
+    { id: `suggestion-${index}`, role: 'option', 'aria-selected': 'false', class: `suggestion suggestion-${suggestion.type}` },
+    h('span', { class: 'suggestion-text' }, suggestion.text),
+    h(
+      'span',
+      { class: 'suggestion-meta' },
+      suggestion.brand ?? KIND_LABEL[suggestion.type],
+      suggestion.count === undefined ? '' : ` · ${suggestion.count}`,
+    ),
+  );
+}
+
+/** The listbox's ARIA state: which suggestions it shows, whether it is open, which option is active. */
+function listboxView(input: HTMLInputElement, listbox: HTMLUListElement) {
   let suggestions: Suggestion[] = [];
   let active = -1;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let inFlight: AbortController | undefined;
-
   const setActive = (index: number) => {
     active = index;
     listbox.querySelectorAll('[role="option"]').forEach((option, i) => option.setAttribute('aria-selected', String(i === index)));
@@ -53,38 +59,50 @@ export function attachCombobox(options: ComboboxOptions): { close: () => void } 
     setActive(-1);
   };
   const open = () => {
-    if (suggestions.length === 0) {
-      close();
-      return;
-    }
+    if (suggestions.length === 0) return void close();
     listbox.hidden = false;
     input.setAttribute('aria-expanded', 'true');
   };
-  const render = () => {
-    listbox.replaceChildren(
-      ...suggestions.map((suggestion, i) =>
-        h(
-          'li',
-          { id: `suggestion-${i}`, role: 'option', 'aria-selected': 'false', class: `suggestion suggestion-${suggestion.type}` },
-          h('span', { class: 'suggestion-text' }, suggestion.text),
-          h(
-            'span',
-            { class: 'suggestion-meta' },
-            suggestion.brand ?? KIND_LABEL[suggestion.type],
-            suggestion.count === undefined ? '' : ` · ${suggestion.count}`,
-          ),
-        ),
-      ),
-    );
+  return {
+    get suggestions() {
+      return suggestions;
+    },
+    get active() {
+      return active;
+    },
+    get isOpen() {
+      return !listbox.hidden;
+    },
+    show(next: Suggestion[]) {
+      suggestions = next;
+      listbox.replaceChildren(...next.map(optionOf));
+      setActive(-1);
+    },
+    setActive,
+    open,
+    close,
   };
+}
+
+/**
+ * Search as you type, as a WAI-ARIA combobox with a listbox popup: focus stays in the input,
+ * `aria-activedescendant` points at the option the arrow keys chose, Enter picks it, Escape
+ * closes the list (and, pressed again, clears the text).
+ */
+export function attachCombobox(options: ComboboxOptions): { close: () => void } {
+  const { input, listbox, api } = options;
+  const view = listboxView(input, listbox);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let inFlight: AbortController | undefined;
+
   /** Closes the list and forgets any answer still on its way (it would open the list again). */
   const settle = () => {
     clearTimeout(timer);
     inFlight?.abort();
-    close();
+    view.close();
   };
   const choose = (index: number) => {
-    const suggestion = suggestions[index];
+    const suggestion = view.suggestions[index];
     if (suggestion === undefined) return;
     settle();
     options.onChoose(suggestion);
@@ -96,11 +114,9 @@ export function attachCombobox(options: ComboboxOptions): { close: () => void } 
     try {
       const answer = await api.suggest(text, controller.signal);
       if (controller.signal.aborted || input.value !== text) return;
-      suggestions = answer.data;
-      render();
-      setActive(-1);
-      if (document.activeElement === input) open();
-      options.announce(suggestions.length === 0 ? 'No suggestions.' : `${suggestions.length} suggestions available.`);
+      view.show(answer.data);
+      if (document.activeElement === input) view.open();
+      options.announce(answer.data.length === 0 ? 'No suggestions.' : `${answer.data.length} suggestions available.`);
     } catch (error) {
       if (!controller.signal.aborted) options.onError(error);
     }
@@ -109,29 +125,14 @@ export function attachCombobox(options: ComboboxOptions): { close: () => void } 
   input.addEventListener('input', () => {
     clearTimeout(timer);
     const text = input.value;
-    if (!suggestible(text)) {
-      inFlight?.abort();
-      suggestions = [];
-      close();
-      return;
+    if (suggestible(text)) timer = setTimeout(() => void ask(text), DEBOUNCE_MS);
+    else {
+      settle();
+      view.show([]);
     }
-    timer = setTimeout(() => void ask(text), DEBOUNCE_MS);
   });
-  input.addEventListener('keydown', (event) => {
-    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
-      if (suggestions.length === 0) return;
-      event.preventDefault();
-      if (listbox.hidden) open();
-      setActive(moveActive(active, suggestions.length, event.key));
-    } else if (event.key === 'Enter' && !listbox.hidden && active >= 0) {
-      event.preventDefault();
-      choose(active);
-    } else if (event.key === 'Escape') {
-      if (!listbox.hidden) close();
-      else input.value = '';
-    } else if (event.key === 'Tab') close();
-  });
-  input.addEventListener('blur', close);
+  input.addEventListener('keydown', (event) => onKey(event, view, choose, input));
+  input.addEventListener('blur', view.close);
   // Keep the focus in the input while the pointer picks an option.
   listbox.addEventListener('mousedown', (event) => event.preventDefault());
   listbox.addEventListener('click', (event) => {
@@ -139,4 +140,20 @@ export function attachCombobox(options: ComboboxOptions): { close: () => void } 
     if (option !== null) choose(Number(option.id.replace('suggestion-', '')));
   });
   return { close: settle };
+}
+
+/** The combobox's keys: arrows move the active option, Enter picks it, Escape closes (then clears), Tab leaves. */
+function onKey(event: KeyboardEvent, view: ReturnType<typeof listboxView>, choose: (index: number) => void, input: HTMLInputElement): void {
+  if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+    if (view.suggestions.length === 0) return;
+    event.preventDefault();
+    if (!view.isOpen) view.open();
+    view.setActive(moveActive(view.active, view.suggestions.length, event.key));
+  } else if (event.key === 'Enter' && view.isOpen && view.active >= 0) {
+    event.preventDefault();
+    choose(view.active);
+  } else if (event.key === 'Escape') {
+    if (view.isOpen) view.close();
+    else input.value = '';
+  } else if (event.key === 'Tab') view.close();
 }
