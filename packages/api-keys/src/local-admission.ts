@@ -97,6 +97,8 @@ export interface LocalAdmission {
   degradedSince(): number | undefined;
   /** Redis answered (a PING while no request came): ends the degraded period, if any. */
   recovered(): void;
+  /** When Redis last decided on a key (ms), if ever: until maxAgeMs after it, the cache can still admit. */
+  lastSightingAt(): number | undefined;
 }
 
 const RECORD_FIELDS = ['scopes', 'origins', 'max_limit', 'burst', 'visitor_burst', 'expires_at', 'retires_at', 'successor_hint'] as const;
@@ -187,6 +189,7 @@ export function createLocalAdmission(options: LocalAdmissionOptions): LocalAdmis
   const cache = new Map<string, CachedKey>();
   const recordRefreshMs = Math.max(1, Math.floor(maxAgeMs / 3));
   let period: DegradedPeriod | undefined;
+  let lastSightingAt: number | undefined;
 
   const readRecord = recordReader(redis, keys.record, clock);
 
@@ -205,6 +208,7 @@ export function createLocalAdmission(options: LocalAdmissionOptions): LocalAdmis
         return undefined;
       }
       const now = clock();
+      lastSightingAt = now;
       const entry = cache.get(hash) ?? newEntry(sighting.keyId, sighting.kind);
       cache.delete(hash); // re-inserted last: the Map's order is the recency order
       // Redis's count now includes what it was told; the allowance starts again from this sighting.
@@ -260,5 +264,6 @@ export function createLocalAdmission(options: LocalAdmissionOptions): LocalAdmis
     },
     degradedSince: () => period?.startedAt,
     recovered,
+    lastSightingAt: () => lastSightingAt,
   };
 }

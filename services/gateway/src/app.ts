@@ -29,7 +29,7 @@ import { inSequence } from './in-sequence.ts';
 import { normaliseRequestTargets } from './request-target.ts';
 import { countSearches } from './search-analytics.ts';
 import { observeEdgeCache, timedRedisCall } from './metrics.ts';
-import type { DegradedAdmission } from './degraded-admission.ts';
+import { degradedReadiness, type DegradedAdmission } from './degraded-admission.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
 import { meRoutes } from './routes/me.ts';
@@ -272,7 +272,9 @@ export function buildApp({ config, logger, redis, agents, clock, lifecycle = new
   app.use(docsRoutes());
   // Ready needs only Redis (every data request does): the upstreams sit behind the load balancer
   // and have readiness of their own.
-  app.use(probeRoutes({ lifecycle, required: { redis: checks.redis! }, timeoutMs: config.HEALTH_TIMEOUT_MS }));
+  // While Redis is away, ready as long as recently seen keys can be admitted (degraded admission).
+  const redisReady = degraded ? degradedReadiness(checks.redis!, degraded, config.DEGRADED_ADMISSION_MAX_AGE_MS) : checks.redis!;
+  app.use(probeRoutes({ lifecycle, required: { redis: redisReady }, timeoutMs: config.HEALTH_TIMEOUT_MS }));
 
   app.use(notFoundHandler);
   app.use(problemHandler);

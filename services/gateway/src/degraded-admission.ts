@@ -10,6 +10,7 @@ import {
 } from '@fragrance/api-keys';
 import type { Logger } from '@fragrance/http';
 import type { GatewayConfig } from './config.ts';
+import type { HealthCheck } from './health.ts';
 import { degradedPeriods, degradedSeconds, observeDegradedAdmission, replayedAdmissions } from './metrics.ts';
 
 /** How often a left-behind or unacknowledged journal is replayed, and a quiet degraded period probed. */
@@ -111,3 +112,19 @@ export function startDegradedAdmission({
     },
   };
 }
+
+/**
+ * Readiness while Redis is away: ready as long as the local admission can still admit (Redis
+ * decided on some key within DEGRADED_ADMISSION_MAX_AGE_MS), so a load balancer keeps sending
+ * known keys' requests instead of taking every gateway out at once.
+ */
+export const degradedReadiness =
+  (redisCheck: HealthCheck, degraded: DegradedAdmission, maxAgeMs: number, clock: Clock = Date.now): HealthCheck =>
+  async () => {
+    try {
+      await redisCheck();
+    } catch (error) {
+      const last = degraded.local.lastSightingAt();
+      if (last === undefined || clock() - last > maxAgeMs) throw error;
+    }
+  };
