@@ -26,6 +26,9 @@ describe('the storefront server', () => {
     const html = await res.text();
     expect(html).toContain(`<script type="application/json" id="storefront-config">${JSON.stringify(SETTINGS)}</script>`);
     expect(html).toContain('<script type="module" src="/app.js"></script>');
+    // An inline icon: browsers would otherwise ask for /favicon.ico and log its 404 as an error.
+    expect(html).toContain('<link rel="icon" href="data:," />');
+    expect((await fetch(`${url}/favicon.ico`)).status).toBe(404);
   });
 
   it('serves the bundle esbuild built from the TypeScript, with its source map and the styles', async () => {
