@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { DeprecationNotice } from '@fragrance/http';
@@ -150,8 +152,12 @@ export const GatewayConfig = z.object({
    * revocation, expiry or roll is effective again within this bound. 0 turns it off (503s).
    */
   DEGRADED_ADMISSION_MAX_AGE_MS: z.coerce.number().int().min(0).max(300_000).default(30_000),
-  /** Directory of the admission journal (`admissions-<PORT>.jsonl`): requests admitted without Redis, replayed into it later. */
-  ADMISSION_JOURNAL_DIR: z.string().min(1).default('.local/gateway'),
+  /**
+   * Directory of the admission journal (`admissions-<PORT>.jsonl`): requests admitted without
+   * Redis, replayed into it later. Default under the temp directory: writable under a read-only
+   * root (the Kubernetes pod's /tmp volume, which outlives a container restart).
+   */
+  ADMISSION_JOURNAL_DIR: z.string().min(1).default(join(tmpdir(), 'fcs-gateway')),
   /** fdatasync of the journal at most this often (ms); 0: after every line. write(2) happens before each answer either way. */
   ADMISSION_JOURNAL_FSYNC_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   /** Deprecations announced per route (Deprecation, Sunset and Link headers); none by default. */

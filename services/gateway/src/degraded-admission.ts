@@ -47,7 +47,12 @@ export function startDegradedAdmission({
 }): DegradedAdmission | undefined {
   if (config.DEGRADED_ADMISSION_MAX_AGE_MS === 0) return undefined;
   const file = journalFileOf(config);
-  const journal = openAdmissionJournal({ redis, prefix: config.REDIS_PREFIX, file, fsyncIntervalMs: config.ADMISSION_JOURNAL_FSYNC_MS });
+  let journal: AdmissionJournal;
+  try {
+    journal = openAdmissionJournal({ redis, prefix: config.REDIS_PREFIX, file, fsyncIntervalMs: config.ADMISSION_JOURNAL_FSYNC_MS });
+  } catch (error) {
+    throw new Error(`ADMISSION_JOURNAL_DIR: cannot open the admission journal ${file}: ${(error as Error).message}`, { cause: error });
+  }
   if (journal.backlog() > 0)
     logger.warn({ backlog: journal.backlog(), file }, 'admission journal left behind: replaying it once Redis answers');
 
