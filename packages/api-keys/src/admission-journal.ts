@@ -13,7 +13,8 @@ import {
 import { dirname } from 'node:path';
 import type { Redis } from 'ioredis';
 import { loadLuaScript, scriptCommand } from '@fragrance/redis';
-import { redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
+import { z } from 'zod';
+import { ADMISSION_ID, redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
 
 const REPLAY = loadLuaScript(new URL('./replay-2.lua', import.meta.url));
 
@@ -58,6 +59,18 @@ export interface JournalOptions {
   fsyncIntervalMs: number;
 }
 
+/** One journal line: an admission, or `{"void": id}` taking one back. Anything else is skipped. */
+const JournalLine = z.union([
+  z.object({ void: z.string().regex(ADMISSION_ID) }),
+  z.object({
+    id: z.string().regex(ADMISSION_ID),
+    key: z.string().regex(/^key_[0-9a-f]{16}$/),
+    day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/),
+    units: z.number().int().min(1).max(1_000_000),
+    at: z.number(),
+  }),
+]);
+
 function parseLines(text: string): Map<string, JournalEntry> {
   const pending = new Map<string, JournalEntry>();
   for (const line of text.split('\n')) {
@@ -66,19 +79,12 @@ function parseLines(text: string): Map<string, JournalEntry> {
     try {
       value = JSON.parse(line);
     } catch {
-      continue; // a line cut by a crash mid-write: its request was never answered 200
+      continue; // a line cut by a crash mid-write: its request was never answered
     }
-    if (typeof value !== 'object' || value === null) continue;
-    const record = value as Partial<JournalEntry> & { void?: string };
-    if (typeof record.void === 'string') pending.delete(record.void);
-    else if (typeof record.id === 'string' && typeof record.key === 'string' && typeof record.day === 'string')
-      pending.set(record.id, {
-        id: record.id,
-        key: record.key,
-        day: record.day,
-        units: Number(record.units) || 1,
-        at: Number(record.at) || 0,
-      });
+    const parsed = JournalLine.safeParse(value);
+    if (!parsed.success) continue;
+    if ('void' in parsed.data) pending.delete(parsed.data.void);
+    else pending.set(parsed.data.id, parsed.data);
   }
   return pending;
 }
@@ -98,12 +104,12 @@ function journalFile(file: string, fsyncIntervalMs: number) {
     rewrite(entries: Iterable<JournalEntry>) {
       if (fd >= 0) closeSync(fd);
       const temp = `${file}.tmp`;
-      writeFileSync(temp, [...entries].map((entry) => JSON.stringify(entry) + '\n').join(''));
+      writeFileSync(temp, [...entries].map((entry) => JSON.stringify(entry) + '\n').join(''), { mode: 0o600 });
       const tempFd = openSync(temp, 'r');
       fsyncSync(tempFd);
       closeSync(tempFd);
       renameSync(temp, file);
-      fd = openSync(file, 'a');
+      fd = openSync(file, 'a', 0o600);
       dirty = false;
     },
     writeLine(line: string) {
@@ -133,7 +139,8 @@ export function openAdmissionJournal({ redis, prefix, file, fsyncIntervalMs }: J
   const keys = redisKeys(prefix);
   const replayOne = scriptCommand<number>(redis, 'fcsReplayAdmission', REPLAY);
   const usageTtlSeconds = USAGE_RETENTION_DAYS * 86_400;
-  mkdirSync(dirname(file), { recursive: true });
+  // Only this user reads or writes it: its lines are billed as they stand.
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const pending = existsSync(file) ? parseLines(readFileSync(file, 'utf8')) : new Map<string, JournalEntry>();
   const disk = journalFile(file, fsyncIntervalMs);
   disk.rewrite(pending.values());

@@ -28,7 +28,7 @@ describe('admission journal and local admission (real Redis)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('replays every entry once: voided ones and a line cut by a crash are skipped, a second replay of the same lines counts nothing', async () => {
+  it('replays every entry once: voided ones, malformed lines and a line cut by a crash are skipped, a second replay of the same lines counts nothing', async () => {
     const { record } = await store.create({ owner: 'journal', quota: 100 });
     const file = join(dir, 'replay.jsonl');
     const day = localDate(Date.now(), 'UTC');
@@ -36,6 +36,8 @@ describe('admission journal and local admission (real Redis)', () => {
     for (const id of ['a', 'b', 'c']) journal.append({ id, key: record.id, day, units: id === 'c' ? 3 : 1, at: Date.now() });
     expect(journal.void('b')).toBe(true);
     journal.close();
+    // A line that is not an admission (bad key id, negative units) is skipped, and so is one cut by a crash.
+    appendFileSync(file, JSON.stringify({ id: 'e', key: 'key_zz', day, units: -5, at: 0 }) + '\n');
     appendFileSync(file, '{"id":"d","key":"');
     const lines = readFileSync(file, 'utf8');
 
