@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { z } from 'zod';
-import { ConfigError, host, httpUrl, parseConfig, port } from '@fragrance/config';
+import { ConfigError, DEV_PORTS, host, httpUrl, parseConfig, port } from '@fragrance/config';
 
 /** The gitignored file `npm start` writes with a fresh publishable key and the API's address. */
 export const ENV_FILE = new URL('../../.env.local', import.meta.url);
 
 const HOW_TO_GET_A_KEY =
   'run `npm start` (it writes examples/storefront/.env.local), or set it yourself: ' +
-  '`npm run ops -- keys create --publishable --owner <you> --quota 10000 --origin http://127.0.0.1:8090`';
+  `\`npm run ops -- keys create --publishable --owner <you> --quota 10000 --origin http://127.0.0.1:${DEV_PORTS.storefront}\``;
 
 /**
  * The storefront server's settings, parsed once at start-up. The key is a publishable one
@@ -20,9 +20,9 @@ export const StorefrontConfig = z.object({
     error: `must be a publishable key (fcs_pk_…); a secret key must never reach a web page: ${HOW_TO_GET_A_KEY}`,
   }),
   /** The data API's base address, ending in /v1, as the browser reaches it. */
-  STOREFRONT_API_URL: httpUrl().default('http://127.0.0.1:8080/v1'),
+  STOREFRONT_API_URL: httpUrl().default(`http://127.0.0.1:${DEV_PORTS.services.gateway.http}/v1`),
   STOREFRONT_HOST: host(),
-  STOREFRONT_PORT: port(8090),
+  STOREFRONT_PORT: port(DEV_PORTS.storefront),
 });
 export type StorefrontConfig = z.infer<typeof StorefrontConfig>;
 
