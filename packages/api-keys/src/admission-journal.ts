@@ -41,7 +41,7 @@ export interface JournalEntry {
 export interface AdmissionJournal {
   /** Written (write(2)) before it returns: a crash of the process after it loses nothing. */
   append(entry: JournalEntry): void;
-  /** Takes back an entry not yet replayed (its request failed on our side); false when it was already replayed. */
+  /** Takes back an entry not yet replayed (its request failed on our side); false when it was replayed or is being replayed (refund it in Redis). */
   void(id: string): boolean;
   /** Entries admitted locally and not yet counted in Redis. */
   backlog(): number;
@@ -146,8 +146,11 @@ export function openAdmissionJournal({ redis, prefix, file, fsyncIntervalMs }: J
   disk.rewrite(pending.values());
   let inFlight: Promise<{ replayed: number; acknowledged: number }> | undefined;
 
+  // Entries being replayed right now: too late to void (the caller refunds in Redis instead).
+  const replaying = new Set<string>();
   const replayPending = async () => {
     const batch = [...pending.values()];
+    for (const entry of batch) replaying.add(entry.id);
     const results = await Promise.allSettled(
       batch.map((entry) =>
         replayOne(
@@ -158,7 +161,7 @@ export function openAdmissionJournal({ redis, prefix, file, fsyncIntervalMs }: J
           REPLAY_MARK_TTL_SECONDS,
         ),
       ),
-    );
+    ).finally(() => replaying.clear());
     let replayed = 0;
     let acknowledged = 0;
     let failure: Error | undefined;
@@ -180,7 +183,7 @@ export function openAdmissionJournal({ redis, prefix, file, fsyncIntervalMs }: J
       disk.writeLine(JSON.stringify(entry));
     },
     void(id) {
-      if (!pending.delete(id)) return false;
+      if (replaying.has(id) || !pending.delete(id)) return false;
       disk.writeLine(JSON.stringify({ void: id }));
       return true;
     },
