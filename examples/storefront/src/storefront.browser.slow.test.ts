@@ -5,10 +5,9 @@
 // would; served from another origin, the same page shows the API's refusal. Screenshots go to
 // .local/screenshots (STOREFRONT_SCREENSHOT=update also refreshes docs/images/storefront.png).
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyStore } from '@fragrance/api-keys';
 import { generateCatalogue } from '@fragrance/dataset';
@@ -24,12 +23,11 @@ import {
   type TestElasticsearch,
   type TestRedis,
 } from '@fragrance/testkit';
+import { launchChromium, screenshotPath } from '@fragrance/testkit/browser';
 import { buildAssets } from './server/assets.ts';
 import { createStorefrontServer } from './server/server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(REPO_ROOT, '.local', 'screenshots');
-const README_SHOT = join(REPO_ROOT, 'docs', 'images', 'storefront.png');
+const README_SHOT = `${REPO_ROOT}docs/images/storefront.png`;
 /** A small catalogue from the project's generator: realistic names, notes, seasons and descriptions. */
 const records = [...generateCatalogue({ count: 400, seed: 2026 })];
 
@@ -52,7 +50,6 @@ describe('the storefront in a real browser', () => {
   const consoleErrors: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run bash infra/chromium.sh ensure (installs Debian's chromium)`);
     [es, redis] = await Promise.all([testElasticsearch('storefront'), testRedis('storefront')]);
     const alias = es.index('fragrances');
     await ingestCatalogue({ client: es.client, alias, records });
@@ -91,12 +88,7 @@ describe('the storefront in a real browser', () => {
       await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
       servers.push(server);
     }
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
-    mkdirSync(SHOTS, { recursive: true });
+    browser = await launchChromium();
   }, 180_000);
 
   afterAll(async () => {
@@ -197,8 +189,8 @@ describe('the storefront in a real browser', () => {
     expect(await detail.getByRole('heading', { level: 3, name: 'Similar fragrances' }).isVisible()).toBe(true);
     await expect.poll(() => page.locator('#similar li').count(), { timeout: 15_000 }).toBeGreaterThan(0);
     expect(await page.locator('#similar li').first().textContent()).toMatch(/% alike/);
-    await page.screenshot({ path: join(SHOTS, 'storefront.png') });
-    if (process.env.STOREFRONT_SCREENSHOT === 'update') copyFileSync(join(SHOTS, 'storefront.png'), README_SHOT);
+    await page.screenshot({ path: screenshotPath('storefront.png') });
+    if (process.env.STOREFRONT_SCREENSHOT === 'update') copyFileSync(screenshotPath('storefront.png'), README_SHOT);
 
     // A similar fragrance opens in the same card; Escape closes it and gives the focus back.
     const similar = page.locator('#similar a[data-open]').first();
@@ -286,7 +278,7 @@ describe('the storefront in a real browser', () => {
     expect(await page.locator('#results > li').count()).toBe(0);
     // Nothing to page through (the pager once showed here: a display rule beat `hidden`).
     expect(await page.getByRole('navigation', { name: 'Result pages' }).isHidden()).toBe(true);
-    await page.screenshot({ path: join(SHOTS, 'storefront-refused.png') });
+    await page.screenshot({ path: screenshotPath('storefront-refused.png') });
     expect(consoleErrors).toEqual([]);
     expect(outside).toEqual([]);
     await context.close();

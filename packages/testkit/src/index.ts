@@ -3,5 +3,6 @@ export { REPO_ROOT, startLocalElasticsearch, startLocalRedis, stopLocalRedis } f
 export { startSentinelRedis, type SentinelRedis } from './sentinel.ts';
 export { freePort, startService, waitForHealthy, type RunningService } from './processes.ts';
 export { close, listen } from './http-server.ts';
+export { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 export { waitFor } from './wait.ts';
 export { FormUser, parseForms, type Page } from './form-user.ts';

@@ -1,52 +1,39 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { close, listen, REPO_ROOT, testRedis, type TestRedis } from '@fragrance/testkit';
+import { close, listen, testRedis, type TestRedis } from '@fragrance/testkit';
+import { launchChromiumContext, screenshotPath } from '@fragrance/testkit/browser';
 import { authorizeUrl, exchange, pkcePair, registerClient } from './testing/flow.ts';
 import { startAuth, type Harness } from './testing/harness.ts';
 
 // A real browser (Debian's chromium, driven by playwright-core; no downloaded browser) signs in
 // and consents through the pages, the way a person would, and keeps screenshots of them.
-const CHROMIUM = '/usr/bin/chromium';
 /** The one DOM API used inside the page (the project compiles without the DOM lib). */
 interface BrowserGlobals {
   getComputedStyle(element: unknown): { maxWidth: string };
 }
-const SHOTS = join(REPO_ROOT, '.local', 'screenshots');
 
 let t: TestRedis;
 let auth: Harness;
 let app: Server;
 let callbackBase: string;
 let context: BrowserContext;
-let profile: string;
 const person = { email: 'browser.user@example.com', password: 'a browser-typed password' };
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`);
   t = await testRedis('auth-browser');
   auth = await startAuth(t.redis, t.prefix);
   await auth.users.create(person.email, person.password);
   // The client application's redirect target.
   app = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('client app received the response'));
   callbackBase = await listen(app);
-  profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  mkdirSync(SHOTS, { recursive: true });
+  context = await launchChromiumContext();
 }, 60_000);
 afterAll(async () => {
   await context?.close();
   if (app) await close(app);
   await auth?.close();
   await t?.cleanup();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 describe('sign-in and consent in a real browser', () => {
@@ -79,7 +66,7 @@ describe('sign-in and consent in a real browser', () => {
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('do not match');
-    await page.screenshot({ path: join(SHOTS, 'auth-sign-in-error.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('auth-sign-in-error.png'), fullPage: true });
 
     await page.getByLabel('Password').fill(person.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -89,7 +76,7 @@ describe('sign-in and consent in a real browser', () => {
     expect(text).toContain(new URL(callbackBase).host);
     expect(text).toContain('Search and read the fragrance catalogue');
     expect(await page.getByRole('button', { name: 'Deny' }).isVisible()).toBe(true);
-    await page.screenshot({ path: join(SHOTS, 'auth-consent.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('auth-consent.png'), fullPage: true });
 
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL((url) => url.href.startsWith(redirect));

@@ -5,14 +5,15 @@ import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
 import {
   freePort,
+  startFaultProxy,
   startService,
   testElasticsearch,
   testRedis,
+  type FaultProxy,
   type RunningService,
   type TestElasticsearch,
   type TestRedis,
 } from '@fragrance/testkit';
-import { startFaultProxy, type FaultProxy } from './testing/fault-proxy.ts';
 
 const STALE_STATUS = /^catalogue;hit;ttl=-\d+;detail=stale-if-error$/;
 

@@ -6,12 +6,19 @@ import { createLogger } from '@fragrance/http';
 import { bumpCatalogueGeneration, CATALOGUE_GENERATION_HEADER, readCatalogueGeneration } from '@fragrance/response-cache';
 import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
-import { close, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
+import {
+  close,
+  startFaultProxy,
+  testElasticsearch,
+  testRedis,
+  type FaultProxy,
+  type TestElasticsearch,
+  type TestRedis,
+} from '@fragrance/testkit';
 import { buildApp } from './app.ts';
 import { createElasticsearchBreaker, type ElasticsearchBreaker } from './breaker.ts';
 import { CatalogueConfig } from './config.ts';
 import { createElasticsearchClient, elasticsearchErrors } from './elasticsearch.ts';
-import { startFaultProxy, type FaultProxy } from './testing/fault-proxy.ts';
 
 const CURSOR_SECRET = randomBytes(32).toString('base64url');
 const STALE_STATUS = /^catalogue;hit;ttl=-\d+;detail=stale-if-error$/;

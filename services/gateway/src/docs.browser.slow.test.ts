@@ -3,10 +3,7 @@
 // no console error (a CSP violation is one), and "try it" with a real key searches the real
 // catalogue service over a real Elasticsearch index. Screenshots go to .local/screenshots.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyStore } from '@fragrance/api-keys';
 import { buildOpenApiDocument } from '@fragrance/contracts';
@@ -14,7 +11,6 @@ import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
 import {
   freePort,
-  REPO_ROOT,
   startService,
   testElasticsearch,
   testRedis,
@@ -22,10 +18,8 @@ import {
   type TestElasticsearch,
   type TestRedis,
 } from '@fragrance/testkit';
+import { launchChromiumContext, screenshotPath } from '@fragrance/testkit/browser';
 import { startGateway, type GatewayUnderTest } from './test-support.ts';
-
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(REPO_ROOT, '.local', 'screenshots');
 
 const records = Array.from({ length: 30 }, (_, i) => makeRecord({ name: `Vetiver Study ${i}`, brand: `Maison ${i % 3}`, votes: 100 - i }));
 
@@ -35,12 +29,10 @@ describe('the API reference in a real browser', () => {
   let catalogue: RunningService;
   let gateway: GatewayUnderTest;
   let context: BrowserContext;
-  let profile: string;
   let apiKey: string;
   const outside: string[] = [];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run bash infra/chromium.sh (installs Debian's chromium)`);
     [es, redis] = await Promise.all([testElasticsearch('gw-docs'), testRedis('gw-docs')]);
     const alias = es.index('fragrances');
     await ingestCatalogue({ client: es.client, alias, records });
@@ -60,13 +52,7 @@ describe('the API reference in a real browser', () => {
       PUBLIC_BASE_URL: `${gateway.url}/v1`,
     });
     ({ apiKey } = await createKeyStore({ redis: redis.redis, prefix: redis.prefix }).create({ owner: 'docs-reader', quota: 100 }));
-    profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1400, height: 900 },
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    context = await launchChromiumContext({ viewport: { width: 1400, height: 900 } });
     // Works offline: any request to another origin is refused and remembered.
     await context.route('**/*', async (route) => {
       const url = route.request().url();
@@ -74,14 +60,12 @@ describe('the API reference in a real browser', () => {
       outside.push(url);
       return route.abort();
     });
-    mkdirSync(SHOTS, { recursive: true });
   }, 120_000);
   afterAll(async () => {
     await context?.close();
     await gateway?.close();
     await catalogue?.stop();
     await Promise.all([es?.cleanup(), redis?.cleanup()]);
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   /** The DOM calls made inside the page (the project compiles without the DOM lib). */
@@ -107,7 +91,7 @@ describe('the API reference in a real browser', () => {
     // The introduction explains the quota headers and the error catalogue.
     for (const phrase of ['RateLimit-Remaining', 'retry_after_seconds', 'daily_quota_exceeded', 'invalid_cursor'])
       expect(text).toContain(phrase);
-    await page.screenshot({ path: join(SHOTS, 'docs-reference.png') });
+    await page.screenshot({ path: screenshotPath('docs-reference.png') });
 
     // The customer types their key once in the reference; "Test Request" on the search carries it.
     await page.getByPlaceholder('Token').first().fill(apiKey);
@@ -135,7 +119,7 @@ describe('the API reference in a real browser', () => {
     expect(answer.status()).toBe(200);
     expect(answer.headers()['ratelimit-remaining']).toBe('99');
     await expect.poll(() => client.innerText(), { timeout: 30_000 }).toContain('Vetiver Study 0');
-    await page.screenshot({ path: join(SHOTS, 'docs-try-it.png') });
+    await page.screenshot({ path: screenshotPath('docs-try-it.png') });
 
     expect(problems).toEqual([]);
     expect(outside).toEqual([]);

@@ -7,15 +7,14 @@
 // or Space asks the host), no console error, and not one network request from a view (its CSP
 // refuses even a deliberate fetch). Screenshots go to docs/images/mcp-app-*.png.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getToolUiResourceUri, type McpUiHostContext } from '@modelcontextprotocol/ext-apps/app-bridge';
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
 import { build } from 'esbuild';
-import { chromium, type BrowserContext, type Frame, type Page } from 'playwright-core';
+import type { BrowserContext, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FragranceDetail } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
@@ -31,11 +30,11 @@ import {
   type TestElasticsearch,
   type TestRedis,
 } from '@fragrance/testkit';
+import { launchChromiumContext } from '@fragrance/testkit/browser';
 import { close, listen } from '../src/test-helpers.ts';
 import type { Shown } from './apps-host.ts';
 import { startMcpOverHttp, type McpOverHttp } from './stack.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
 const IMAGES = join(REPO_ROOT, 'docs', 'images');
 
 function withOffers(record: FragranceDetail): FragranceDetail {
@@ -129,14 +128,12 @@ let client: Client;
 let tools: Tool[];
 let host: Server;
 let hostOrigin: string;
-let profile: string;
 let context: BrowserContext;
 let page: Page;
 const requests: string[] = [];
 const problems: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run bash infra/chromium.sh ensure (installs Debian's chromium)`);
   [redis, es] = await Promise.all([testRedis('mcp-apps'), testElasticsearch('mcp-apps')]);
   const alias = es.index('fragrances');
   await ingestCatalogue({
@@ -170,13 +167,7 @@ beforeAll(async () => {
   host = hostServer(bundle.outputFiles[0]!.text);
   hostOrigin = await listen(host);
 
-  profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 900, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  context = await launchChromiumContext({ viewport: { width: 900, height: 900 } });
   // Every request the browser makes is recorded; only the host page's own two are let through.
   await context.route('**/*', async (route) => {
     const url = route.request().url();
@@ -195,7 +186,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await context?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
   await client?.close();
   await mcp?.close();
   await catalogue?.stop();

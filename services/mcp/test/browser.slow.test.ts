@@ -1,16 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateCatalogue } from '@fragrance/dataset';
 import { UserStore } from '@fragrance/identity';
 import { ingestCatalogue } from '@fragrance/search';
 import {
   freePort,
-  REPO_ROOT,
   startService,
   testElasticsearch,
   testRedis,
@@ -18,6 +15,7 @@ import {
   type TestElasticsearch,
   type TestRedis,
 } from '@fragrance/testkit';
+import { launchChromium, screenshotPath } from '@fragrance/testkit/browser';
 import { close, listen } from '../src/test-helpers.ts';
 
 // Browser-based MCP clients in real headless Chromium (Debian's chromium, driven by
@@ -25,8 +23,6 @@ import { close, listen } from '../src/test-helpers.ts';
 // origin runs discovery, registration, sign-in and consent by navigation, token, MCP calls,
 // refresh and revocation with fetch; a page on another origin reads the metadata but cannot use
 // /mcp. Then the account page: two connected apps, one disconnected, a password change.
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(REPO_ROOT, '.local', 'screenshots');
 const person = { email: 'browser.client@example.com', password: 'a password typed in chromium' };
 const TEST_SCRYPT = { N: 1024, r: 8, p: 1 };
 
@@ -52,7 +48,6 @@ let browser: Browser;
 const consoleErrors: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (infra/chromium.sh ensure)`);
   [redis, es] = await Promise.all([testRedis('mcp-browser'), testElasticsearch('mcp-browser')]);
   const alias = es.index('fragrances');
   await ingestCatalogue({ client: es.client, alias, records: generateCatalogue({ count: 60, seed: 11 }), replicas: 0 });
@@ -91,12 +86,7 @@ beforeAll(async () => {
       MCP_URL: edge,
     }),
   );
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  mkdirSync(SHOTS, { recursive: true });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {
@@ -371,7 +361,7 @@ describe('the account page in the browser', () => {
         () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
       ),
     ).toBeLessThanOrEqual(390);
-    await page.screenshot({ path: join(SHOTS, 'account-apps.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('account-apps.png'), fullPage: true });
 
     await page.getByRole('button', { name: 'Disconnect Assistant One' }).click();
     await page.getByRole('status').filter({ hasText: 'disconnected' }).waitFor();
@@ -388,7 +378,7 @@ describe('the account page in the browser', () => {
     await page.getByLabel('New password again').fill(newPassword);
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.getByRole('status').filter({ hasText: 'Your password was changed' }).waitFor();
-    await page.screenshot({ path: join(SHOTS, 'account-password-changed.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('account-password-changed.png'), fullPage: true });
 
     await page.getByRole('button', { name: 'Sign out everywhere' }).click();
     await page.getByRole('status').filter({ hasText: 'signed out everywhere' }).waitFor();

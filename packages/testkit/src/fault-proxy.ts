@@ -24,9 +24,9 @@ interface Pair {
 }
 
 /**
- * A TCP proxy in front of a real server whose faults the test controls: outage tests of the
- * catalogue run against the shared test Elasticsearch without stopping or pausing it. Listens
- * on 127.0.0.1, port 0.
+ * A TCP proxy in front of a real server whose faults the test controls: outage tests run against
+ * the shared test Elasticsearch (or Redis) without stopping or pausing it. Listens on 127.0.0.1,
+ * port 0.
  */
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const { hostname, port } = new URL(target);
