@@ -111,7 +111,6 @@ export default tseslint.config(
       'packages/api-keys/src/admission.ts',
       'packages/api-keys/src/key-store.ts',
       'packages/api-keys/src/local-admission.ts',
-      'packages/contracts/src/openapi.ts',
       'packages/search/src/browse.ts',
       'packages/search/src/catalogue.ts',
       'packages/search/src/ingest.ts',

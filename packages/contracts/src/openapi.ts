@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { createDocument, type ZodOpenApiResponseObject } from 'zod-openapi';
+import {
+  createDocument,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathItemObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponseObject,
+  type ZodOpenApiSecuritySchemeObject,
+} from 'zod-openapi';
 import { BrandDetail, BrandList, BrandSlugParams, BrandsQuery, SuggestQuery, SuggestResponse, TermList, TermsQuery } from './discovery.ts';
 import { FragranceDetail } from './fragrance.ts';
 import { API_INTRODUCTION } from './introduction.ts';
@@ -51,6 +58,13 @@ const ok = (description: string, schema: z.ZodType, extraHeaders: z.ZodRawShape 
   content: { 'application/json': { schema } },
 });
 
+const apiKeyScheme: ZodOpenApiSecuritySchemeObject = {
+  type: 'http',
+  scheme: 'bearer',
+  description:
+    'API key issued by the operator, of one of two kinds. Secret (`fcs_…`): for servers; reaches what its scopes allow (`search`, `export`, `usage`; all by default) and `/me`; refused with 403 `secret_key_in_browser` when sent from a web page. Publishable (`fcs_pk_…`): for web pages and apps; reaches the read endpoints only (search, facets, suggest, detail, similar, brands, notes, accords, perfumers), only from its allowed page origins (`Origin`, else `Referer`), with a per-visitor rate limit and a largest `limit`.',
+};
+
 /**
  * The OpenAPI 3.1 document of the data API, generated from the same zod schemas that validate
  * requests and responses. `serverUrl` is the public `{base_url}` (ending in /v1).
@@ -66,174 +80,189 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
     },
     servers: [{ url: serverUrl }],
     security: [{ apiKey: [] }],
-    components: {
-      securitySchemes: {
-        apiKey: {
-          type: 'http',
-          scheme: 'bearer',
-          description:
-            'API key issued by the operator, of one of two kinds. Secret (`fcs_…`): for servers; reaches what its scopes allow (`search`, `export`, `usage`; all by default) and `/me`; refused with 403 `secret_key_in_browser` when sent from a web page. Publishable (`fcs_pk_…`): for web pages and apps; reaches the read endpoints only (search, facets, suggest, detail, similar, brands, notes, accords, perfumers), only from its allowed page origins (`Origin`, else `Referer`), with a per-visitor rate limit and a largest `limit`.',
-        },
-      },
-    },
-    paths: {
-      '/me': {
-        get: {
-          operationId: 'getMe',
-          summary: "The calling key's owner, quota and usage (not counted against the quota)",
-          description: 'Takes no parameters: any query parameter is refused with 400.',
-          responses: { '200': ok('Key status.', MeResponse), '400': errors['400'], '401': errors['401'], '403': errors['403'] },
-        },
-      },
-      '/usage': {
-        get: {
-          operationId: 'getUsage',
-          summary: "The calling key's counted requests per day (not counted against the quota)",
-          description: `Daily counts from the same meter that enforces the quota and that billing reads, for up to ${USAGE_MAX_DAYS} days back (today included; today's count grows as requests arrive). Days are quota days in the gateway's quota time zone. A range that ends after today, starts after it ends, or reaches further back than ${USAGE_MAX_DAYS} days is refused with 400.`,
-          requestParams: { query: UsageQuery },
-          responses: {
-            '200': ok('Requests per day, oldest first.', UsageResponse),
-            '400': errors['400'],
-            '401': errors['401'],
-            '403': errors['403'],
-          },
-        },
-      },
-      '/usage/searches': {
-        get: {
-          operationId: 'getSearchUsage',
-          summary: "What the owner's keys searched for on one day (not counted against the quota)",
-          description: `Counted per key owner and quota day: the searches (\`GET /fragrances\` with a \`query\`, answered 2xx or 304), how many found nothing and how many were relaxed, and the most frequent query texts of each kind, folded and cut to ${SEARCH_QUERY_MAX_CHARS} characters. Each list keeps a bounded number of texts per day, so a text searched rarely may be missing or undercounted; the three totals are exact. Kept for ${SEARCH_USAGE_MAX_DAYS} days (today included); a day after today or further back is refused with 400.`,
-          requestParams: { query: SearchUsageQuery },
-          responses: {
-            '200': ok("The day's search counts.", SearchUsageResponse),
-            '400': errors['400'],
-            '401': errors['401'],
-            '403': errors['403'],
-          },
-        },
-      },
-      '/fragrances': {
-        get: {
-          operationId: 'searchFragrances',
-          summary: 'Search and filter the catalogue',
-          description:
-            'Filters combine with AND. Results are ordered by `sort`: by default relevance (ties broken by popularity), or popularity without `query`. Page with limit/offset inside the first 10,000 hits, or with `cursor` at any depth. Unknown or repeated parameters are rejected with 400.',
-          requestParams: { query: SearchQuery },
-          responses: {
-            '200': ok('One page of summaries.', SearchResponse),
-            ...errors,
-            '400': problem(
-              'A parameter is invalid, unknown or repeated (`code: invalid_parameter`; `invalid_params` names each one), or the `cursor` alone is not one this API issued for this query: edited, signed with a retired key, malformed or from another query (`code: invalid_cursor`; request the first page again without it).',
-            ),
-          },
-        },
-      },
-      '/fragrances/export': {
-        get: {
-          operationId: 'exportFragrances',
-          summary: 'Stream every record (or every record changed since a time) in full detail, as NDJSON',
-          description: `One FragranceDetail per line, in (updated_at, id) order, from one consistent catalogue version; gzip-compressed when the request accepts it (Accept-Encoding: gzip). Billed up front as one counted request per ${EXPORT_RECORDS_PER_REQUEST} records streamed (rounded up, at least one); refused with 429 \`daily_quota_exceeded\` before anything streams when the quota left cannot cover it. An interrupted export resumes with \`after\` = the \`updated_at\` and \`id\` of the last complete line, and is billed for the rest only.`,
-          requestParams: {
-            query: ExportQuery,
-            header: z.object({ 'Accept-Encoding': z.string().optional().meta({ description: 'gzip for a compressed stream.' }) }),
-          },
-          responses: {
-            '200': {
-              description: 'NDJSON stream of FragranceDetail records.',
-              headers: z.object({
-                ...rateLimitHeaders,
-                'Export-Records': z.number().int().meta({ description: 'Records this export streams.' }),
-                'Export-Requests': z.number().int().meta({ description: 'Counted requests it was billed as.' }),
-              }),
-              content: { 'application/x-ndjson': { schema: FragranceDetail } },
-            },
-            ...errors,
-            '429': problem(
-              `Daily quota or burst limit exceeded, or the quota left cannot cover the export (one request per ${EXPORT_RECORDS_PER_REQUEST} records); see \`retry_after_seconds\`.`,
-              { 'Retry-After': z.number().int().meta({ description: 'Whole seconds to wait.' }) },
-            ),
-          },
-        },
-      },
-      '/fragrances/{id}': {
-        get: {
-          operationId: 'getFragrance',
-          summary: 'One fragrance in full detail',
-          description: 'Carries an `ETag`; send it back in `If-None-Match` to get 304 Not Modified while the record is unchanged.',
-          requestParams: {
-            path: FragranceIdParams,
-            header: z.object({ 'If-None-Match': z.string().optional().meta({ description: 'An ETag from an earlier response.' }) }),
-          },
-          responses: {
-            '200': ok('The record.', FragranceDetail, {
-              ETag: z.string().meta({ description: 'Strong validator of this record version.' }),
-            }),
-            '304': { description: 'Not modified since the ETag in If-None-Match.' },
-            ...errors,
-            '404': problem('No fragrance has this id.'),
-          },
-        },
-      },
-      '/fragrances/{id}/similar': {
-        get: {
-          operationId: 'getSimilarFragrances',
-          summary: 'Fragrances similar to this one, by shared notes and accords',
-          requestParams: { path: FragranceIdParams, query: SimilarQuery },
-          responses: { '200': ok('Most similar first.', SimilarResponse), ...errors, '404': problem('No fragrance has this id.') },
-        },
-      },
-      '/suggest': {
-        get: {
-          operationId: 'suggest',
-          summary: 'As-you-type suggestions: fragrances (with their brand), brands, perfumers, notes and accords',
-          description:
-            'The last word of `q` matches as a prefix, every word may carry a typo, case and accents do not matter. Ranked by match quality, then popularity.',
-          requestParams: { query: SuggestQuery },
-          responses: { '200': ok('Suggestions, best first.', SuggestResponse), ...errors },
-        },
-      },
-      '/brands': {
-        get: {
-          operationId: 'listBrands',
-          summary: 'Brands with their country, fragrance count and top accords',
-          description: 'Most fragrances first (then by name); with `search`, best match first.',
-          requestParams: { query: BrandsQuery },
-          responses: { '200': ok('One page of brands.', BrandList), ...errors },
-        },
-      },
-      '/brands/{slug}': {
-        get: {
-          operationId: 'getBrand',
-          summary: 'One brand with its counts, top accords and notes, perfumers and years',
-          requestParams: { path: BrandSlugParams, query: z.strictObject({}) },
-          responses: { '200': ok('The brand.', BrandDetail), ...errors, '404': problem('No brand has this slug.') },
-        },
-      },
-      ...Object.fromEntries(
-        (['notes', 'accords', 'perfumers'] as const).map((kind) => [
-          `/${kind}`,
-          {
-            get: {
-              operationId: `list${kind[0]?.toUpperCase() ?? ''}${kind.slice(1)}`,
-              summary: `The catalogue's ${kind} with how many fragrances have each`,
-              description: 'Most fragrances first (then by name); with `search`, best match first.',
-              requestParams: { query: TermsQuery },
-              responses: { '200': ok(`One page of ${kind}.`, TermList), ...errors },
-            },
-          },
-        ]),
-      ),
-      '/openapi.json': {
-        get: {
-          operationId: 'getOpenApi',
-          summary: 'This document',
-          security: [],
-          responses: {
-            '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: z.looseObject({}) } } },
-          },
-        },
-      },
-    },
+    components: { securitySchemes: { apiKey: apiKeyScheme } },
+    // The order of the paths is the order of the document (and of the generated client).
+    paths: { ...keyPaths(), ...fragrancePaths(), ...discoveryPaths(), '/openapi.json': openApiPath() },
   });
+}
+
+/** What the calling key may learn about itself: not counted against its quota. */
+function keyPaths(): ZodOpenApiPathsObject {
+  return {
+    '/me': {
+      get: {
+        operationId: 'getMe',
+        summary: "The calling key's owner, quota and usage (not counted against the quota)",
+        description: 'Takes no parameters: any query parameter is refused with 400.',
+        responses: { '200': ok('Key status.', MeResponse), '400': errors['400'], '401': errors['401'], '403': errors['403'] },
+      },
+    },
+    '/usage': {
+      get: {
+        operationId: 'getUsage',
+        summary: "The calling key's counted requests per day (not counted against the quota)",
+        description: `Daily counts from the same meter that enforces the quota and that billing reads, for up to ${USAGE_MAX_DAYS} days back (today included; today's count grows as requests arrive). Days are quota days in the gateway's quota time zone. A range that ends after today, starts after it ends, or reaches further back than ${USAGE_MAX_DAYS} days is refused with 400.`,
+        requestParams: { query: UsageQuery },
+        responses: {
+          '200': ok('Requests per day, oldest first.', UsageResponse),
+          '400': errors['400'],
+          '401': errors['401'],
+          '403': errors['403'],
+        },
+      },
+    },
+    '/usage/searches': {
+      get: {
+        operationId: 'getSearchUsage',
+        summary: "What the owner's keys searched for on one day (not counted against the quota)",
+        description: `Counted per key owner and quota day: the searches (\`GET /fragrances\` with a \`query\`, answered 2xx or 304), how many found nothing and how many were relaxed, and the most frequent query texts of each kind, folded and cut to ${SEARCH_QUERY_MAX_CHARS} characters. Each list keeps a bounded number of texts per day, so a text searched rarely may be missing or undercounted; the three totals are exact. Kept for ${SEARCH_USAGE_MAX_DAYS} days (today included); a day after today or further back is refused with 400.`,
+        requestParams: { query: SearchUsageQuery },
+        responses: {
+          '200': ok("The day's search counts.", SearchUsageResponse),
+          '400': errors['400'],
+          '401': errors['401'],
+          '403': errors['403'],
+        },
+      },
+    },
+  };
+}
+
+/** Search, export, detail and similar: the fragrance records themselves. */
+function fragrancePaths(): ZodOpenApiPathsObject {
+  return {
+    '/fragrances': {
+      get: {
+        operationId: 'searchFragrances',
+        summary: 'Search and filter the catalogue',
+        description:
+          'Filters combine with AND. Results are ordered by `sort`: by default relevance (ties broken by popularity), or popularity without `query`. Page with limit/offset inside the first 10,000 hits, or with `cursor` at any depth. Unknown or repeated parameters are rejected with 400.',
+        requestParams: { query: SearchQuery },
+        responses: {
+          '200': ok('One page of summaries.', SearchResponse),
+          ...errors,
+          '400': problem(
+            'A parameter is invalid, unknown or repeated (`code: invalid_parameter`; `invalid_params` names each one), or the `cursor` alone is not one this API issued for this query: edited, signed with a retired key, malformed or from another query (`code: invalid_cursor`; request the first page again without it).',
+          ),
+        },
+      },
+    },
+    '/fragrances/export': { get: exportOperation() },
+    '/fragrances/{id}': {
+      get: {
+        operationId: 'getFragrance',
+        summary: 'One fragrance in full detail',
+        description: 'Carries an `ETag`; send it back in `If-None-Match` to get 304 Not Modified while the record is unchanged.',
+        requestParams: {
+          path: FragranceIdParams,
+          header: z.object({ 'If-None-Match': z.string().optional().meta({ description: 'An ETag from an earlier response.' }) }),
+        },
+        responses: {
+          '200': ok('The record.', FragranceDetail, {
+            ETag: z.string().meta({ description: 'Strong validator of this record version.' }),
+          }),
+          '304': { description: 'Not modified since the ETag in If-None-Match.' },
+          ...errors,
+          '404': problem('No fragrance has this id.'),
+        },
+      },
+    },
+    '/fragrances/{id}/similar': {
+      get: {
+        operationId: 'getSimilarFragrances',
+        summary: 'Fragrances similar to this one, by shared notes and accords',
+        requestParams: { path: FragranceIdParams, query: SimilarQuery },
+        responses: { '200': ok('Most similar first.', SimilarResponse), ...errors, '404': problem('No fragrance has this id.') },
+      },
+    },
+  };
+}
+
+/** The NDJSON export: its own content type, billing headers and quota refusal. */
+function exportOperation(): ZodOpenApiOperationObject {
+  return {
+    operationId: 'exportFragrances',
+    summary: 'Stream every record (or every record changed since a time) in full detail, as NDJSON',
+    description: `One FragranceDetail per line, in (updated_at, id) order, from one consistent catalogue version; gzip-compressed when the request accepts it (Accept-Encoding: gzip). Billed up front as one counted request per ${EXPORT_RECORDS_PER_REQUEST} records streamed (rounded up, at least one); refused with 429 \`daily_quota_exceeded\` before anything streams when the quota left cannot cover it. An interrupted export resumes with \`after\` = the \`updated_at\` and \`id\` of the last complete line, and is billed for the rest only.`,
+    requestParams: {
+      query: ExportQuery,
+      header: z.object({ 'Accept-Encoding': z.string().optional().meta({ description: 'gzip for a compressed stream.' }) }),
+    },
+    responses: {
+      '200': {
+        description: 'NDJSON stream of FragranceDetail records.',
+        headers: z.object({
+          ...rateLimitHeaders,
+          'Export-Records': z.number().int().meta({ description: 'Records this export streams.' }),
+          'Export-Requests': z.number().int().meta({ description: 'Counted requests it was billed as.' }),
+        }),
+        content: { 'application/x-ndjson': { schema: FragranceDetail } },
+      },
+      ...errors,
+      '429': problem(
+        `Daily quota or burst limit exceeded, or the quota left cannot cover the export (one request per ${EXPORT_RECORDS_PER_REQUEST} records); see \`retry_after_seconds\`.`,
+        { 'Retry-After': z.number().int().meta({ description: 'Whole seconds to wait.' }) },
+      ),
+    },
+  };
+}
+
+/** Suggestions, brands and the note, accord and perfumer lists. */
+function discoveryPaths(): ZodOpenApiPathsObject {
+  return {
+    '/suggest': {
+      get: {
+        operationId: 'suggest',
+        summary: 'As-you-type suggestions: fragrances (with their brand), brands, perfumers, notes and accords',
+        description:
+          'The last word of `q` matches as a prefix, every word may carry a typo, case and accents do not matter. Ranked by match quality, then popularity.',
+        requestParams: { query: SuggestQuery },
+        responses: { '200': ok('Suggestions, best first.', SuggestResponse), ...errors },
+      },
+    },
+    '/brands': {
+      get: {
+        operationId: 'listBrands',
+        summary: 'Brands with their country, fragrance count and top accords',
+        description: 'Most fragrances first (then by name); with `search`, best match first.',
+        requestParams: { query: BrandsQuery },
+        responses: { '200': ok('One page of brands.', BrandList), ...errors },
+      },
+    },
+    '/brands/{slug}': {
+      get: {
+        operationId: 'getBrand',
+        summary: 'One brand with its counts, top accords and notes, perfumers and years',
+        requestParams: { path: BrandSlugParams, query: z.strictObject({}) },
+        responses: { '200': ok('The brand.', BrandDetail), ...errors, '404': problem('No brand has this slug.') },
+      },
+    },
+    ...Object.fromEntries(
+      (['notes', 'accords', 'perfumers'] as const).map((kind) => [
+        `/${kind}`,
+        {
+          get: {
+            operationId: `list${kind[0]?.toUpperCase() ?? ''}${kind.slice(1)}`,
+            summary: `The catalogue's ${kind} with how many fragrances have each`,
+            description: 'Most fragrances first (then by name); with `search`, best match first.',
+            requestParams: { query: TermsQuery },
+            responses: { '200': ok(`One page of ${kind}.`, TermList), ...errors },
+          },
+        },
+      ]),
+    ),
+  };
+}
+
+function openApiPath(): ZodOpenApiPathItemObject {
+  return {
+    get: {
+      operationId: 'getOpenApi',
+      summary: 'This document',
+      security: [],
+      responses: {
+        '200': { description: 'OpenAPI 3.1 document.', content: { 'application/json': { schema: z.looseObject({}) } } },
+      },
+    },
+  };
 }
