@@ -87,14 +87,14 @@ describe('degraded admission: Redis paused and stopped (own redis-server, never 
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('paused: a known key keeps getting 200 (marked approximate), an unseen key 503 with Retry-After, and Redis counts exactly the 200s', async () => {
+  it('paused: a known key keeps getting 200 (marked approximate), an unseen key 503 with Retry-After, and Redis counts exactly the 200s (not a 504)', async () => {
     const gw = await gateway();
     const known = await store().create({ owner: 'known', quota: 10_000, burst: 40, refillPerSecond: 1_000 });
     const unseen = await store().create({ owner: 'unseen', quota: 10_000 });
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await get(gw, known.apiKey)).status);
 
-    await control.call('CLIENT', 'PAUSE', '2000', 'ALL');
+    await control.call('CLIENT', 'PAUSE', '4000', 'ALL');
     const during = await Promise.all(Array.from({ length: 25 }, () => get(gw, known.apiKey)));
     for (const res of during) {
       statuses.push(res.status);
@@ -104,6 +104,10 @@ describe('degraded admission: Redis paused and stopped (own redis-server, never 
     const refused = await get(gw, unseen.apiKey);
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
+    // Admitted locally, then the catalogue does not answer: a 504 is taken back out of the journal.
+    const failed = await fetch(`${gw.url}/v1/fragrances/slow`, { headers: bearer(known.apiKey) });
+    expect(failed.status).toBe(504);
+    expect(failed.headers.get('ratelimit')).toMatch(/;approximate$/);
     // The queued admissions run once the pause is over, past their deadline: they count nothing.
     await control.ping();
     await expect
@@ -155,6 +159,11 @@ describe('degraded admission: Redis paused and stopped (own redis-server, never 
     // Over-admission for a key at (or near) its quota ≤ the allowance per instance: 2 + 1 here.
     expect(ok.near).toBe(12);
     expect(ok.full).toBe(2);
+    // Admitted locally, then the catalogue does not answer: the 504 is taken back out of the
+    // journal (a refund in Redis would be lost: it is down).
+    const failed = await fetch(`${one.url}/v1/fragrances/slow`, { headers: bearer(known.apiKey) });
+    expect(failed.status).toBe(504);
+    expect(failed.headers.get('ratelimit')).toMatch(/;approximate$/);
     // The revoked key: admitted from the cache at most until the bound, then refused (503).
     await expect
       .poll(
