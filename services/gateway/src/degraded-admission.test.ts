@@ -6,10 +6,10 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyStore } from '@fragrance/api-keys';
 import { Problem } from '@fragrance/contracts';
-import { createLogger } from '@fragrance/http';
+import { createLogger, type Logger } from '@fragrance/http';
 import { createRedisClient } from '@fragrance/redis';
 import { freePort, REPO_ROOT, startLocalRedis, stopLocalRedis, uniquePrefix } from '@fragrance/testkit';
-import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+import { bearer, captureLogs, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
 
 const localDir = process.env.FRAGRANCE_LOCAL_DIR ?? `${REPO_ROOT}.local`;
 const COMMAND_TIMEOUT_MS = 300;
@@ -39,7 +39,7 @@ describe('degraded admission: Redis paused and stopped (own redis-server, never 
   const logger = createLogger('gateway-test', 'silent');
   const store = () => createKeyStore({ redis: control, prefix });
 
-  async function gateway(): Promise<GatewayUnderTest> {
+  async function gateway(log: Logger = logger): Promise<GatewayUnderTest> {
     const redis = createRedisClient({ REDIS_URL: url, REDIS_COMMAND_TIMEOUT_MS: COMMAND_TIMEOUT_MS }, logger, 'request-path');
     if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
     clients.push(redis);
@@ -50,6 +50,7 @@ describe('degraded admission: Redis paused and stopped (own redis-server, never 
       prefix,
       upstreamUrl,
       degraded: true,
+      logger: log,
       env: {
         REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
         DEGRADED_ADMISSION_MAX_AGE_MS: String(MAX_AGE_MS),
@@ -88,7 +89,8 @@ describe('degraded admission: Redis paused and stopped (own redis-server, never 
   });
 
   it('paused: a known key keeps getting 200 (marked approximate), an unseen key 503 with Retry-After, and Redis counts exactly the 200s (not a 504)', async () => {
-    const gw = await gateway();
+    const { logger: log, lines } = captureLogs();
+    const gw = await gateway(log);
     const known = await store().create({ owner: 'known', quota: 10_000, burst: 40, refillPerSecond: 1_000 });
     const unseen = await store().create({ owner: 'unseen', quota: 10_000 });
     const statuses: number[] = [];
@@ -124,6 +126,13 @@ describe('degraded admission: Redis paused and stopped (own redis-server, never 
     // Every 200 counted once (the journalled ones replayed), nothing else.
     await expect.poll(() => used(known.record.id), { timeout: 5_000 }).toBe(statuses.length);
     expect(await used(unseen.record.id)).toBe(0);
+    // One line for the degraded period: 25 + 1 admitted locally (the 504 too), 1 refused, all replayed.
+    const ended = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.msg === 'degraded admission ended: Redis answers again');
+    expect(ended).toHaveLength(1);
+    expect(ended[0]).toMatchObject({ admitted_locally: 26, refused: 1, replayed: 25, backlog: 0 });
+    expect(ended[0]!.degraded_ms).toBeGreaterThan(0);
   });
 
   it('stopped: known keys keep getting 200, a revoked key is refused within the bound, over-admission stays within the allowance, and the count is exact once Redis is back', async () => {
