@@ -10,6 +10,7 @@ const lifecycle = new Lifecycle();
 const app = express();
 app.use(probeRoutes({ lifecycle, required: {}, timeoutMs: 1_000 }));
 app.get('/slow', (req, res) => {
+  process.stdout.write('slow request started\n'); // the test signals only once a request is in flight
   setTimeout(() => res.json({ done: true }), Number(req.query.ms));
 });
 app.get('/fast', (_req, res) => res.json({ fast: true }));

@@ -39,6 +39,18 @@ afterEach(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
+/** Resolves once the child has written `text` to its stdout. */
+function printed(child: ChildProcess, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    const onData = (chunk: Buffer) => {
+      if (!chunk.toString().includes(text)) return;
+      child.stdout?.off('data', onData);
+      resolve();
+    };
+    child.stdout?.on('data', onData);
+  });
+}
+
 /** Starts serve() in a real process and resolves once it listens. */
 async function startFixture(shutdownTimeoutMs: number) {
   const port = await freePort();
@@ -48,7 +60,7 @@ async function startFixture(shutdownTimeoutMs: number) {
     child.once('exit', (code) => resolve({ code, at: performance.now() })),
   );
   await new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => void (chunk.toString().includes('ready') && resolve()));
+    void printed(child, 'ready').then(resolve);
     child.once('exit', (code) => reject(new Error(`fixture exited with ${code}`)));
   });
   return { port, child, exited };
@@ -65,8 +77,9 @@ describe('serve(): draining on SIGTERM (a real process)', () => {
       expect(idleSocket).toBeDefined();
       const idleClosed = once(idleSocket!, 'close');
 
+      const started = printed(child, 'slow request started');
       const inFlight = get(port, '/slow?ms=1000');
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await started;
       const signalled = performance.now();
       child.kill('SIGTERM');
 
@@ -93,11 +106,12 @@ describe('serve(): draining on SIGTERM (a real process)', () => {
 
   it('exits within SHUTDOWN_TIMEOUT_MS when a request does not finish, cutting it (exit code 1)', async () => {
     const { port, child, exited } = await startFixture(400);
+    const started = printed(child, 'slow request started');
     const inFlight = get(port, '/slow?ms=10000').then(
       () => 'answered',
       (error: unknown) => (error as NodeJS.ErrnoException).code,
     );
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await started;
     const signalled = performance.now();
     child.kill('SIGTERM');
     const { code, at } = await exited;

@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, testRedis, type TestRedis } from '@fragrance/testkit';
@@ -72,14 +71,6 @@ function countErrors(redis: Redis): { readonly count: number } {
   return counter;
 }
 
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(20);
-  }
-}
-
 describe('createRedisClient against the real Redis', () => {
   let shared: TestRedis;
   const clients: Redis[] = [];
@@ -135,7 +126,7 @@ describe('createRedisClient against the real Redis', () => {
 
   it('command: connects only when asked, then works', async () => {
     const redis = open(createRedisClient({ REDIS_URL: shared.url }, recordingLogger(), 'command'));
-    await sleep(50);
+    // ioredis moves to 'connecting' synchronously when it connects on construction.
     expect(redis.status).toBe('wait');
     await waitForRedis(redis);
     expect(await redis.ping()).toBe('PONG');
@@ -154,8 +145,8 @@ describe('createRedisClient against the real Redis', () => {
     expect(failure?.message).toMatch(new RegExp(`^cannot reach Redis at 127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`));
     expect(failure?.message).not.toContain('s3cret');
     expect(performance.now() - started).toBeLessThan(2_000);
-    await sleep(300);
-    expect(redis.status).toBe('end');
+    // 'end' means ioredis gave up for good: no attempt can follow the one counted.
+    await expect.poll(() => redis.status).toBe('end');
     expect(errors.count).toBe(1);
     expect(JSON.stringify(logger.lines)).not.toContain('s3cret');
   });
@@ -192,7 +183,7 @@ describe('the outage logging policy', () => {
     const redis = createRedisClient({ REDIS_URL: `redis://127.0.0.1:${port}`, REDIS_COMMAND_TIMEOUT_MS: 500 }, logger, 'request-path');
     const errors = countErrors(redis);
     try {
-      await until(() => errors.count >= 4);
+      await expect.poll(() => errors.count).toBeGreaterThanOrEqual(4);
       expect(logger.of('warn')).toHaveLength(1);
       expect(logger.of('info')).toHaveLength(0);
       const [first] = logger.of('warn');
@@ -213,7 +204,7 @@ describe('the outage logging policy', () => {
       expect(logger.lines).toEqual([]);
 
       await proxy.stop();
-      await until(() => errors.count >= 3);
+      await expect.poll(() => errors.count).toBeGreaterThanOrEqual(3);
       expect(logger.lines.map((l) => l.msg)).toEqual(['redis unavailable']);
 
       await proxy.start();
@@ -227,7 +218,7 @@ describe('the outage logging policy', () => {
 
       await proxy.stop();
       const before = errors.count;
-      await until(() => errors.count >= before + 3);
+      await expect.poll(() => errors.count).toBeGreaterThanOrEqual(before + 3);
       expect(logger.lines.map((l) => l.msg)).toEqual(['redis unavailable', 'redis is back', 'redis unavailable']);
     } finally {
       redis.disconnect();
@@ -253,7 +244,8 @@ describe('the outage logging policy', () => {
     const redis = createRedisClient({ REDIS_URL: shared.url, REDIS_COMMAND_TIMEOUT_MS: 500 }, logger, 'request-path');
     await waitForRedis(redis);
     await redis.quit();
-    await sleep(100);
+    // The connection's close and end events (what could log) have all fired once it is 'end'.
+    await expect.poll(() => redis.status).toBe('end');
     expect(logger.lines).toEqual([]);
   });
 });

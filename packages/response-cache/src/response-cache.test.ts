@@ -22,6 +22,7 @@ describe('response cache (in process)', () => {
   it('computes a missing key once for concurrent callers, and keeps neither failures nor "not found"', async () => {
     const cache = createResponseCache({ maxBytes: 1_000_000 });
     let computed = 0;
+    // A computation still running while the other 49 callers arrive (what is under test, not a wait).
     const slow = () => new Promise<CachedResponse>((resolve) => setTimeout(() => resolve(answer(10 + computed++)), 20));
     const all = await Promise.all(Array.from({ length: 50 }, () => cache.get('cold', 'g1', slow)));
     expect(computed).toBe(1);

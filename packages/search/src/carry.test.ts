@@ -80,7 +80,8 @@ describe('re-ingest carries enrichment forward and moves updated_at only for cha
     // Re-ingest the source file with 3 rows changed: a vote count on an enriched row (its
     // enrichment inputs are unchanged), a name on another enriched row (inputs changed), a year on a plain row.
     const beforeIngest = new Date(Date.now() + 5).toISOString();
-    await new Promise((r) => setTimeout(r, 10));
+    // The ingest stamps rows with the real clock: start it once that clock is past the mark.
+    await expect.poll(() => Date.now(), { interval: 1 }).toBeGreaterThan(Date.parse(beforeIngest));
     const next = base.map((r) => ({ ...r }));
     next[0] = { ...next[0]!, rating: { ...next[0]!.rating, count: next[0]!.rating.count + 1 } };
     next[1] = { ...next[1]!, name: `${next[1]!.name} Intense` };

@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freePort, waitFor } from '@fragrance/testkit';
 import { Supervisor } from './supervisor.ts';
 
 // A child that serves its pid over HTTP, like a service would serve /health.
@@ -8,21 +8,15 @@ const server = (port: number) => [
   `require('node:http').createServer((q, s) => s.end(String(process.pid))).listen(${port}, '127.0.0.1');`,
 ];
 
-async function freePort(): Promise<number> {
-  const { freePort: pick } = await import('@fragrance/testkit');
-  return pick();
-}
-
-async function answer(port: number, timeoutMs = 5_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return Number(await (await fetch(`http://127.0.0.1:${port}/`)).text());
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await sleep(50);
-    }
-  }
+/** The pid the child on `port` answers with, once it answers (and, with `not`, is another than that). */
+async function answer(port: number, not?: number): Promise<number> {
+  return waitFor(
+    async () => {
+      const pid = Number(await (await fetch(`http://127.0.0.1:${port}/`)).text());
+      return pid !== not ? pid : undefined;
+    },
+    { timeoutMs: 10_000, description: `an answer on port ${port}` },
+  );
 }
 
 const alive = (pid: number) => {
@@ -47,18 +41,15 @@ describe('Supervisor', () => {
     expect(first).toBe(supervisor.pid('svc-1'));
 
     process.kill(first, 'SIGKILL');
-    let second = first;
-    const deadline = Date.now() + 10_000;
-    while (second === first && Date.now() < deadline) {
-      await sleep(50);
-      second = await answer(port).catch(() => first);
-    }
-    expect(second).not.toBe(first);
+    const second = await answer(port, first);
     expect(lines.some((l) => /svc-1 \(pid \d+\) exited \(SIGKILL\); restarting in 100 ms/.test(l))).toBe(true);
     expect(supervisor.list()).toEqual([{ name: 'svc-1', pid: second, restarts: 1, running: true }]);
 
     await supervisor.stopAll();
-    await sleep(400); // longer than any backoff: nothing comes back
+    // A restart is announced by a line (written when the process exits, before stopAll returns):
+    // none after the first means nothing comes back.
+    expect(lines.filter((l) => l.includes('restarting in'))).toHaveLength(1);
+    expect(supervisor.list()).toEqual([{ name: 'svc-1', pid: second, restarts: 1, running: false }]);
     expect(alive(second)).toBe(false);
     await expect(fetch(`http://127.0.0.1:${port}/`)).rejects.toThrow();
   });
@@ -67,8 +58,9 @@ describe('Supervisor', () => {
     const lines: string[] = [];
     supervisor = new Supervisor({ onLine: (_name, line) => lines.push(line), initialBackoffMs: 50, maxBackoffMs: 200 });
     supervisor.add({ name: 'crasher', command: process.execPath, args: ['-e', 'process.exit(3)'] });
-    const deadline = Date.now() + 10_000;
-    while (lines.filter((l) => l.includes('exited (3)')).length < 4 && Date.now() < deadline) await sleep(20);
+    await expect
+      .poll(() => lines.filter((l) => l.includes('exited (3)')).length, { timeout: 10_000, interval: 20 })
+      .toBeGreaterThanOrEqual(4);
     const delays = lines.filter((l) => l.includes('exited (3)')).map((l) => Number(/in (\d+) ms/.exec(l)?.[1]));
     expect(delays.slice(0, 4)).toEqual([50, 100, 200, 200]);
   });
