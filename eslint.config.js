@@ -117,7 +117,6 @@ export default tseslint.config(
       'packages/search/src/query.ts',
       'packages/search/src/semantic.ts',
       'packages/search/src/similar.ts',
-      'services/catalogue/src/cache/generation.ts',
       'services/gateway/src/app.ts',
       'services/mcp/src/tools/server.ts',
     ],

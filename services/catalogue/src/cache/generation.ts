@@ -75,12 +75,32 @@ export function generationSource({
   logger: Logger;
   checkMs?: number;
 }): GenerationSource {
+  const { read, lastKnown } = generationReader({ elasticsearch, redis, scope, logger });
+  if (!subscriber) return { current: read, lastKnown, close: () => undefined };
+  const { current, close } = heldGeneration(read, { subscriber, channel: catalogueGenerationKey(scope), logger, checkMs });
+  return { current, lastKnown, close };
+}
+
+/**
+ * Reads the generation from Elasticsearch and Redis (coalesced, see freshRead), records alias
+ * targets that changed, and remembers the last generation found.
+ */
+function generationReader({
+  elasticsearch,
+  redis,
+  scope,
+  logger,
+}: {
+  elasticsearch: Client;
+  redis: GenerationStore;
+  scope: GenerationScope;
+  logger: Logger;
+}): { read: () => Promise<string | undefined>; lastKnown: GenerationSource['lastKnown'] } {
   // One warning per outage, not one per request.
   let failing = false;
   /** The indices this instance last recorded for the alias. */
   let recorded: string | undefined;
   let known: { generation: string; at: number } | undefined;
-  const lastKnown = () => known;
   const read = freshRead(async (): Promise<string | undefined> => {
     try {
       const [indices, counter] = await Promise.all([aliasTargets(elasticsearch, scope.alias), readCatalogueGeneration(redis, scope)]);
@@ -106,10 +126,17 @@ export function generationSource({
       return undefined;
     }
   });
-  if (!subscriber) return { current: read, lastKnown, close: () => undefined };
+  return { read, lastKnown: () => known };
+}
 
-  const channel = catalogueGenerationKey(scope);
-  let listening = false;
+/**
+ * Holds the generation in process while the subscriber listens: read again on each bump
+ * message, on (re)subscribing and every `checkMs`; read per request while not listening.
+ */
+function heldGeneration(
+  read: () => Promise<string | undefined>,
+  { subscriber, channel, logger, checkMs }: { subscriber: GenerationSubscriber; channel: string; logger: Logger; checkMs: number },
+): Pick<GenerationSource, 'current' | 'close'> {
   let held: Promise<string | undefined> | undefined;
   /** Replaces the held value by a read that starts after now; an unknown one is not kept. */
   const reread = (): Promise<string | undefined> => {
@@ -120,8 +147,37 @@ export function generationSource({
     held = next;
     return next;
   };
+  const listening = listenForBumps(subscriber, channel, logger, () => void reread());
+  // The background check keeps answering from the held value while it reads.
+  const timer = setInterval(() => {
+    if (!listening()) return;
+    const before = held;
+    void read().then((value) => {
+      if (held === before) held = value === undefined ? undefined : Promise.resolve(value);
+    });
+  }, checkMs);
+  timer.unref();
+
+  return {
+    current: async (atLeast) => {
+      if (!listening()) return read();
+      const value = await (held ?? reread());
+      // Behind a counter the caller has seen (or unknown): the message has not arrived yet.
+      return atLeast !== undefined && !(counterOf(value) >= atLeast) ? reread() : value;
+    },
+    close: () => clearInterval(timer),
+  };
+}
+
+/**
+ * Subscribes to the generation's channel (again once the connection is ready, if it was not)
+ * and calls `changed` on each message and whenever one may have been missed. Returns whether
+ * no message can be missed now.
+ */
+function listenForBumps(subscriber: GenerationSubscriber, channel: string, logger: Logger, changed: () => void): () => boolean {
+  let listening = false;
   subscriber.on('message', (from) => {
-    if (from === channel) void reread();
+    if (from === channel) changed();
   });
   // ioredis subscribes again by itself after a reconnect; until then messages may be lost.
   subscriber.on('close', () => {
@@ -134,7 +190,7 @@ export function generationSource({
       () => {
         subscribed = true;
         listening = true;
-        void reread();
+        changed();
       },
       (error: unknown) => {
         // Retried when the connection is (again) ready; until then the generation is read per request.
@@ -146,27 +202,8 @@ export function generationSource({
     if (!subscribed) return void subscribe();
     // Subscribed again by the client itself; a change may have been missed meanwhile.
     listening = true;
-    void reread();
+    changed();
   });
   if (subscriber.status === 'ready') void subscribe();
-  // The background check keeps answering from the held value while it reads.
-  const timer = setInterval(() => {
-    if (!listening) return;
-    const before = held;
-    void read().then((value) => {
-      if (held === before) held = value === undefined ? undefined : Promise.resolve(value);
-    });
-  }, checkMs);
-  timer.unref();
-
-  return {
-    current: async (atLeast) => {
-      if (!listening) return read();
-      const value = await (held ?? reread());
-      // Behind a counter the caller has seen (or unknown): the message has not arrived yet.
-      return atLeast !== undefined && !(counterOf(value) >= atLeast) ? reread() : value;
-    },
-    lastKnown,
-    close: () => clearInterval(timer),
-  };
+  return () => listening;
 }
