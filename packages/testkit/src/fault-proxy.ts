@@ -14,6 +14,8 @@ export interface FaultProxy {
   set: (mode: FaultMode) => void;
   /** Bytes clients sent so far, forwarded or held: a request the client never sent adds none. */
   readonly received: number;
+  /** Bytes the server answered so far, forwarded or held: an answer started means it was computed. */
+  readonly answered: number;
   close: () => Promise<void>;
 }
 
@@ -32,11 +34,13 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const { hostname, port } = new URL(target);
   let mode: FaultMode = 'pass';
   let received = 0;
+  let answered = 0;
   const pairs = new Set<Pair>();
 
   const forward = (pair: Pair, from: Socket, to: Socket, held: Buffer[]) =>
     from.on('data', (chunk: Buffer) => {
       if (from === pair.client) received += chunk.length;
+      else answered += chunk.length;
       if (mode === 'pass') to.write(chunk);
       else held.push(chunk);
     });
@@ -65,6 +69,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     url: `http://127.0.0.1:${address.port}`,
     get received() {
       return received;
+    },
+    get answered() {
+      return answered;
     },
     set: (next) => {
       mode = next;

@@ -33,11 +33,13 @@ describe('ops enrich (real Redis, a BullMQ worker standing in for services/worke
   });
   afterAll(() => redis.cleanup());
 
+  /** What the command running now has written to stderr so far (its progress lines). */
+  let err: Buffer[] = [];
   async function run(command: string, argv: string[]): Promise<{ out: string; err: string }> {
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     const out: Buffer[] = [];
-    const err: Buffer[] = [];
+    err = [];
     stdout.on('data', (c: Buffer) => out.push(c));
     stderr.on('data', (c: Buffer) => err.push(c));
     const ctx: CommandContext = { argv, env: { REDIS_URL: redis.url, JOBS_PREFIX: prefix }, stdout, stderr, stdin: new PassThrough() };
@@ -59,7 +61,7 @@ describe('ops enrich (real Redis, a BullMQ worker standing in for services/worke
     const queue = enrichmentQueue({ connection: redis.connect({ maxRetriesPerRequest: null }), prefix });
     await registerNightlySchedule(queue, { cron: '0 2 * * *', timezone: 'Australia/Sydney' });
     await queue.drain(true); // the scheduler's next job stays delayed; nothing else queued
-    // Plans a two-batch run, records the batches a little apart, and fails a batch job of an older run.
+    // Plans a two-batch run, records the second batch once the first was shown, and fails a batch job of an older run.
     const worker = new Worker(
       QUEUE_NAMES.enrichment,
       async (job) => {
@@ -76,9 +78,9 @@ describe('ops enrich (real Redis, a BullMQ worker standing in for services/worke
           au_unmatched_sample: ['Shop: X — Y (EDP)'],
         });
         await runs.markPlanned(id);
-        await new Promise((r) => setTimeout(r, 300));
         await runs.recordBatch(id, 0, 'done', batch(4));
-        await new Promise((r) => setTimeout(r, 300));
+        // The second batch lands only once `enrich run` has shown the first: it follows a run in progress.
+        await expect.poll(() => Buffer.concat(err).toString(), { timeout: 10_000 }).toMatch(/enrich: 4\/7 rows/);
         await runs.recordBatch(id, 1, 'done', batch(3));
         return { run_id: id };
       },

@@ -10,7 +10,7 @@ import express from 'express';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureMetrics, Counter, Gauge, httpMetrics, prometheusConfig, serveMetrics, type MetricsServer } from '@fragrance/metrics';
-import { close, freePort, listen, REPO_ROOT, waitFor } from '@fragrance/testkit';
+import { close, freePort, listen, REPO_ROOT, startFaultProxy, waitFor } from '@fragrance/testkit';
 import { UsageError } from '../command.ts';
 import { statusCommand, type StackStatus } from './status.ts';
 
@@ -55,9 +55,12 @@ describe('ops status', () => {
   };
 
   it('without Prometheus, scrapes the metrics ports over a window: rate, errors, latency, instances down', async () => {
-    const targets = `gateway=127.0.0.1:${metrics.port},catalogue=127.0.0.1:${deadPort}`;
+    // Through a proxy, to see the first scrape answered: the traffic must fall inside the window.
+    const proxy = await startFaultProxy(`http://127.0.0.1:${metrics.port}`);
+    const gatewayTarget = new URL(proxy.url).host;
+    const targets = `gateway=${gatewayTarget},catalogue=127.0.0.1:${deadPort}`;
     const running = status(['--json', '--window', '1', '--targets', targets, '--prometheus', `http://127.0.0.1:${deadPort}`]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect.poll(() => proxy.answered).toBeGreaterThan(0);
     await traffic();
     const result = JSON.parse(await running) as StackStatus;
     expect(result.source).toContain('metrics ports');
@@ -67,15 +70,14 @@ describe('ops status', () => {
     expect(gateway.p99Seconds).toBeGreaterThan(0);
     expect(result.quotaDenialsPerSecond).toBeCloseTo(1, 5);
     expect(result.services.find((s) => s.service === 'catalogue')).toMatchObject({ instancesUp: 0, instances: 1, requestsPerSecond: null });
-    expect(result.degraded).toEqual([
-      { service: 'gateway', instance: `127.0.0.1:${metrics.port}`, condition: 'elasticsearch breaker open' },
-    ]);
+    expect(result.degraded).toEqual([{ service: 'gateway', instance: gatewayTarget, condition: 'elasticsearch breaker open' }]);
 
     const text = await status(['--window', '1', '--targets', targets, '--prometheus', `http://127.0.0.1:${deadPort}`]);
     expect(text).toMatch(/^gateway\s+1\/1 up /m);
     expect(text).toMatch(/^catalogue\s+0\/1 up /m);
     expect(text).toContain('last enrichment run: –');
-    expect(text).toContain(`degraded: gateway 127.0.0.1:${metrics.port} (elasticsearch breaker open)`);
+    expect(text).toContain(`degraded: gateway ${gatewayTarget} (elasticsearch breaker open)`);
+    await proxy.close();
   });
 
   it('refuses bad options with a usage error', async () => {
