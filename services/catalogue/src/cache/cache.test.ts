@@ -223,13 +223,12 @@ describe('response cache (real Elasticsearch and Redis)', () => {
 
   /** Waits until repeated hits cost Elasticsearch nothing: the subscriber is listening. */
   async function untilHeld(base: string, path: string): Promise<void> {
-    for (let attempt = 0; attempt < 100; attempt++) {
+    const roundTrips = async () => {
       const before = counted.counts.all;
       await fetch(base + path);
-      if (counted.counts.all === before) return;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    throw new Error('the generation was never held in process');
+      return counted.counts.all - before;
+    };
+    await expect.poll(roundTrips, { timeout: 5_000, interval: 20, message: 'the generation was never held in process' }).toBe(0);
   }
 
   it('answers a cache hit without a round trip once the generation is held in process', async () => {
@@ -273,13 +272,7 @@ describe('response cache (real Elasticsearch and Redis)', () => {
     const before = await names(await fetch(base + path));
     expect(await names(await fetch(base + path))).toEqual(before);
     const next = await swapTo();
-    const started = performance.now();
-    let seen = await names(await fetch(base + path));
-    while (seen.join() !== next.join() && performance.now() - started < 3_000) {
-      await new Promise((r) => setTimeout(r, 20));
-      seen = await names(await fetch(base + path));
-    }
-    expect(seen).toEqual(next);
+    await expect.poll(async () => names(await fetch(base + path)), { timeout: 3_000, interval: 20 }).toEqual(next);
   });
 
   let nextRose = 4;

@@ -18,8 +18,7 @@ describe('freshRead', () => {
     expect(reads).toBe(1);
     release.shift()?.();
     expect(await first).toBe(1);
-    await new Promise((r) => setTimeout(r, 0));
-    expect(reads).toBe(2);
+    await expect.poll(() => reads).toBe(2);
     release.shift()?.();
     expect(await Promise.all(later)).toEqual([2, 2, 2]);
     // Idle again: the next caller starts its own read at once.
