@@ -115,7 +115,6 @@ export default tseslint.config(
       'packages/search/src/catalogue.ts',
       'packages/search/src/ingest.ts',
       'packages/search/src/query.ts',
-      'packages/search/src/semantic.ts',
       'packages/search/src/similar.ts',
       'services/gateway/src/app.ts',
       'services/mcp/src/tools/server.ts',
