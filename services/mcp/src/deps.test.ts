@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { disableUser, RevocationStore, UserStore } from '@fragrance/identity';
+import { disableUser, MachineClientStore, RevocationStore, UserStore } from '@fragrance/identity';
 import { createLogger } from '@fragrance/http';
 import { testRedis, type TestRedis } from '@fragrance/testkit';
 import { buildApp } from './app.ts';
@@ -88,5 +88,17 @@ describe('MCP server wired from config (createDeps) under a non-default REDIS_PR
     expect(usage[`${sub} client-1`]).toBe(1);
     const day = new Date().toISOString().slice(0, 10);
     expect(await redis.redis.hget(`${redis.prefix}mcp:usage:${day}`, `${sub} client-1`)).toBe('1');
+  });
+
+  it("counts a machine client's calls against its own daily quota (registered as `ops clients create --machine` does)", async () => {
+    const revocations = new RevocationStore(redis.redis, { prefix: redis.prefix });
+    const machines = new MachineClientStore(redis.redis, { prefix: redis.prefix, revocations });
+    const { client } = await machines.create({ name: 'Back office', quotaPerDay: 1 });
+    const token = await mintToken(key, { issuer: ISSUER, audience: `${MCP_URL}/mcp`, sub: client.id, clientId: client.id, gid: '' });
+    expect((await initialize(token)).status).toBe(200);
+    const over = await initialize(token);
+    expect(over.status).toBe(429);
+    expect(((await over.json()) as { code?: string }).code).toBe('daily_quota_exceeded');
+    expect((await machines.usage(client.id, 1))[0]!.requests).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-import { GrantStore, RevocationStore } from '@fragrance/identity';
+import { GrantStore, MachineClientStore, RevocationStore } from '@fragrance/identity';
 import type { Logger } from '@fragrance/http';
 import { createRedisClient } from '@fragrance/redis';
 import type { McpDeps } from './app.ts';
@@ -30,7 +30,9 @@ export function createDeps(config: McpConfig, logger: Logger): RunningDeps {
     maxAgeMs: config.REVOCATION_COPY_MAX_AGE_MS,
     logger,
   });
-  const verify = tokenVerifierFor(config, revocations);
+  // Machine clients (`ops clients create --machine`): each call counts against the client's own daily quota.
+  const machineClients = new MachineClientStore(redis, { prefix: config.REDIS_PREFIX, revocations: store });
+  const verify = tokenVerifierFor(config, revocations, machineClients);
   const usage = new GrantStore(redis, { prefix: config.REDIS_PREFIX, revocations: store });
   const rateLimiter = createRateLimiter({
     redis,
