@@ -5,7 +5,7 @@ import { failedBatches, nightlySchedule, QUEUE_NAMES, requestEnrichmentRun, requ
 import { Problem } from '@fragrance/contracts';
 import { createLogger, Lifecycle } from '@fragrance/http';
 import { close, listen, testElasticsearch, testRedis, waitFor, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
-import { Job, Queue } from 'bullmq';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { healthServer, startWorker, type RunningWorker } from './app.ts';
 import { processBatch } from './enrich/batch.ts';
@@ -13,7 +13,8 @@ import { localModel } from './enrichers/ai.ts';
 import { buildEnrichers } from './enrichers/index.ts';
 import type { Enricher } from './enrichers/types.ts';
 import { feedLoader } from './feed.ts';
-import { allDocs, catalogueFixture, testConfig, waitForRun, workerEnv, type CatalogueFixture } from './test-fixtures.ts';
+import { allDocs, catalogueFixture, testConfig, workerEnv, type CatalogueFixture } from './testing/fixtures.ts';
+import { waitForJob, waitForRun } from './testing/wait.ts';
 import { readCatalogueGeneration } from '@fragrance/response-cache';
 import { currentIndex, toIndexDocument } from '@fragrance/search';
 import type { DocumentBuilder } from './catalogue.ts';
@@ -275,15 +276,9 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
     const before = await currentIndex(es.client, fixture.alias);
     const enrichedBefore = await allDocs(es.client, fixture.alias);
     const jobId = await requestIngest(worker.queues.ingest, { file: fixture.catalogueFile, enrich_after: true });
-    const deadline = Date.now() + 60_000;
-    let result: { index: string; indexed: number; enrichment_run: string | null } | undefined;
-    while (!result) {
-      const job = await Job.fromId(worker.queues.ingest, jobId);
-      if (job?.failedReason) throw new Error(job.failedReason);
-      if (job?.returnvalue) result = job.returnvalue as typeof result;
-      else if (Date.now() > deadline) throw new Error('ingest did not finish');
-      else await new Promise((r) => setTimeout(r, 100));
-    }
+    const job = await waitForJob(worker.queues.ingest, jobId);
+    if (job.failedReason) throw new Error(job.failedReason);
+    const result = job.returnvalue as { index: string; indexed: number; enrichment_run: string | null };
     expect(result.indexed).toBe(fixture.count);
     expect(result.index).not.toBe(before);
     expect(await currentIndex(es.client, fixture.alias)).toBe(result.index);
@@ -305,15 +300,7 @@ describe('enrichment runs over a small catalogue (real Redis and Elasticsearch)'
     const lines = (await readFile(fixture.catalogueFile, 'utf8')).split('\n').slice(0, 3);
     const small = join(fixture.dir, 'small.ndjson');
     await writeFile(small, [...lines, '{"not":"a record"}', 'garbage', ''].join('\n'));
-    const finished = async (jobId: string) => {
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        const job = await Job.fromId(worker.queues.ingest, jobId);
-        if (job?.failedReason || job?.returnvalue) return job;
-        if (Date.now() > deadline) throw new Error('ingest did not finish');
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    };
+    const finished = (jobId: string) => waitForJob(worker.queues.ingest, jobId);
     const refused = await finished(await requestIngest(worker.queues.ingest, { file: small, enrich_after: false }));
     expect(refused.failedReason).toMatch(/^not swapped: 2 of 5 lines were rejected .*; the new index has 3 records, the live one 300/);
     expect(refused.attemptsMade).toBe(1); // not retried: the same file would be refused again

@@ -6,19 +6,11 @@ import { createRunStore, enrichmentQueue, requestEnrichmentRun } from '@fragranc
 import { close, listen, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type RunningWorker } from './app.ts';
-import { allDocs, catalogueFixture, testConfig, waitForRun, workerEnv, type CatalogueFixture } from './test-fixtures.ts';
+import { allDocs, catalogueFixture, testConfig, workerEnv, type CatalogueFixture } from './testing/fixtures.ts';
+import { waitForRun } from './testing/wait.ts';
 
 const logger = createLogger('worker-test', 'silent');
 const MAIN = fileURLToPath(new URL('./main.ts', import.meta.url));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 /** A slow OpenAI-compatible endpoint: a batch is busy long enough to be interrupted. */
 function slowModelServer() {
@@ -33,6 +25,7 @@ function slowModelServer() {
         seasons: ['autumn'],
         occasions: ['evening'],
       });
+      // Slow on purpose (the behaviour under test, not a wait).
       setTimeout(() => {
         res
           .writeHead(200, { 'content-type': 'application/json' })
@@ -97,11 +90,11 @@ describe('worker processes: SIGKILL mid-run, SIGTERM finishing or handing back',
     const runs = createRunStore({ redis: redis.redis, prefix });
     try {
       const { child, exited } = spawnWorker(env(prefix));
-      await until(async () => (await queue.getWorkers()).length > 0, 30_000, 'the child worker');
+      await expect.poll(async () => (await queue.getWorkers()).length, { timeout: 30_000, message: 'the child worker' }).toBeGreaterThan(0);
       model.state.requests = 0;
       const { runId } = await requestEnrichmentRun(queue, { full: true });
       // Mid-batch: the child is waiting on the model for its first batch.
-      await until(() => model.state.requests >= 3, 30_000, 'the child to start a batch');
+      await expect.poll(() => model.state.requests, { timeout: 30_000, message: 'the child to start a batch' }).toBeGreaterThanOrEqual(3);
       child.kill('SIGKILL');
       await exited;
       const interrupted = await runs.get(runId);
@@ -151,10 +144,10 @@ describe('worker processes: SIGKILL mid-run, SIGTERM finishing or handing back',
     try {
       model.state.delayMs = 100;
       const { child, exited } = spawnWorker(env(prefix, { SHUTDOWN_TIMEOUT_MS: '20000' }));
-      await until(async () => (await queue.getWorkers()).length > 0, 30_000, 'the child worker');
+      await expect.poll(async () => (await queue.getWorkers()).length, { timeout: 30_000, message: 'the child worker' }).toBeGreaterThan(0);
       model.state.requests = 0;
       const { runId } = await requestEnrichmentRun(queue, { full: true });
-      await until(() => model.state.requests >= 2, 30_000, 'the child to start a batch');
+      await expect.poll(() => model.state.requests, { timeout: 30_000, message: 'the child to start a batch' }).toBeGreaterThanOrEqual(2);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       const summary = await runs.get(runId);
@@ -176,10 +169,10 @@ describe('worker processes: SIGKILL mid-run, SIGTERM finishing or handing back',
     try {
       model.state.delayMs = 2_000;
       const { child, exited } = spawnWorker(env(prefix, { SHUTDOWN_TIMEOUT_MS: '300' }));
-      await until(async () => (await queue.getWorkers()).length > 0, 30_000, 'the child worker');
+      await expect.poll(async () => (await queue.getWorkers()).length, { timeout: 30_000, message: 'the child worker' }).toBeGreaterThan(0);
       model.state.requests = 0;
       const { runId } = await requestEnrichmentRun(queue, { full: true });
-      await until(() => model.state.requests >= 1, 30_000, 'the child to start a batch');
+      await expect.poll(() => model.state.requests, { timeout: 30_000, message: 'the child to start a batch' }).toBeGreaterThanOrEqual(1);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       const summary = await runs.get(runId);

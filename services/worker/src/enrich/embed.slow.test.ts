@@ -6,7 +6,8 @@ import { embeddingInput, embeddingText, ingestCatalogue, type StoredEmbedding } 
 import { testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type RunningWorker } from '../app.ts';
-import { catalogueFixture, testConfig, waitForRun, workerEnv, type CatalogueFixture } from '../test-fixtures.ts';
+import { catalogueFixture, testConfig, workerEnv, type CatalogueFixture } from '../testing/fixtures.ts';
+import { waitForRun } from '../testing/wait.ts';
 import type { RowEmbedder } from './embed.ts';
 
 const logger = createLogger('worker-test', 'silent');

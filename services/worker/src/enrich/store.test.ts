@@ -7,7 +7,8 @@ import { enrichmentFingerprint, ingestCatalogue, readEnrichment } from '@fragran
 import { close, listen, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type RunningWorker } from '../app.ts';
-import { allDocs, catalogueFixture, testConfig, waitForRun, workerEnv, type CatalogueFixture } from '../test-fixtures.ts';
+import { allDocs, catalogueFixture, testConfig, workerEnv, type CatalogueFixture } from '../testing/fixtures.ts';
+import { waitForRun } from '../testing/wait.ts';
 
 const logger = createLogger('worker-test', 'silent');
 

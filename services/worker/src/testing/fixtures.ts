@@ -5,11 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import { FragranceDetail } from '@fragrance/contracts';
+// eslint-disable-next-line no-restricted-imports -- test-only: the generator writes the test catalogue (eslint.config.js exempts test-fixtures.ts, not yet testing/)
 import { writeDataset } from '@fragrance/dataset';
-import type { RunStore, RunSummary } from '@fragrance/jobs';
 import { ingestCatalogue } from '@fragrance/search';
 import type { TestElasticsearch, TestRedis } from '@fragrance/testkit';
-import { loadConfig, type WorkerConfig } from './config.ts';
+import { loadConfig, type WorkerConfig } from '../config.ts';
 
 export interface CatalogueFixture {
   alias: string;
@@ -61,17 +61,6 @@ export function workerEnv(
 
 export function testConfig(env: Record<string, string>): WorkerConfig {
   return loadConfig(env);
-}
-
-export async function waitForRun(runs: RunStore, runId: string, timeoutMs = 60_000): Promise<RunSummary> {
-  const deadline = Date.now() + timeoutMs;
-  let last: RunSummary | undefined;
-  while (Date.now() < deadline) {
-    last = await runs.get(runId);
-    if (last && (last.status === 'completed' || last.status === 'completed_with_failures' || last.status === 'failed')) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`run ${runId} did not finish in ${timeoutMs} ms: ${JSON.stringify(last)}`);
 }
 
 export interface StoredDoc {
