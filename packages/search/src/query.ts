@@ -107,15 +107,43 @@ export const ONE_WORD_NAME_BONUS = 1;
 /** The whole name (or brand and name) one edit from the query. */
 const MISSPELT_NAME_BOOST = 3;
 
+type Clause = estypes.QueryDslQueryContainer;
+
 /** Free-text relevance: every word must match somewhere (recallQuery), the name counts most. */
-function textQuery(key: string): { filter: estypes.QueryDslQueryContainer[]; should: estypes.QueryDslQueryContainer[] } {
-  const variants = queryVariants(key);
-  const concentration = variants.concentration;
+function textQuery(key: string): { filter: Clause[]; should: Clause[] } {
+  const { concentration } = queryVariants(key);
   // The words that name the record: the query without a concentration it names.
   const naming = concentration && concentration.rest !== '' ? concentration.rest : key;
   const spellings = [...new Set([naming, ...queryVariants(naming).texts])];
-  // One named clause: Elasticsearch reports a name once, for the last clause that carries it.
-  const known: estypes.QueryDslQueryContainer = {
+  const brandIs = brandIsClause(spellings);
+  const phrase = nameEither(naming, 'match_phrase');
+  // One word is ambiguous ("melody", "gold", "sauvage"): every name that is it or starts with it
+  // ranks alike, most popular first, the name itself only slightly ahead. More words name a record.
+  const oneWord = !naming.includes(' ');
+  const tiers = nameTiers(naming, spellings, phrase, oneWord);
+  return {
+    // Recall only: how often a word occurs in all the record's text says nothing of relevance.
+    filter: [recallQuery(key)],
+    // Precision: the exact name outranks a name containing the words, which outranks
+    // a match in brand, perfumers, notes or accords.
+    should: [
+      // The whole name (or brand and name) as typed: never lost to the house rule below.
+      ...(oneWord ? [] : [tiers[0]!]),
+      { bool: { should: oneWord ? tiers : tiers.slice(1), must_not: [brandIs] } },
+      { constant_score: { filter: brandIs, boost: BRAND_IS_QUERY_BOOST, _name: BRAND_SIGNAL } },
+      // The brand among the words ("jacomo paradox blue"): a flat 2, however rare the brand's words.
+      // Not for one word: that is a house (brandIs) or a name, never half of both ("vanille", "anna").
+      ...(oneWord ? [] : [brandWordsClause(key, spellings)]),
+      otherFieldsClause(key, phrase),
+      knownItemClause(spellings),
+      ...(concentration ? [{ term: { concentration: { value: concentration.value, boost: CONCENTRATION_BOOST } } }] : []),
+    ],
+  };
+}
+
+/** One named clause: Elasticsearch reports a name once, for the last clause that carries it. */
+function knownItemClause(spellings: readonly string[]): Clause {
+  return {
     bool: {
       should: spellings.map((text) => ({
         multi_match: {
@@ -129,17 +157,23 @@ function textQuery(key: string): { filter: estypes.QueryDslQueryContainer[]; sho
       boost: 0,
     },
   };
-  // The query is a house ("guerlain", "ysl"): its records tie on text (their names' matches of the
-  // brand word do not count) and popularity orders them.
-  const brandIs: estypes.QueryDslQueryContainer = {
+}
+
+/**
+ * The query is a house ("guerlain", "ysl"): its records tie on text (their names' matches of the
+ * brand word do not count) and popularity orders them.
+ */
+function brandIsClause(spellings: readonly string[]): Clause {
+  return {
     bool: {
       should: spellings.flatMap((value) => [{ term: { 'search.brand': value } }, { term: { 'search.brand_aliases.exact': value } }]),
     },
   };
-  const tier = (filter: estypes.QueryDslQueryContainer, boost: number, name = NAME_SIGNAL): estypes.QueryDslQueryContainer => ({
-    constant_score: { filter, boost, _name: name },
-  });
-  const isTheName: estypes.QueryDslQueryContainer = {
+}
+
+/** The record's whole name (or brand and name) is one of the query's spellings. */
+function isTheNameClause(spellings: readonly string[]): Clause {
+  return {
     bool: {
       should: spellings.flatMap((value) => [
         { term: { 'search.name.exact': value } },
@@ -148,32 +182,40 @@ function textQuery(key: string): { filter: estypes.QueryDslQueryContainer[]; sho
       ]),
     },
   };
-  // A name and its other spellings count once: a name with more spellings is no better a match.
-  const either = (field: 'match' | 'match_phrase', options: Record<string, unknown> = {}): estypes.QueryDslQueryContainer => ({
+}
+
+/** A name and its other spellings count once: a name with more spellings is no better a match. */
+function nameEither(naming: string, field: 'match' | 'match_phrase', options: Record<string, unknown> = {}): Clause {
+  return {
     bool: {
       should: [
         { [field]: { 'search.name': { query: naming, ...options } } },
         { [field]: { 'search.name_spellings': { query: naming, ...(field === 'match' ? { operator: 'and' } : {}) } } },
       ],
     },
-  });
-  const phrase = either('match_phrase');
-  // One word is ambiguous ("melody", "gold", "sauvage"): every name that is it or starts with it
-  // ranks alike, most popular first, the name itself only slightly ahead. More words name a record.
-  const oneWord = !naming.includes(' ');
-  const nameTiers: estypes.QueryDslQueryContainer[] = [
+  };
+}
+
+function nameTier(filter: Clause, boost: number, name = NAME_SIGNAL): Clause {
+  return { constant_score: { filter, boost, _name: name } };
+}
+
+/** How well the name matches, best first: the whole name, the phrase, one edit off, every word, a prefix. */
+function nameTiers(naming: string, spellings: readonly string[], phrase: Clause, oneWord: boolean): Clause[] {
+  const isTheName = isTheNameClause(spellings);
+  return [
     oneWord
-      ? tier(
+      ? nameTier(
           { bool: { should: [isTheName, ...spellings.map((value) => ({ prefix: { 'search.name.exact': `${value} ` } }))] } },
           EXACT_NAME_BOOST,
         )
-      : tier(isTheName, EXACT_NAME_BOOST, WHOLE_NAME_SIGNAL),
-    ...(oneWord ? [tier(isTheName, ONE_WORD_NAME_BONUS, WHOLE_NAME_SIGNAL)] : []),
-    tier(phrase, 8, 'name_phrase'),
+      : nameTier(isTheName, EXACT_NAME_BOOST, WHOLE_NAME_SIGNAL),
+    ...(oneWord ? [nameTier(isTheName, ONE_WORD_NAME_BONUS, WHOLE_NAME_SIGNAL)] : []),
+    nameTier(phrase, 8, 'name_phrase'),
     // A misspelt whole name ("giadrino", "burnt meridain"): the name it is one edit from, over the
     // names that only contain a word like it ("Brezza Giardino"). Below a phrase match, so an exact
     // name's flankers ("light blue intense") stay above a name one letter off ("night blue").
-    tier(
+    nameTier(
       {
         bool: {
           should: spellings.flatMap((value) => [
@@ -187,54 +229,40 @@ function textQuery(key: string): { filter: estypes.QueryDslQueryContainer[]; sho
       MISSPELT_NAME_BOOST,
       'name_misspelt',
     ),
-    tier(either('match', { operator: 'and', fuzziness: FUZZINESS, prefix_length: 1 }), 4, 'name_words'),
-    tier({ match_bool_prefix: { 'search.name': { query: naming, operator: 'and' } } }, 2, 'name_prefix'),
+    nameTier(nameEither(naming, 'match', { operator: 'and', fuzziness: FUZZINESS, prefix_length: 1 }), 4, 'name_words'),
+    nameTier({ match_bool_prefix: { 'search.name': { query: naming, operator: 'and' } } }, 2, 'name_prefix'),
   ];
+}
+
+/** The brand among the query's words. */
+function brandWordsClause(key: string, spellings: readonly string[]): Clause {
   return {
-    // Recall only: how often a word occurs in all the record's text says nothing of relevance.
-    filter: [recallQuery(key)],
-    // Precision: the exact name outranks a name containing the words, which outranks
-    // a match in brand, perfumers, notes or accords.
-    should: [
-      // The whole name (or brand and name) as typed: never lost to the house rule below.
-      ...(oneWord ? [] : [nameTiers[0]!]),
-      { bool: { should: oneWord ? nameTiers : nameTiers.slice(1), must_not: [brandIs] } },
-      { constant_score: { filter: brandIs, boost: BRAND_IS_QUERY_BOOST, _name: BRAND_SIGNAL } },
-      // The brand among the words ("jacomo paradox blue"): a flat 2, however rare the brand's words.
-      // Not for one word: that is a house (brandIs) or a name, never half of both ("vanille", "anna").
-      ...(oneWord
-        ? []
-        : [
-            {
-              constant_score: {
-                filter: {
-                  bool: {
-                    should: [
-                      { match: { 'search.brand.text': key } },
-                      ...spellings.map((text) => ({ match: { 'search.brand_aliases': text } })),
-                    ],
-                  },
-                },
-                boost: 2,
-                _name: 'brand_words',
-              },
-            },
-          ]),
-      // Perfumers, accords and notes only where the name does not match: records sharing a name
-      // ("Citrus", "Amber Oud") tie on text and popularity orders them.
-      {
+    constant_score: {
+      filter: {
         bool: {
-          should: [
-            { match: { 'search.perfumers': { query: key, boost: 2 } } },
-            { match: { 'search.accords.text': { query: key, boost: 2 } } },
-            { match: { 'search.notes.text': { query: key, boost: 1.5 } } },
-          ],
-          must_not: [phrase],
+          should: [{ match: { 'search.brand.text': key } }, ...spellings.map((text) => ({ match: { 'search.brand_aliases': text } }))],
         },
       },
-      known,
-      ...(concentration ? [{ term: { concentration: { value: concentration.value, boost: CONCENTRATION_BOOST } } }] : []),
-    ],
+      boost: 2,
+      _name: 'brand_words',
+    },
+  };
+}
+
+/**
+ * Perfumers, accords and notes only where the name does not match: records sharing a name
+ * ("Citrus", "Amber Oud") tie on text and popularity orders them.
+ */
+function otherFieldsClause(key: string, namePhrase: Clause): Clause {
+  return {
+    bool: {
+      should: [
+        { match: { 'search.perfumers': { query: key, boost: 2 } } },
+        { match: { 'search.accords.text': { query: key, boost: 2 } } },
+        { match: { 'search.notes.text': { query: key, boost: 1.5 } } },
+      ],
+      must_not: [namePhrase],
+    },
   };
 }
 
