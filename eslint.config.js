@@ -111,7 +111,6 @@ export default tseslint.config(
       'packages/api-keys/src/admission.ts',
       'packages/api-keys/src/key-store.ts',
       'packages/api-keys/src/local-admission.ts',
-      'packages/search/src/similar.ts',
       'services/gateway/src/app.ts',
       'services/mcp/src/tools/server.ts',
     ],

@@ -248,6 +248,33 @@ function summaryOf(reasons: Omit<SimilarReasons, 'summary'>): string {
   return `${shares}${reasons.distinctive.length ? `; most telling: ${listed(reasons.distinctive)}` : ''}${adds.length ? `; adds ${listed(adds)}` : ''}.`;
 }
 
+type Tier = 'top' | 'heart' | 'base';
+
+/** The source's notes and accords, weighted by rarity, as every candidate is compared with them. */
+interface SourceTerms {
+  /** Folded main accords. */
+  main: Set<string>;
+  /** Folded note → the first tier it is in. */
+  tierOf: Map<string, Tier>;
+  /** Folded note → its display form. */
+  noteDisplay: Map<string, string>;
+  notes: Term[];
+  accords: Term[];
+  hasVector: boolean;
+}
+
+/** A candidate's notes and accords: folded key → display form. */
+interface CandidateTerms {
+  notes: Map<string, string>;
+  accords: Map<string, string>;
+}
+
+/** What a candidate shares with the source, rarest first. */
+interface Shared {
+  notes: Term[];
+  accords: Term[];
+}
+
 /**
  * The hits of buildSimilarQuery as alternatives: each with its reasons and closeness, closest
  * first, one per house before any house repeats (the spread of the list), `limit` of them.
@@ -258,22 +285,7 @@ export function similarFragrances(
   rarity: Rarity,
   limit: number,
 ): SimilarFragrance[] {
-  const main = new Set((source.main_accords ?? []).map(foldKey));
-  const tierOf = new Map<string, 'top' | 'heart' | 'base'>();
-  const noteDisplay = new Map<string, string>();
-  for (const tier of ['top', 'heart', 'base'] as const)
-    for (const note of source.notes?.[tier] ?? []) {
-      const key = foldKey(note);
-      if (!tierOf.has(key)) tierOf.set(key, tier);
-      if (!noteDisplay.has(key)) noteDisplay.set(key, note);
-    }
-  const sourceNotes: Term[] = [...noteDisplay].map(([key, display]) => ({ key, display, weight: idf(rarity, 'notes', key) }));
-  const sourceAccords: Term[] = [...new Map((source.accords ?? []).map((a) => [foldKey(a), a]))].map(([key, display]) => ({
-    key,
-    display,
-    weight: idf(rarity, 'accords', key) * (main.has(key) ? MAIN_ACCORD_WEIGHT : 1),
-  }));
-  const sourceHasVector = Boolean(source.embedding?.vector?.length);
+  const terms = sourceTermsOf(source, rarity);
   const vectorScores = hits.map((hit) => {
     const named = hit.matched_queries;
     const score = named && !Array.isArray(named) ? named[VECTOR_QUERY] : undefined;
@@ -283,55 +295,15 @@ export function similarFragrances(
   // when that side found few (records without vectors), a candidate without a score has none.
   const known = vectorScores.filter((v): v is number => v !== undefined);
   const farthest = known.length >= hits.length / 2 ? Math.min(...known) : undefined;
-
   const scored: Scored[] = hits.map((hit, order) => {
-    const fields = hit.fields ?? {};
-    const candidateNotes = new Map<string, string>();
-    for (const tier of ['notes.top', 'notes.heart', 'notes.base']) for (const n of strings(fields[tier])) candidateNotes.set(foldKey(n), n);
-    const candidateAccords = new Map(strings(fields.accords).map((a) => [foldKey(a), a]));
-    const sharedNotes = sourceNotes.filter((t) => candidateNotes.has(t.key)).sort(byRarity);
-    const sharedAccords = sourceAccords.filter((t) => candidateAccords.has(t.key)).sort(byRarity);
-    const notesOverlap = overlapOf(sourceNotes, sharedNotes, candidateNotes.size);
-    const accordsOverlap = overlapOf(sourceAccords, sharedAccords, candidateAccords.size);
-    const hasNotes = sourceNotes.length > 0;
-    const hasAccords = sourceAccords.length > 0;
-    const overlap =
-      hasNotes && hasAccords
-        ? CLOSENESS_WEIGHTS.notes * notesOverlap + CLOSENESS_WEIGHTS.accords * accordsOverlap
-        : hasNotes
-          ? notesOverlap
-          : hasAccords
-            ? accordsOverlap
-            : undefined;
-    const vector = sourceHasVector ? (vectorScores[order] ?? farthest) : undefined;
-    const closeness =
-      overlap !== undefined && vector !== undefined
-        ? CLOSENESS_WEIGHTS.overlap * overlap + CLOSENESS_WEIGHTS.vector * vector
-        : (overlap ?? vector ?? 0);
-    const pyramid = (tier: 'top' | 'heart' | 'base') => sharedNotes.filter((t) => tierOf.get(t.key) === tier).map((t) => t.display);
-    const sharedKeys = new Set([...sharedNotes, ...sharedAccords].map((t) => t.key));
-    const reasons: Omit<SimilarReasons, 'summary'> = {
-      shared_notes: { top: pyramid('top'), heart: pyramid('heart'), base: pyramid('base') },
-      shared_main_accords: sharedAccords.filter((t) => main.has(t.key)).map((t) => t.display),
-      shared_accords: sharedAccords.filter((t) => !main.has(t.key)).map((t) => t.display),
-      // Rarity alone (a main accord's double weight is for closeness, not for what is telling).
-      distinctive: [...sharedNotes, ...sharedAccords.map((t) => ({ ...t, weight: idf(rarity, 'accords', t.key) }))]
-        .sort(byRarity)
-        .filter((t, i, all) => all.findIndex((u) => u.display === t.display) === i)
-        .slice(0, 3)
-        .map((t) => t.display),
-      adds: {
-        notes: [...candidateNotes]
-          .filter(([key]) => !noteDisplay.has(key) && !sharedKeys.has(key))
-          .map(([, d]) => d)
-          .slice(0, 5),
-        accords: [...candidateAccords]
-          .filter(([key]) => !sourceAccords.some((t) => t.key === key))
-          .map(([, d]) => d)
-          .slice(0, 5),
-      },
-      vector_similarity: vectorScores[order] === undefined ? null : round(vectorScores[order]),
+    const candidate = candidateTermsOf(hit);
+    const shared: Shared = {
+      notes: terms.notes.filter((t) => candidate.notes.has(t.key)).sort(byRarity),
+      accords: terms.accords.filter((t) => candidate.accords.has(t.key)).sort(byRarity),
     };
+    const vector = terms.hasVector ? (vectorScores[order] ?? farthest) : undefined;
+    const closeness = closenessOf(terms, candidate, shared, vector);
+    const reasons = reasonsOf(terms, candidate, shared, rarity, vectorScores[order]);
     const summary: FragranceSummary = summaryOfHit(hit);
     return {
       item: { ...summary, closeness: round(closeness), reasons: { ...reasons, summary: summaryOf(reasons) } },
@@ -339,8 +311,90 @@ export function similarFragrances(
       order,
     };
   });
+  return spreadAcrossHouses(scored, limit);
+}
+
+function sourceTermsOf(source: SimilarSource, rarity: Rarity): SourceTerms {
+  const main = new Set((source.main_accords ?? []).map(foldKey));
+  const tierOf = new Map<string, Tier>();
+  const noteDisplay = new Map<string, string>();
+  for (const tier of ['top', 'heart', 'base'] as const)
+    for (const note of source.notes?.[tier] ?? []) {
+      const key = foldKey(note);
+      if (!tierOf.has(key)) tierOf.set(key, tier);
+      if (!noteDisplay.has(key)) noteDisplay.set(key, note);
+    }
+  const notes: Term[] = [...noteDisplay].map(([key, display]) => ({ key, display, weight: idf(rarity, 'notes', key) }));
+  const accords: Term[] = [...new Map((source.accords ?? []).map((a) => [foldKey(a), a]))].map(([key, display]) => ({
+    key,
+    display,
+    weight: idf(rarity, 'accords', key) * (main.has(key) ? MAIN_ACCORD_WEIGHT : 1),
+  }));
+  return { main, tierOf, noteDisplay, notes, accords, hasVector: Boolean(source.embedding?.vector?.length) };
+}
+
+function candidateTermsOf(hit: estypes.SearchHit): CandidateTerms {
+  const fields = hit.fields ?? {};
+  const notes = new Map<string, string>();
+  for (const tier of ['notes.top', 'notes.heart', 'notes.base']) for (const n of strings(fields[tier])) notes.set(foldKey(n), n);
+  return { notes, accords: new Map(strings(fields.accords).map((a) => [foldKey(a), a])) };
+}
+
+/** The weighted note and accord overlap, blended with the vector side when both records have one. */
+function closenessOf(terms: SourceTerms, candidate: CandidateTerms, shared: Shared, vector: number | undefined): number {
+  const notesOverlap = overlapOf(terms.notes, shared.notes, candidate.notes.size);
+  const accordsOverlap = overlapOf(terms.accords, shared.accords, candidate.accords.size);
+  const hasNotes = terms.notes.length > 0;
+  const hasAccords = terms.accords.length > 0;
+  const overlap =
+    hasNotes && hasAccords
+      ? CLOSENESS_WEIGHTS.notes * notesOverlap + CLOSENESS_WEIGHTS.accords * accordsOverlap
+      : hasNotes
+        ? notesOverlap
+        : hasAccords
+          ? accordsOverlap
+          : undefined;
+  return overlap !== undefined && vector !== undefined
+    ? CLOSENESS_WEIGHTS.overlap * overlap + CLOSENESS_WEIGHTS.vector * vector
+    : (overlap ?? vector ?? 0);
+}
+
+function reasonsOf(
+  terms: SourceTerms,
+  candidate: CandidateTerms,
+  shared: Shared,
+  rarity: Rarity,
+  vectorScore: number | undefined,
+): Omit<SimilarReasons, 'summary'> {
+  const pyramid = (tier: Tier) => shared.notes.filter((t) => terms.tierOf.get(t.key) === tier).map((t) => t.display);
+  const sharedKeys = new Set([...shared.notes, ...shared.accords].map((t) => t.key));
+  return {
+    shared_notes: { top: pyramid('top'), heart: pyramid('heart'), base: pyramid('base') },
+    shared_main_accords: shared.accords.filter((t) => terms.main.has(t.key)).map((t) => t.display),
+    shared_accords: shared.accords.filter((t) => !terms.main.has(t.key)).map((t) => t.display),
+    // Rarity alone (a main accord's double weight is for closeness, not for what is telling).
+    distinctive: [...shared.notes, ...shared.accords.map((t) => ({ ...t, weight: idf(rarity, 'accords', t.key) }))]
+      .sort(byRarity)
+      .filter((t, i, all) => all.findIndex((u) => u.display === t.display) === i)
+      .slice(0, 3)
+      .map((t) => t.display),
+    adds: {
+      notes: [...candidate.notes]
+        .filter(([key]) => !terms.noteDisplay.has(key) && !sharedKeys.has(key))
+        .map(([, d]) => d)
+        .slice(0, 5),
+      accords: [...candidate.accords]
+        .filter(([key]) => !terms.accords.some((t) => t.key === key))
+        .map(([, d]) => d)
+        .slice(0, 5),
+    },
+    vector_similarity: vectorScore === undefined ? null : round(vectorScore),
+  };
+}
+
+/** Closest first, one per house first (in closeness order), then the rest in closeness order. */
+function spreadAcrossHouses(scored: Scored[], limit: number): SimilarFragrance[] {
   scored.sort((a, b) => b.item.closeness - a.item.closeness || a.order - b.order);
-  // One per house first (in closeness order), then the rest in closeness order.
   const seen = new Set<string>();
   const first: Scored[] = [];
   const rest: Scored[] = [];
