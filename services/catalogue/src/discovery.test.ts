@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BrandDetail,
@@ -12,32 +10,28 @@ import {
   type FragranceDetail,
 } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
-import { createLogger } from '@fragrance/http';
 import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
 import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
-import { buildApp } from './app.ts';
-import { CatalogueConfig } from './config.ts';
+import { startCatalogueApp, type CatalogueApp } from './testing/app.ts';
 
 const shiseido = makeRecord({ name: 'Zen', brand: '資生堂', country: 'JP', votes: 700, perfumers: ['Hélène Doré'] });
 const records: FragranceDetail[] = [...generateCatalogue({ count: 400, seed: 33 }), shiseido];
 
 describe('discovery routes', () => {
   let es: TestElasticsearch;
-  let server: Server;
+  let app: CatalogueApp;
   let base: string;
 
   beforeAll(async () => {
     es = await testElasticsearch('discovery-routes');
     const alias = es.index('fragrances');
     await ingestCatalogue({ client: es.client, alias, records });
-    const config = CatalogueConfig.parse({ CATALOGUE_ALIAS: alias, CURSOR_SECRET: randomBytes(32).toString('base64url') });
-    server = buildApp({ config, logger: createLogger('t', 'silent'), elasticsearch: es.client }).listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    app = await startCatalogueApp({ elasticsearch: es.client }, { CATALOGUE_ALIAS: alias });
+    base = app.url;
   });
   afterAll(async () => {
-    server.close();
+    await app?.close();
     await es.cleanup();
   });
 

@@ -5,12 +5,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldKey, FragranceSummary, Problem, SearchResponse, type FragranceDetail } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
-import { createLogger } from '@fragrance/http';
 import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
 import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
-import { buildApp } from './app.ts';
-import { CatalogueConfig } from './config.ts';
+import { startCatalogueApp } from './testing/app.ts';
 
 const terre = makeRecord({
   name: "Terre d'Hermès",
@@ -26,15 +24,11 @@ const records: FragranceDetail[] = [...generateCatalogue({ count: 800, seed: 21 
 const notesOf = (r: FragranceDetail) => [...r.notes.top, ...r.notes.heart, ...r.notes.base].map(foldKey);
 
 async function listen(client: Client, alias: string, env: Record<string, string> = {}): Promise<{ server: Server; base: string }> {
-  const config = CatalogueConfig.parse({
-    ELASTICSEARCH_URL: 'http://127.0.0.1:1',
-    CATALOGUE_ALIAS: alias,
-    CURSOR_SECRET: TEST_CURSOR_SECRET,
-    ...env,
-  });
-  const server = buildApp({ config, logger: createLogger('t', 'silent'), elasticsearch: client }).listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  return { server, base: `http://127.0.0.1:${(server.address() as { port: number }).port}` };
+  const app = await startCatalogueApp(
+    { elasticsearch: client },
+    { ELASTICSEARCH_URL: 'http://127.0.0.1:1', CATALOGUE_ALIAS: alias, CURSOR_SECRET: TEST_CURSOR_SECRET, ...env },
+  );
+  return { server: app.server, base: app.url };
 }
 
 describe('catalogue routes', () => {

@@ -1,15 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldKey, FragranceDetail, FragranceSummary, Problem, SearchResponse, SORTS, type Sort } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
-import { createLogger } from '@fragrance/http';
 import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
 import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
-import { buildApp } from './app.ts';
-import { CatalogueConfig } from './config.ts';
+import { startCatalogueApp, type CatalogueApp } from './testing/app.ts';
 import { EXPORT_PLAN_PATH } from './routes/export.ts';
 
 // 1,100 generated records plus the awkward ones: unrated, undated, a name too long for the
@@ -32,24 +28,18 @@ const summaryOf = (record: FragranceDetail) => FragranceSummary.parse(record);
 
 describe('sort, updated_since and export', () => {
   let es: TestElasticsearch;
-  let server: Server;
+  let app: CatalogueApp;
   let base: string;
 
   beforeAll(async () => {
     es = await testElasticsearch('sortexport');
     const alias = es.index('fragrances');
     await ingestCatalogue({ client: es.client, alias, records });
-    const config = CatalogueConfig.parse({
-      ELASTICSEARCH_URL: 'http://127.0.0.1:1',
-      CATALOGUE_ALIAS: alias,
-      CURSOR_SECRET: randomBytes(32).toString('base64url'),
-    });
-    server = buildApp({ config, logger: createLogger('t', 'silent'), elasticsearch: es.client }).listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    app = await startCatalogueApp({ elasticsearch: es.client }, { ELASTICSEARCH_URL: 'http://127.0.0.1:1', CATALOGUE_ALIAS: alias });
+    base = app.url;
   });
   afterAll(async () => {
-    server.close();
+    await app?.close();
     await es.cleanup();
   });
 

@@ -4,14 +4,12 @@ import { Client } from '@elastic/elasticsearch';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SearchResponse, type FragranceDetail } from '@fragrance/contracts';
-import { createLogger } from '@fragrance/http';
 import { bumpCatalogueGeneration, CATALOGUE_GENERATION_HEADER, catalogueGenerationKey, generationMark } from '@fragrance/response-cache';
 import { currentIndex, ingestCatalogue } from '@fragrance/search';
 import { SEARCH_OUTCOME_HEADER } from '@fragrance/search-analytics';
 import { makeRecord } from '@fragrance/search/testing';
 import { close, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
-import { buildApp } from '../app.ts';
-import { CatalogueConfig } from '../config.ts';
+import { startCatalogueApp } from '../testing/app.ts';
 import { CACHE_CONTROL } from './responder.ts';
 
 const CURSOR_SECRET = randomBytes(32).toString('base64url');
@@ -45,13 +43,13 @@ describe('response cache (real Elasticsearch and Redis)', () => {
    * held in process, as main.ts runs it); `subscribe: false` reads the generation per request.
    */
   async function start(options: { cache: boolean; redisClient?: Redis; subscribe?: boolean; checkMs?: number }): Promise<string> {
-    const config = CatalogueConfig.parse({
+    const env = {
       CATALOGUE_ALIAS: alias,
       CURSOR_SECRET,
       RESPONSE_CACHE_MAX_BYTES: '1000000',
       JOBS_PREFIX: scope().prefix,
       RESPONSE_CACHE_GENERATION_CHECK_MS: String(options.checkMs ?? 60_000),
-    });
+    };
     const client = options.redisClient ?? redis.redis;
     let subscriber: Redis | undefined;
     if (options.cache && options.subscribe !== false) {
@@ -59,17 +57,12 @@ describe('response cache (real Elasticsearch and Redis)', () => {
       subscriber.on('error', () => undefined);
       subscribers.push(subscriber);
     }
-    const app = buildApp({
-      config,
-      logger: createLogger('t', 'silent'),
-      elasticsearch: counted.client,
-      ...(options.cache ? { redis: client } : {}),
-      ...(subscriber ? { subscriber } : {}),
-    });
-    const server = app.listen(0, '127.0.0.1');
-    servers.push(server);
-    await new Promise((r) => server.once('listening', r));
-    return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const app = await startCatalogueApp(
+      { elasticsearch: counted.client, ...(options.cache ? { redis: client } : {}), ...(subscriber ? { subscriber } : {}) },
+      env,
+    );
+    servers.push(app.server);
+    return app.url;
   }
 
   beforeAll(async () => {
