@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import {
   BrandDetail,
   BrandList,
@@ -12,43 +12,35 @@ import {
 import { generateCatalogue } from '@fragrance/dataset';
 import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
-import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
-import { startCatalogueApp, type CatalogueApp } from './testing/app.ts';
+import { catalogueTest, startCatalogueApp } from './testing/app.ts';
 
 const shiseido = makeRecord({ name: 'Zen', brand: '資生堂', country: 'JP', votes: 700, perfumers: ['Hélène Doré'] });
 const records: FragranceDetail[] = [...generateCatalogue({ count: 400, seed: 33 }), shiseido];
 
-describe('discovery routes', () => {
-  let es: TestElasticsearch;
-  let app: CatalogueApp;
-  let base: string;
-
-  beforeAll(async () => {
-    es = await testElasticsearch('discovery-routes');
+/** The file's catalogue (its records in the file's own index) answering `get`; `problem` expects a problem+json. */
+const it = catalogueTest
+  .extend('get', { scope: 'file' }, async ({ es }, { onCleanup }) => {
     const alias = es.index('fragrances');
     await ingestCatalogue({ client: es.client, alias, records });
-    app = await startCatalogueApp({ elasticsearch: es.client }, { CATALOGUE_ALIAS: alias });
-    base = app.url;
-  });
-  afterAll(async () => {
-    await app?.close();
-    await es.cleanup();
-  });
-
-  async function get(path: string, init: RequestInit = {}) {
-    const res = await fetch(base + path, init);
-    const text = await res.text();
-    return { status: res.status, type: res.headers.get('content-type'), body: text ? (JSON.parse(text) as unknown) : undefined };
-  }
-  async function problem(path: string, status = 400) {
+    const app = await startCatalogueApp({ elasticsearch: es.client }, { CATALOGUE_ALIAS: alias });
+    onCleanup(() => app.close());
+    return async (path: string, init: RequestInit = {}) => {
+      const res = await fetch(app.url + path, init);
+      const text = await res.text();
+      return { status: res.status, type: res.headers.get('content-type'), body: text ? (JSON.parse(text) as unknown) : undefined };
+    };
+  })
+  .extend('problem', { scope: 'file' }, ({ get }) => async (path: string, status = 400) => {
     const res = await get(path);
     expect(res.status, JSON.stringify(res.body)).toBe(status);
     expect(res.type).toMatch(/^application\/problem\+json/);
     return Problem.parse(res.body);
-  }
+  });
+
+describe('discovery routes', () => {
   const named = (p: Problem) => (p.invalid_params ?? []).map((i) => i.name).sort();
 
-  it('GET /v1/suggest: prefix, typo and accents, non-Latin names', async () => {
+  it('GET /v1/suggest: prefix, typo and accents, non-Latin names', async ({ get }) => {
     for (const q of ['helene do', 'HÉLÈNE DORE', 'helen dore']) {
       const res = await get(`/v1/suggest?q=${encodeURIComponent(q)}&types=perfumer`);
       expect(res.status).toBe(200);
@@ -59,7 +51,7 @@ describe('discovery routes', () => {
     expect(jp.data).toContainEqual({ type: 'fragrance', text: 'Zen', brand: '資生堂', id: shiseido.id });
   });
 
-  it('GET /v1/brands, /v1/brands/{slug}, /v1/notes, /v1/accords, /v1/perfumers', async () => {
+  it('GET /v1/brands, /v1/brands/{slug}, /v1/notes, /v1/accords, /v1/perfumers', async ({ get }) => {
     const brands = BrandList.parse((await get('/v1/brands?country=jp')).body);
     expect(brands.total).toBe(new Set(records.filter((r) => r.country === 'JP').map((r) => foldKey(r.brand))).size);
     const slug = encodeURIComponent('資生堂');
@@ -72,7 +64,7 @@ describe('discovery routes', () => {
     }
   });
 
-  it('answers every bad input with problem+json naming it', async () => {
+  it('answers every bad input with problem+json naming it', async ({ problem, get }) => {
     expect(named(await problem('/v1/suggest'))).toEqual(['q']);
     expect(named(await problem('/v1/suggest?q=a&types=colour&limit=0'))).toEqual(['limit', 'types']);
     expect(named(await problem('/v1/suggest?q=a&q=b'))).toEqual(['q']);
@@ -92,7 +84,7 @@ describe('discovery routes', () => {
     expect(post.status).toBe(405);
   });
 
-  it('GET /v1/fragrances relaxed: the looser answer says what it dropped, in the contract and the OpenAPI document', async () => {
+  it('GET /v1/fragrances relaxed: the looser answer says what it dropped, in the contract and the OpenAPI document', async ({ get }) => {
     const page = SearchResponse.parse((await get(`/v1/fragrances?query=${encodeURIComponent('Zen Shiseido zqxwv for men')}`)).body);
     expect(page.data[0]?.id).toBe(shiseido.id);
     expect(page.relaxed).toEqual({ dropped: ['shiseido', 'zqxwv', 'for', 'men'] });
@@ -103,7 +95,7 @@ describe('discovery routes', () => {
     expect(openapi.components.schemas.Relaxed?.properties?.dropped).toMatchObject({ type: 'array', items: { type: 'string' } });
   });
 
-  it('GET /v1/fragrances with highlight and did_you_mean validates against the contract', async () => {
+  it('GET /v1/fragrances with highlight and did_you_mean validates against the contract', async ({ get }) => {
     const page = SearchResponse.parse((await get(`/v1/fragrances?query=${encodeURIComponent('helene')}&highlight=true`)).body);
     expect(page.data[0]?.highlight?.perfumers).toEqual([{ text: 'Hélène Doré', matches: [{ start: 0, end: 6 }] }]);
   });

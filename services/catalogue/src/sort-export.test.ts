@@ -1,11 +1,10 @@
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { foldKey, FragranceDetail, FragranceSummary, Problem, SearchResponse, SORTS, type Sort } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
-import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
-import { startCatalogueApp, type CatalogueApp } from './testing/app.ts';
+import { catalogueTest, startCatalogueApp } from './testing/app.ts';
 import { EXPORT_PLAN_PATH } from './routes/export.ts';
 
 // 1,100 generated records plus the awkward ones: unrated, undated, a name too long for the
@@ -26,41 +25,34 @@ const byId = new Map(records.map((r) => [r.id, r]));
 /** What a search hit shows of a record: its summary fields (FragranceSummary strips the rest). */
 const summaryOf = (record: FragranceDetail) => FragranceSummary.parse(record);
 
+/** `base`: the URL of the file's catalogue, serving its records from the file's own index. */
+const it = catalogueTest.extend('base', { scope: 'file' }, async ({ es }, { onCleanup }) => {
+  const alias = es.index('fragrances');
+  await ingestCatalogue({ client: es.client, alias, records });
+  const app = await startCatalogueApp({ elasticsearch: es.client }, { ELASTICSEARCH_URL: 'http://127.0.0.1:1', CATALOGUE_ALIAS: alias });
+  onCleanup(() => app.close());
+  return app.url;
+});
+
 describe('sort, updated_since and export', () => {
-  let es: TestElasticsearch;
-  let app: CatalogueApp;
-  let base: string;
-
-  beforeAll(async () => {
-    es = await testElasticsearch('sortexport');
-    const alias = es.index('fragrances');
-    await ingestCatalogue({ client: es.client, alias, records });
-    app = await startCatalogueApp({ elasticsearch: es.client }, { ELASTICSEARCH_URL: 'http://127.0.0.1:1', CATALOGUE_ALIAS: alias });
-    base = app.url;
-  });
-  afterAll(async () => {
-    await app?.close();
-    await es.cleanup();
-  });
-
-  async function search(query: string): Promise<SearchResponse> {
+  async function search(base: string, query: string): Promise<SearchResponse> {
     const res = await fetch(`${base}/v1/fragrances?${query}`);
     const body: unknown = await res.json();
     expect(res.status, JSON.stringify(body)).toBe(200);
     return SearchResponse.parse(body);
   }
-  async function all(query: string): Promise<{ hits: FragranceSummary[]; total: number }> {
+  async function all(base: string, query: string): Promise<{ hits: FragranceSummary[]; total: number }> {
     const hits: FragranceSummary[] = [];
-    let page = await search(`${query}&limit=100`);
+    let page = await search(base, `${query}&limit=100`);
     const total = page.total;
     hits.push(...page.data);
     while (page.next_cursor) {
-      page = await search(`${query}&limit=100&cursor=${page.next_cursor}`);
+      page = await search(base, `${query}&limit=100&cursor=${page.next_cursor}`);
       hits.push(...page.data);
     }
     return { hits, total };
   }
-  async function problem(path: string): Promise<Problem> {
+  async function problem(base: string, path: string): Promise<Problem> {
     const res = await fetch(base + path);
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -84,9 +76,9 @@ describe('sort, updated_since and export', () => {
   const order = (sort: Exclude<Sort, 'relevance'>) => (a: FragranceDetail, b: FragranceDetail) =>
     compare[sort](a, b) || Buffer.compare(Buffer.from(a.id), Buffer.from(b.id));
 
-  it.each(SORTS)('sort=%s pages through every hit by cursor without a duplicate or a gap, in exactly its order', async (sort) => {
+  it.for(SORTS)('sort=%s pages through every hit by cursor without a duplicate or a gap, in exactly its order', async (sort, { base }) => {
     const query = sort === 'relevance' ? 'query=a' : '';
-    const { hits, total } = await all(`sort=${sort}&${query}`);
+    const { hits, total } = await all(base, `sort=${sort}&${query}`);
     const ids = hits.map((h) => h.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.length).toBe(total);
@@ -98,64 +90,68 @@ describe('sort, updated_since and export', () => {
     expect(ids).toEqual([...records].sort(order(sort)).map((r) => r.id));
   });
 
-  it('a deep offset is the same page as cursors reach, and its hits are the records summaries', async () => {
-    const { hits } = await all('sort=votes');
+  it('a deep offset is the same page as cursors reach, and its hits are the records summaries', async ({ base }) => {
+    const { hits } = await all(base, 'sort=votes');
     for (const [offset, limit] of [
       [900, 100],
       [1003, 7],
     ] as const) {
-      const page = await search(`sort=votes&offset=${offset}&limit=${limit}`);
+      const page = await search(base, `sort=votes&offset=${offset}&limit=${limit}`);
       expect(page.data).toEqual(hits.slice(offset, offset + limit));
       for (const hit of page.data) expect(hit).toEqual(summaryOf(byId.get(hit.id)!));
     }
   });
 
-  it('defaults: votes without query, relevance with it', async () => {
-    expect((await search('limit=50')).data).toEqual((await search('limit=50&sort=votes')).data);
-    expect((await search('query=tie&limit=50')).data).toEqual((await search('query=tie&limit=50&sort=relevance')).data);
+  it('defaults: votes without query, relevance with it', async ({ base }) => {
+    expect((await search(base, 'limit=50')).data).toEqual((await search(base, 'limit=50&sort=votes')).data);
+    expect((await search(base, 'query=tie&limit=50')).data).toEqual((await search(base, 'query=tie&limit=50&sort=relevance')).data);
   });
 
-  it('a cursor from one sort is refused for another', async () => {
-    const first = await search('sort=rating&limit=10');
-    const p = await problem(`/v1/fragrances?sort=name&limit=10&cursor=${first.next_cursor ?? ''}`);
+  it('a cursor from one sort is refused for another', async ({ base }) => {
+    const first = await search(base, 'sort=rating&limit=10');
+    const p = await problem(base, `/v1/fragrances?sort=name&limit=10&cursor=${first.next_cursor ?? ''}`);
     expect(p.code).toBe('invalid_cursor');
   });
 
-  it('updated_since: records changed at or after the instant, in any time zone', async () => {
+  it('updated_since: records changed at or after the instant, in any time zone', async ({ base }) => {
     const since = records[600]!.updated_at;
     const expected = records
       .filter((r) => r.updated_at >= since)
       .map((r) => r.id)
       .sort();
-    const { hits } = await all(`sort=updated&updated_since=${encodeURIComponent(since)}`);
+    const { hits } = await all(base, `sort=updated&updated_since=${encodeURIComponent(since)}`);
     expect(hits.map((h) => h.id).sort()).toEqual(expected);
     const shifted = new Date(since).toISOString().replace('Z', '+00:00');
-    expect((await search(`updated_since=${encodeURIComponent(shifted)}`)).total).toBe(expected.length);
+    expect((await search(base, `updated_since=${encodeURIComponent(shifted)}`)).total).toBe(expected.length);
   });
 
   // Found by the fuzzer: RFC 3339 allows offsets up to ±23:59 and any fraction length, which
   // Elasticsearch's date parser refuses (a 500 at the catalogue); the instant is sent as epoch ms.
-  it('updated_since and after take any valid RFC 3339 instant: offsets past ±18:00, long fractions, far years', async () => {
+  it('updated_since and after take any valid RFC 3339 instant: offsets past ±18:00, long fractions, far years', async ({ base }) => {
     const since = '6376-11-29T20:21:16.1816710+21:24';
-    expect((await search(`updated_since=${encodeURIComponent(since)}`)).total).toBe(0);
+    expect((await search(base, `updated_since=${encodeURIComponent(since)}`)).total).toBe(0);
     const after = '4680-02-29T19:04:06.3851-23:59,ab7a22bd-c81d-73a9-8d0d-2daaa390eba9';
-    expect((await exportLines(`updated_since=${encodeURIComponent('2000-01-01T00:00:00.123456789+20:00')}`)).lines).toHaveLength(
+    expect((await exportLines(base, `updated_since=${encodeURIComponent('2000-01-01T00:00:00.123456789+20:00')}`)).lines).toHaveLength(
       records.length,
     );
-    expect((await exportLines(`after=${encodeURIComponent(after)}`)).lines).toHaveLength(0);
+    expect((await exportLines(base, `after=${encodeURIComponent(after)}`)).lines).toHaveLength(0);
     const plan = await fetch(`${base}${EXPORT_PLAN_PATH}?updated_since=${encodeURIComponent(since)}`);
     expect(plan.status).toBe(200);
   });
 
-  it.each([['sort=best'], ['updated_since=yesterday'], ['updated_since=2026-01-01T00:00:00'], ['updated_since=2026-13-01T00:00:00Z']])(
+  it.for([['sort=best'], ['updated_since=yesterday'], ['updated_since=2026-01-01T00:00:00'], ['updated_since=2026-13-01T00:00:00Z']])(
     '%s is a 400 naming the parameter',
-    async (query) => {
-      const p = await problem(`/v1/fragrances?${query}`);
+    async ([query = ''], { base }) => {
+      const p = await problem(base, `/v1/fragrances?${query}`);
       expect(p.invalid_params?.map((i) => i.name)).toEqual([query.split('=')[0]]);
     },
   );
 
-  async function exportLines(query = '', headers: Record<string, string> = {}): Promise<{ res: Response; lines: FragranceDetail[] }> {
+  async function exportLines(
+    base: string,
+    query = '',
+    headers: Record<string, string> = {},
+  ): Promise<{ res: Response; lines: FragranceDetail[] }> {
     const res = await fetch(`${base}/v1/fragrances/export?${query}`, { headers });
     expect(res.status).toBe(200);
     const text = await res.text();
@@ -171,8 +167,8 @@ describe('sort, updated_since and export', () => {
     };
   }
 
-  it('export streams every record exactly as ingested, in (updated_at, id) order', async () => {
-    const { res, lines } = await exportLines();
+  it('export streams every record exactly as ingested, in (updated_at, id) order', async ({ base }) => {
+    const { res, lines } = await exportLines(base);
     expect(res.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
     expect(lines).toHaveLength(records.length);
     for (const line of lines) expect(line).toEqual(byId.get(line.id));
@@ -182,10 +178,10 @@ describe('sort, updated_since and export', () => {
     }
   });
 
-  it('export is gzip when accepted, resumes after a line, filters by updated_since; the plan counts it', async () => {
+  it('export is gzip when accepted, resumes after a line, filters by updated_since; the plan counts it', async ({ base }) => {
     const raw = await fetch(`${base}/v1/fragrances/export`, { headers: { 'accept-encoding': 'gzip' } });
     expect(raw.headers.get('content-encoding')).toBe('gzip');
-    const full = (await exportLines()).lines;
+    const full = (await exportLines(base)).lines;
     // fetch decodes gzip itself; read the bytes through node:http semantics instead.
     const bytes = Buffer.from(
       await (await fetch(`${base}/v1/fragrances/export`, { headers: { 'accept-encoding': 'gzip' } })).arrayBuffer(),
@@ -195,11 +191,11 @@ describe('sort, updated_since and export', () => {
 
     const cut = full[700]!;
     const after = `${cut.updated_at},${cut.id}`;
-    const rest = (await exportLines(`after=${encodeURIComponent(after)}`)).lines;
+    const rest = (await exportLines(base, `after=${encodeURIComponent(after)}`)).lines;
     expect(rest.map((r) => r.id)).toEqual(full.slice(701).map((r) => r.id));
 
     const since = records[900]!.updated_at;
-    const changed = (await exportLines(`updated_since=${encodeURIComponent(since)}`)).lines;
+    const changed = (await exportLines(base, `updated_since=${encodeURIComponent(since)}`)).lines;
     expect(changed.map((r) => r.id).sort()).toEqual(
       records
         .filter((r) => r.updated_at >= since)
@@ -212,10 +208,10 @@ describe('sort, updated_since and export', () => {
     expect(await (await fetch(`${base}${EXPORT_PLAN_PATH}`)).json()).toEqual({ records: records.length, requests: 2 });
   });
 
-  it.each([['after=yesterday'], ['after=2026-01-01T00:00:00Z,not-a-uuid'], ['updated_since=2026'], ['limit=5']])(
+  it.for([['after=yesterday'], ['after=2026-01-01T00:00:00Z,not-a-uuid'], ['updated_since=2026'], ['limit=5']])(
     'export with %s is a 400',
-    async (query) => {
-      const p = await problem(`/v1/fragrances/export?${query}`);
+    async ([query = ''], { base }) => {
+      const p = await problem(base, `/v1/fragrances/export?${query}`);
       expect(p.invalid_params?.map((i) => i.name)).toEqual([query.split('=')[0]]);
     },
   );
