@@ -26,6 +26,8 @@ describe('ops status', () => {
     // As the catalogue reports its Elasticsearch breaker: open here, so the instance is degraded.
     const breaker = new Gauge({ name: 'catalogue_elasticsearch_breaker_state', help: 'test', labelNames: ['state'] as const });
     for (const state of ['closed', 'open', 'half_open']) breaker.set({ state }, state === 'open' ? 1 : 0);
+    // As a gateway reports admitting without Redis.
+    new Gauge({ name: 'gateway_admission_degraded', help: 'test' }).set(1);
     const web = express();
     web.use(httpMetrics());
     web.get('/v1/fragrances', (req, res) => {
@@ -70,13 +72,17 @@ describe('ops status', () => {
     expect(gateway.p99Seconds).toBeGreaterThan(0);
     expect(result.quotaDenialsPerSecond).toBeCloseTo(1, 5);
     expect(result.services.find((s) => s.service === 'catalogue')).toMatchObject({ instancesUp: 0, instances: 1, requestsPerSecond: null });
-    expect(result.degraded).toEqual([{ service: 'gateway', instance: gatewayTarget, condition: 'elasticsearch breaker open' }]);
+    expect(result.degraded).toEqual([
+      { service: 'gateway', instance: gatewayTarget, condition: 'elasticsearch breaker open' },
+      { service: 'gateway', instance: gatewayTarget, condition: 'admitting without redis' },
+    ]);
 
     const text = await status(['--window', '1', '--targets', targets, '--prometheus', `http://127.0.0.1:${deadPort}`]);
     expect(text).toMatch(/^gateway\s+1\/1 up /m);
     expect(text).toMatch(/^catalogue\s+0\/1 up /m);
     expect(text).toContain('last enrichment run: –');
     expect(text).toContain(`degraded: gateway ${gatewayTarget} (elasticsearch breaker open)`);
+    expect(text).toContain(`; gateway ${gatewayTarget} (admitting without redis)`);
     await proxy.close();
   });
 
@@ -126,7 +132,10 @@ describe('ops status', () => {
       expect(result.services).toEqual([expect.objectContaining({ service: 'gateway', instancesUp: 1, instances: 1 })]);
       expect(result.services[0]!.errorRatio).toBeGreaterThan(0);
       expect(result.services[0]!.p99Seconds).toBeGreaterThan(0);
-      expect(result.degraded).toEqual([expect.objectContaining({ service: 'gateway', condition: 'elasticsearch breaker open' })]);
+      expect(result.degraded).toEqual([
+        expect.objectContaining({ service: 'gateway', condition: 'elasticsearch breaker open' }),
+        expect.objectContaining({ service: 'gateway', condition: 'admitting without redis' }),
+      ]);
     }, 40_000);
   });
 });

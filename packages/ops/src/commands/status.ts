@@ -45,14 +45,27 @@ export interface DegradedInstance {
 }
 
 /**
- * Gauges that say an instance is degraded: a series with `label` in `states` at 1. Add a line
- * per degraded mode a service reports.
+ * Gauges that say an instance is degraded: a series at 1 (with `label` in `states`, for a gauge
+ * per state). Add a line per degraded mode a service reports.
  */
-const DEGRADED = [
+interface DegradedRule {
+  metric: string;
+  condition: string;
+  label?: string;
+  states?: readonly string[];
+}
+const DEGRADED: readonly DegradedRule[] = [
   { metric: 'catalogue_elasticsearch_breaker_state', label: 'state', states: ['open', 'half_open'], condition: 'elasticsearch breaker' },
-] as const;
+  // A gateway admitting recently seen keys from memory while Redis cannot answer (docs/operations.md).
+  { metric: 'gateway_admission_degraded', condition: 'admitting without redis' },
+];
 
-const degradedCondition = (rule: (typeof DEGRADED)[number], state: string) => `${rule.condition} ${state.replace('_', '-')}`;
+const degradedCondition = (rule: DegradedRule, state: string) =>
+  rule.label ? `${rule.condition} ${state.replace('_', '-')}` : rule.condition;
+const degradedQuery = (rule: DegradedRule) =>
+  rule.label
+    ? `max by (service, instance, ${rule.label}) (${rule.metric}{${rule.label}=~"${(rule.states ?? []).join('|')}"}) == 1`
+    : `max by (service, instance) (${rule.metric}) == 1`;
 
 const numberOrNull = (value: number | undefined): number | null => (value === undefined || !Number.isFinite(value) ? null : value);
 
@@ -86,12 +99,11 @@ export async function statusFromPrometheus(base: string): Promise<StackStatus> {
   ]);
   const degraded: DegradedInstance[] = [];
   for (const rule of DEGRADED) {
-    const expr = `max by (service, instance, ${rule.label}) (${rule.metric}{${rule.label}=~"${rule.states.join('|')}"}) == 1`;
-    for (const s of await promQuery(base, expr))
+    for (const s of await promQuery(base, degradedQuery(rule)))
       degraded.push({
         service: s.metric.service ?? '?',
         instance: s.metric.instance ?? '?',
-        condition: degradedCondition(rule, s.metric[rule.label] ?? '?'),
+        condition: degradedCondition(rule, rule.label ? (s.metric[rule.label] ?? '?') : ''),
       });
   }
   const queueDepth: StackStatus['queues'] = {};
@@ -173,8 +185,8 @@ export async function statusFromMetricsPorts(targets: readonly ScrapeTarget[], w
   targets.forEach((target, i) => {
     for (const rule of DEGRADED)
       for (const s of second[i] ?? []) {
-        const state = s.labels[rule.label] ?? '';
-        if (s.name === rule.metric && s.value === 1 && (rule.states as readonly string[]).includes(state))
+        const state = rule.label ? (s.labels[rule.label] ?? '') : '';
+        if (s.name === rule.metric && s.value === 1 && (!rule.label || (rule.states ?? []).includes(state)))
           degraded.push({ service: target.service, instance: target.address, condition: degradedCondition(rule, state) });
       }
   });
