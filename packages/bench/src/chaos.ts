@@ -1,17 +1,21 @@
 // `npm run bench:chaos`: steady mixed load through the cluster's edge while, in turn, one
 // instance of each service is SIGKILLed, every service is rolled, the Elasticsearch master is
-// SIGKILLed, the Redis primary is SIGKILLed (Sentinel fails over) and a worker is SIGKILLed
-// during an enrichment run. Then it checks nothing was lost: each key's used_today equals the
+// SIGKILLed, every Elasticsearch node is stopped (SIGSTOP) for 30 s under a Zipf workload, the
+// Redis primary is SIGKILLed (Sentinel fails over) and a worker is SIGKILLed during an
+// enrichment run. Then it checks nothing was lost: each key's used_today equals the
 // requests admitted for it, the OAuth grant, user and keys still work, the enrichment run
 // completed with every batch once. Prints per fault: sent, failed (5xx, reset, timeout), the
 // longest error window; a JSON line last.
 //
 // Uses a running `npm run cluster`, else starts one (and stops it at the end).
 // Targets: instance kills and rolling restarts → 0 failed; Elasticsearch master loss → 0 failed
-// searches after a ≤ 5 s window; Redis primary loss → error window ≤ 10 s, then exact quotas.
+// searches after a ≤ 5 s window; every Elasticsearch node stopped → ≥ 80 % of the Zipf workload
+// answered from cache, none wrong, searches answer again after; Redis primary loss → 0 failed
+// data-API requests and MCP tool calls, every key exact, over-admission within the bound.
 //
 // Options (env): BENCH_CHAOS_SETTLE_S (8: load after each fault before the next), BENCH_CONCURRENCY (8),
-// BENCH_REQUEST_TIMEOUT_MS (10000), BENCH_CHAOS_FAULTS (instances,rolling,es,redis,worker: a subset runs only those).
+// BENCH_REQUEST_TIMEOUT_MS (10000), BENCH_CHAOS_FAULTS (instances,rolling,es,redis,worker by default; es-outage
+// is opt-in: e.g. `es-outage,redis` runs only those).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, createHash } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -23,6 +27,20 @@ import { pick, seededRandom } from './random.ts';
 import { CLUSTER_PORTS } from '@fragrance/config';
 import { benchConfig, ChaosBenchConfig, inheritedEnv } from './config.ts';
 import { localDir, ROOT, say as sayAs } from './support.ts';
+import {
+  answersBefore,
+  dataIdsHash,
+  esOutageTargetMet,
+  failuresByInterface,
+  outageFigures,
+  overAdmission,
+  redisTargetMet,
+  zipfPlan,
+  zipfTargets,
+  type OutageFigures,
+  type OverAdmission,
+  type ZipfSample,
+} from './chaos-figures.ts';
 
 const config = benchConfig(ChaosBenchConfig);
 const SETTLE_S = config.BENCH_CHAOS_SETTLE_S;
@@ -34,7 +52,7 @@ const HAPROXY_SOCKET = `${LOCAL}/cluster/haproxy.sock`;
 const EDGE = `http://127.0.0.1:${CLUSTER_PORTS.edge}`;
 const ES = `http://127.0.0.1:${CLUSTER_PORTS.internal.elasticsearch}`;
 const SERVICES = ['gateway', 'catalogue', 'auth', 'mcp', 'worker'] as const;
-/** Which faults to inject (comma list), in this order: instances, rolling, es, redis, worker. */
+/** Which faults to inject (comma list), in this order: instances, rolling, es, es-outage, redis, worker. */
 const FAULTS = config.BENCH_CHAOS_FAULTS;
 const say = (message: string) => sayAs('chaos', message);
 
@@ -116,6 +134,15 @@ interface Sample {
 const samples: Sample[] = [];
 let phase = 'warm-up';
 let running = true;
+
+// The Elasticsearch-outage fault: its Zipf workload (its own loops and samples).
+const OUTAGE_MS = 30_000;
+const ZIPF_WARM_MS = 20_000;
+const ZIPF_WORKERS = 4;
+const zipfSamples: ZipfSample[] = [];
+let zipfRunning = false;
+/** Elasticsearch pids stopped with SIGSTOP and not yet continued (the run's teardown continues them). */
+const frozen = new Set<number>();
 
 async function timed(kind: Kind, key: number, send: () => Promise<Response>, chargeable: boolean): Promise<Sample> {
   const start = Date.now();
@@ -256,6 +283,13 @@ interface PhaseFigures {
   failed_over?: boolean;
   /** Redis fault only: a fresh key's used_today equals the requests answered for it, after the window. */
   quota_exact_after_window?: { sent: number; answered: number; used_today: number; exact: boolean };
+  /** Redis fault only: failed data-API requests (searches, details, /v1/me) and failed MCP tool calls. */
+  failed_data_api?: number;
+  failed_mcp?: number;
+  /** Redis fault only: a key 2 short of its quota when the primary died, sending through the outage. */
+  over_admission?: OverAdmission;
+  /** Elasticsearch outage only: the Zipf workload while every node was stopped. */
+  es_outage?: OutageFigures & { outage_ms: number; targets: number; warmed_targets: number; searches_answer_again_after_ms: number | null };
   /** Whether the issue's target for this fault was met (absent for the baseline). */
   target_met?: boolean;
   step_error?: string;
@@ -336,22 +370,10 @@ try {
   const env = opsEnv(s.redis.primary, s);
 
   // Keys whose quota and bucket never bind: used_today must equal what was admitted, exactly.
-  const keys = Array.from({ length: 4 }, (_, i) => {
-    const out = ops(env, [
-      'keys',
-      'create',
-      '--owner',
-      `chaos-${i}`,
-      '--quota',
-      '1000000000',
-      '--burst',
-      '1000000',
-      '--refill',
-      '1000000',
-      '--json',
-    ]);
-    return (JSON.parse(out) as { api_key: string }).api_key;
-  });
+  const keys = Array.from({ length: 4 }, (_, i) => createKey(env, `chaos-${i}`, 1_000_000_000, 1_000_000));
+  // The Elasticsearch-outage fault's Zipf workload sends with its own key (checked like the others).
+  const zipfKey = createKey(env, 'chaos-zipf', 1_000_000_000, 1_000_000);
+  const zipfUsedBefore = await usedToday(zipfKey);
   const usedBefore = await Promise.all(keys.map((k) => usedToday(k)));
 
   // Real documents to read (straight from Elasticsearch, so the sampling is not charged).
@@ -441,9 +463,35 @@ try {
     const first = Math.min(...searchFailures.map((x) => x.start));
     esFigures.searches_failed_after_window = searchFailures.filter((x) => x.start > first + 5_000).length;
   }
+  if (FAULTS.has('es-outage'))
+    await phaseRun('elasticsearch outage', async () => {
+      stepFigures.es_outage = await esOutage(zipfKey, ids);
+    });
   if (FAULTS.has('redis'))
     await phaseRun('redis primary kill', async () => {
       s = await status();
+      const gateways = s.instances.filter((i) => i.service === 'gateway').length;
+      // A key 2 short of its quota, seen by every gateway, keeps sending through the outage: what
+      // it is admitted past its quota is the over-admission the local allowance bounds.
+      const quotaKey = { quota: 20, burst: 3 };
+      const limited = createKey(opsEnv(s.redis.primary, s), 'chaos-quota', quotaKey.quota, quotaKey.burst);
+      let limitedAnswered = 0;
+      const limitedRequest = async () => {
+        const res = await fetch(`${EDGE}/v1/fragrances/${encodeURIComponent(ids[0] ?? '')}`, {
+          headers: { authorization: `Bearer ${limited}` },
+          signal: AbortSignal.timeout(TIMEOUT_MS),
+        }).catch(() => null);
+        await res?.arrayBuffer().catch(() => null);
+        if (res?.status === 200) limitedAnswered++;
+      };
+      for (let i = 0; i < quotaKey.quota - 2; i++) await limitedRequest();
+      let limitedRunning = true;
+      const limitedLoop = (async () => {
+        while (limitedRunning) {
+          await limitedRequest();
+          await sleep(100);
+        }
+      })();
       const primary = s.redis.primary;
       const node = s.redis.nodes.find((n) => `127.0.0.1:${n.port}` === primary);
       kill(node?.pid, `Redis primary ${primary ?? '?'}`);
@@ -464,6 +512,15 @@ try {
       await until('both Redis nodes running again', 120_000, async () => (await status()).redis.nodes.every((n) => alive(n.pid)));
       const after = (await status()).redis.primary;
       stepFigures.failed_over = after !== primary;
+      limitedRunning = false;
+      await limitedLoop;
+      stepFigures.over_admission = overAdmission({
+        ...quotaKey,
+        gateways,
+        answered: limitedAnswered,
+        used_today: await usedToday(limited),
+      });
+      say(`  over-admission: ${JSON.stringify(stepFigures.over_admission)}`);
       say(
         after === primary
           ? `  the killed node ${primary ?? '?'} came back before Sentinel failed over`
@@ -473,23 +530,7 @@ try {
       // used_today equal to the requests answered.
       await sleep(SETTLE_S * 1_000);
       s = await status();
-      const probe = (
-        JSON.parse(
-          ops(opsEnv(s.redis.primary, s), [
-            'keys',
-            'create',
-            '--owner',
-            'chaos-probe',
-            '--quota',
-            '1000000',
-            '--burst',
-            '1000000',
-            '--refill',
-            '1000000',
-            '--json',
-          ]),
-        ) as { api_key: string }
-      ).api_key;
+      const probe = createKey(opsEnv(s.redis.primary, s), 'chaos-probe', 1_000_000, 1_000_000);
       let answered = 0;
       const sent = 200;
       for (let i = 0; i < sent; i++) {
@@ -538,9 +579,9 @@ try {
     if (f.fault === 'instance kills' || f.fault === 'rolling restarts') f.target_met = f.failed === 0 && !f.step_error;
     if (f.fault === 'elasticsearch master kill')
       f.target_met = (f.searches_failed_after_window ?? 0) === 0 && f.longest_error_window_ms <= 5_000 && !f.step_error;
-    if (f.fault === 'redis primary kill')
+    if (f.fault === 'elasticsearch outage')
       f.target_met =
-        f.longest_error_window_ms <= 10_000 && f.failed_over === true && f.quota_exact_after_window?.exact === true && !f.step_error;
+        f.es_outage !== undefined && esOutageTargetMet(f.es_outage, f.es_outage.searches_answer_again_after_ms !== null) && !f.step_error;
     if (f.fault === 'worker kill during enrichment') f.target_met = f.failed === 0 && !f.step_error;
   }
 
@@ -563,6 +604,30 @@ try {
       within_failover_bound: used >= admitted && used <= admitted + unknown + failedInFailover,
     };
   });
+  const zipfCharged = zipfSamples.filter((x) => x.status > 0 && x.status < 500 && x.status !== 429 && x.status !== 401).length;
+  const zipfUsed = (await usedToday(zipfKey)) - zipfUsedBefore;
+  quotas.push({
+    key: keys.length,
+    admitted: zipfCharged,
+    unanswered: zipfSamples.filter((x) => x.status === 0).length,
+    used_today_delta: zipfUsed,
+    exact: zipfUsed === zipfCharged,
+    within_failover_bound: zipfUsed === zipfCharged,
+  });
+  for (const f of results) {
+    if (f.fault !== 'redis primary kill') continue;
+    const split = failuresByInterface(samples.filter((x) => x.phase === f.fault));
+    f.failed_data_api = split.data_api;
+    f.failed_mcp = split.mcp;
+    f.target_met = redisTargetMet({
+      failed_data_api: split.data_api,
+      failed_mcp: split.mcp,
+      failed_over: f.failed_over,
+      keys_exact: quotas.every((q) => q.exact) && f.quota_exact_after_window?.exact === true,
+      over_admission: f.over_admission,
+      step_error: f.step_error,
+    });
+  }
   const finalRefresh = await fetch(`${EDGE}/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -598,11 +663,116 @@ try {
   );
 } finally {
   running = false;
+  zipfRunning = false;
+  // Never leave Elasticsearch frozen, whatever failed.
+  for (const pid of frozen) {
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      // gone already
+    }
+  }
   if (startedCluster) {
     say('stopping the cluster this bench started');
     const exited = new Promise((resolve) => startedCluster?.once('exit', resolve));
     startedCluster.kill('SIGTERM');
     await exited;
+  }
+}
+
+function createKey(env: NodeJS.ProcessEnv, owner: string, quota: number, burst: number): string {
+  const out = ops(env, [
+    'keys',
+    'create',
+    '--owner',
+    owner,
+    '--quota',
+    String(quota),
+    '--burst',
+    String(burst),
+    '--refill',
+    '1000000',
+    '--json',
+  ]);
+  return (JSON.parse(out) as { api_key: string }).api_key;
+}
+
+// ---- every Elasticsearch node stopped under a Zipf workload ----
+
+async function zipfWorker(worker: number, plan: readonly string[], key: string): Promise<void> {
+  for (let i = worker; zipfRunning; i += ZIPF_WORKERS) {
+    const target = plan[i % plan.length] ?? '/v1/fragrances';
+    const start = Date.now();
+    let sample: ZipfSample = { target, start, end: start, status: 0, stale: false, hash: null };
+    try {
+      const res = await fetch(`${EDGE}${target}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      const text = await res.text();
+      const stale = (res.headers.get('cache-status') ?? '').includes('stale-if-error');
+      const hash = res.status === 200 ? dataIdsHash(JSON.parse(text) as unknown) : null;
+      sample = { ...sample, status: res.status, stale, hash };
+    } catch {
+      // no answer: status 0
+    }
+    sample.end = Date.now();
+    zipfSamples.push(sample);
+  }
+}
+
+/**
+ * Warm the caches with the Zipf workload, SIGSTOP every Elasticsearch node for OUTAGE_MS (frozen,
+ * so the cluster's watchdog sees them running and restarts none), SIGCONT them, and wait until an
+ * uncached search answers again.
+ */
+async function esOutage(key: string, ids: readonly string[]): Promise<NonNullable<PhaseFigures['es_outage']>> {
+  const targets = zipfTargets(WORDS, ids, 37);
+  const plan = zipfPlan(targets, 200_000, 37);
+  zipfRunning = true;
+  const workers = Array.from({ length: ZIPF_WORKERS }, (_, w) => zipfWorker(w, plan, key));
+  try {
+    await sleep(ZIPF_WARM_MS);
+    const nodes = (await status()).elasticsearch.nodes;
+    const stopAt = Date.now();
+    for (const node of nodes) {
+      if (!node.pid) throw new Error(`no pid for Elasticsearch ${node.node}`);
+      say(`SIGSTOP Elasticsearch ${node.node} (pid ${node.pid})`);
+      process.kill(node.pid, 'SIGSTOP');
+      frozen.add(node.pid);
+    }
+    await sleep(OUTAGE_MS);
+    const resumeAt = Date.now();
+    for (const pid of frozen) process.kill(pid, 'SIGCONT');
+    frozen.clear();
+    say('SIGCONT every Elasticsearch node');
+    let answersAgainAfter: number | null = null;
+    await until('an uncached search to answer again', 120_000, async () => {
+      const res = await fetch(`${EDGE}/v1/fragrances?query=rose+${randomBytes(4).toString('hex')}&limit=3`, {
+        headers: { authorization: `Bearer ${key}` },
+        signal: AbortSignal.timeout(5_000),
+      });
+      await res.arrayBuffer();
+      return res.status === 200;
+    }).then(
+      () => (answersAgainAfter = Date.now() - resumeAt),
+      (error: unknown) => say(`  ${String(error)}`),
+    );
+    const before = answersBefore(zipfSamples.filter((x) => x.start < stopAt));
+    const during = outageFigures(
+      zipfSamples.filter((x) => x.start >= stopAt && x.start < resumeAt),
+      before,
+    );
+    say(
+      `  Zipf workload while Elasticsearch was stopped: ${JSON.stringify(during)}; searches answer again ${String(answersAgainAfter)} ms after SIGCONT`,
+    );
+    return {
+      ...during,
+      outage_ms: resumeAt - stopAt,
+      targets: targets.length,
+      warmed_targets: before.size,
+      searches_answer_again_after_ms: answersAgainAfter,
+    };
+  } finally {
+    zipfRunning = false;
+    await Promise.all(workers);
   }
 }
 
