@@ -377,8 +377,11 @@ try {
   const usedBefore = await Promise.all(keys.map((k) => usedToday(k)));
 
   // Real documents to read (straight from Elasticsearch, so the sampling is not charged).
-  const hits = (await (await fetch(`${ES}/fragrances/_search?size=300&_source=false`)).json()) as { hits: { hits: { _id: string }[] } };
-  const ids = hits.hits.hits.map((h) => h._id);
+  const hits = (await (await fetch(`${ES}/fragrances/_search?size=600&_source=false`)).json()) as { hits: { hits: { _id: string }[] } };
+  const ids = hits.hits.hits.slice(0, 300).map((h) => h._id);
+  // The Zipf workload reads other records than the steady load, so every answer it gets during the
+  // Elasticsearch outage comes from a cache entry it warmed itself and can be checked against it.
+  const zipfIds = hits.hits.hits.length > 300 ? hits.hits.hits.slice(300).map((h) => h._id) : ids;
 
   // A real OAuth grant for MCP: a user, a registered public client, sign-in + consent, PKCE.
   const email = `chaos-${randomBytes(4).toString('hex')}@bench.example`;
@@ -465,7 +468,7 @@ try {
   }
   if (FAULTS.has('es-outage'))
     await phaseRun('elasticsearch outage', async () => {
-      stepFigures.es_outage = await esOutage(zipfKey, ids);
+      stepFigures.es_outage = await esOutage(zipfKey, zipfIds);
     });
   if (FAULTS.has('redis'))
     await phaseRun('redis primary kill', async () => {
@@ -612,7 +615,7 @@ try {
     unanswered: zipfSamples.filter((x) => x.status === 0).length,
     used_today_delta: zipfUsed,
     exact: zipfUsed === zipfCharged,
-    within_failover_bound: zipfUsed === zipfCharged,
+    within_failover_bound: zipfUsed >= zipfCharged && zipfUsed <= zipfCharged + zipfSamples.filter((x) => x.status === 0).length,
   });
   for (const f of results) {
     if (f.fault !== 'redis primary kill') continue;
@@ -623,7 +626,8 @@ try {
       failed_data_api: split.data_api,
       failed_mcp: split.mcp,
       failed_over: f.failed_over,
-      keys_exact: quotas.every((q) => q.exact) && f.quota_exact_after_window?.exact === true,
+      // The keys loaded through the Redis fault (the Zipf key only sends during the Elasticsearch one).
+      keys_exact: quotas.slice(0, keys.length).every((q) => q.exact) && f.quota_exact_after_window?.exact === true,
       over_admission: f.over_admission,
       step_error: f.step_error,
     });
