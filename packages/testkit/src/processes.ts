@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { REPO_ROOT } from './local.ts';
+import { waitFor } from './wait.ts';
 
 /** A loopback port nothing listens on right now (for a service a test or bench starts). */
 export async function freePort(): Promise<number> {
@@ -20,20 +20,30 @@ export async function freePort(): Promise<number> {
  * throw to give up early (e.g. the process being waited for has exited).
  */
 export async function waitForHealthy(url: string, timeoutMs: number, stillAlive?: () => void): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let last = '';
-  while (Date.now() < deadline) {
-    stillAlive?.();
+  let gaveUp: Error | undefined;
+  const attempt = async (): Promise<boolean> => {
+    try {
+      stillAlive?.();
+    } catch (error) {
+      gaveUp = error instanceof Error ? error : new Error(String(error));
+      return true; // ends the wait at once
+    }
     try {
       const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
       last = `${res.status} ${await res.text()}`;
-      if (res.status === 200) return;
+      return res.status === 200;
     } catch (error) {
       last = String(error);
+      return false;
     }
-    await sleep(250);
+  };
+  try {
+    await waitFor(attempt, { timeoutMs, intervalMs: 250 });
+  } catch {
+    throw new Error(`${url}/health did not turn healthy: ${last}`);
   }
-  throw new Error(`${url}/health did not turn healthy: ${last}`);
+  if (gaveUp) throw gaveUp;
 }
 
 export interface RunningService {
