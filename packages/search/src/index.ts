@@ -3,7 +3,7 @@ export { enrichmentFingerprint, readEnrichment, saveEnrichment, type EnrichmentU
 export { createCursorCodec, InvalidCursorError, SearchInputError } from './cursor.ts';
 export { aliasTargets, catalogueStatus, currentIndex, listVersions } from './indices.ts';
 export { exportRecords, planExport } from './export.ts';
-export { ingestCatalogue, type IngestProgress, type IngestResult } from './ingest.ts';
+export { ingestCatalogue, ndjsonLines, type IngestProgress, type IngestResult, type SourceLine } from './ingest.ts';
 export { SEARCH_OBJECT, toIndexDocument } from './mapping.ts';
 export { buildSearchQuery } from './query.ts';
 export { lineName, type SimilarFilters } from './similar.ts';

@@ -87,9 +87,11 @@ interface Pending {
 }
 
 /** A numbered line of the source: a value, or why it could not be read. */
-type SourceLine = { line: number; value: unknown } | { line: number; error: string };
+/** One line of a catalogue source, numbered from 1: its parsed value, or why it could not be read. */
+export type SourceLine = { line: number; value: unknown } | { line: number; error: string };
 
-async function* fileLines(file: string): AsyncGenerator<SourceLine> {
+/** The records of an NDJSON file, one per non-blank line (the ingest's and the operator importer's reader). */
+export async function* ndjsonLines(file: string): AsyncGenerator<SourceLine> {
   const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8', highWaterMark: 1 << 20 }), crlfDelay: Infinity });
   let line = 0;
   for await (const text of lines) {
@@ -163,7 +165,7 @@ export async function ingestCatalogue(options: IngestOptions): Promise<IngestRes
   const run = await startRun(options);
   const { index, skipped } = run;
   try {
-    await loadRecords(run, lines ?? (file !== undefined ? fileLines(file) : recordLines(records ?? [])), options);
+    await loadRecords(run, lines ?? (file !== undefined ? ndjsonLines(file) : recordLines(records ?? [])), options);
     await finishIndex(run, options);
   } catch (error) {
     await dropVersion(client, index);

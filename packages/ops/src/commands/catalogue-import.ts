@@ -1,31 +1,15 @@
-import { createReadStream } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Client } from '@elastic/elasticsearch';
 import { parseConfig } from '@fragrance/config';
-import { catalogueVersions, ingestCatalogue, rollbackCatalogue, type IngestResult } from '@fragrance/search';
+import { catalogueVersions, ingestCatalogue, ndjsonLines, rollbackCatalogue, type IngestResult } from '@fragrance/search';
 import { parseOptions, UsageError, type Command, type CommandContext } from '../command.ts';
 import { IMPORT_FORMATS, type ImportFormat } from '../import/layouts.ts';
-import { readCsv, type ImportLine } from '../import/read.ts';
+import { readCsv } from '../import/read.ts';
 import { IngestConfig } from './catalogue-ingest.ts';
 
 /** Rejected lines listed one per line on stderr; the rest are counted. */
 const LISTED_REJECTS = 50;
-
-async function* ndjsonLines(file: string): AsyncGenerator<ImportLine> {
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  let line = 0;
-  for await (const text of lines) {
-    line += 1;
-    if (text.trim() === '') continue;
-    try {
-      yield { line, value: JSON.parse(text) as unknown };
-    } catch {
-      yield { line, error: 'is not valid JSON' };
-    }
-  }
-}
 
 function aliasOption(ctx: CommandContext, given: string | undefined): { alias: string; url: string } {
   const config = parseConfig(IngestConfig, ctx.env);

@@ -1,10 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { parse } from 'csv-parse';
+import type { SourceLine } from '@fragrance/search';
 import { CSV_LAYOUTS, type ImportFormat } from './layouts.ts';
 import { RejectedLine } from './normalise.ts';
-
-/** One line of an import: a record to ingest, or why the line was rejected. */
-export type ImportLine = { line: number; value: unknown } | { line: number; error: string };
 
 /** The file's header does not fit the layout: nothing is imported. */
 export class LayoutError extends Error {
@@ -17,9 +15,9 @@ export class LayoutError extends Error {
  * (missing name, rating off the scale, …) is yielded as an error with its line, and reading goes
  * on. A header that is not the layout's throws LayoutError before any row.
  */
-export async function* readCsv(file: string, format: Exclude<ImportFormat, 'ndjson'>, importedAt: string): AsyncGenerator<ImportLine> {
+export async function* readCsv(file: string, format: Exclude<ImportFormat, 'ndjson'>, importedAt: string): AsyncGenerator<SourceLine> {
   const layout = CSV_LAYOUTS[format];
-  const skipped: ImportLine[] = [];
+  const skipped: SourceLine[] = [];
   const parser = createReadStream(file).pipe(
     parse({
       delimiter: layout.delimiter,
