@@ -1,16 +1,8 @@
-export { createAdmitter, createRefunder, type Admission, type Admitter, type QuotaState, type RequestFacts } from './admission.ts';
+export { createAdmitter, createRefunder, type Admission, type Admitter, type QuotaState } from './admission.ts';
 export { openAdmissionJournal, type AdmissionJournal } from './admission-journal.ts';
 export { createLocalAdmission, type DegradedPeriod, type LocalAdmission } from './local-admission.ts';
 export { localDate, type Clock } from './day-window.ts';
-export {
-  API_KEY_PREFIX,
-  generateApiKey,
-  isWellFormedApiKey,
-  keyKindOf,
-  type KeyKind,
-  PUBLISHABLE_KEY_PREFIX,
-  redactApiKeys,
-} from './key-format.ts';
+export { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, keyKindOf, redactApiKeys } from './key-format.ts';
 export {
   Burst,
   createKeyStore,

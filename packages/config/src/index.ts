@@ -25,6 +25,5 @@ export {
   IMAGES_SMOKE_PORTS,
   STACK_SERVICES,
   TEST_PORTS,
-  type PortUse,
   type StackService,
 } from './ports.ts';

@@ -3,7 +3,7 @@
  * bounded in bytes with one computation per missing key (the catalogue's response cache and the
  * gateway's edge cache), the generation both are keyed by, and If-None-Match matching.
  */
-export { createResponseCache, type CacheLookup, type CachedResponse, type HeldResponse, type ResponseCache } from './response-cache.ts';
+export { createResponseCache, type CacheLookup, type CachedResponse, type ResponseCache } from './response-cache.ts';
 export { matchesEtag } from './etag.ts';
 export {
   bumpCatalogueGeneration,
