@@ -30,7 +30,15 @@ export async function launchChromiumContext(options: BrowserContextOptions = {})
   const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
   try {
     const context = await chromium.launchPersistentContext(profile, { ...launch, ...options });
-    context.once('close', () => rmSync(profile, { recursive: true, force: true }));
+    const remove = () => rmSync(profile, { recursive: true, force: true });
+    // The 'close' event can come while chromium still writes into the profile: remove it again once
+    // close() has resolved (the browser has exited). The event alone covers a browser that crashed.
+    context.once('close', remove);
+    const close = context.close.bind(context);
+    context.close = async (closeOptions) => {
+      await close(closeOptions);
+      remove();
+    };
     return context;
   } catch (error) {
     rmSync(profile, { recursive: true, force: true });
