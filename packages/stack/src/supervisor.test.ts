@@ -8,12 +8,15 @@ const server = (port: number) => [
   `require('node:http').createServer((q, s) => s.end(String(process.pid))).listen(${port}, '127.0.0.1');`,
 ];
 
-/** The pid the child on `port` answers with, once it answers (and, with `not`, is another than that). */
+/**
+ * The pid the child on `port` answers with, once it answers (and, with `not`, is another than
+ * that). Only a pid counts: on a busy machine another process may briefly take the freed port.
+ */
 async function answer(port: number, not?: number): Promise<number> {
   return waitFor(
     async () => {
       const pid = Number(await (await fetch(`http://127.0.0.1:${port}/`)).text());
-      return pid !== not ? pid : undefined;
+      return Number.isInteger(pid) && pid > 0 && pid !== not ? pid : undefined;
     },
     { timeoutMs: 10_000, description: `an answer on port ${port}` },
   );
@@ -42,6 +45,7 @@ describe('Supervisor', () => {
 
     process.kill(first, 'SIGKILL');
     const second = await answer(port, first);
+    expect(second).toBe(supervisor.pid('svc-1'));
     expect(lines.some((l) => /svc-1 \(pid \d+\) exited \(SIGKILL\); restarting in 100 ms/.test(l))).toBe(true);
     expect(supervisor.list()).toEqual([{ name: 'svc-1', pid: second, restarts: 1, running: true }]);
 
