@@ -52,33 +52,31 @@ Scalar.createApiReference('#reference', ${JSON.stringify({
 })});
 `;
 
-const DOCS_PAGE = `<!doctype html>
+/** The shell both pages share: UTF-8, mobile viewport, no favicon request. */
+const htmlDocument = (title: string, body: string, head = '') => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
-<title>Fragrance Catalogue API reference</title>
-</head>
+<title>${title}</title>
+${head}</head>
 <body>
-<div id="reference"></div>
-<script src="/docs/assets/scalar.js"></script>
-<script src="/docs/assets/init.js"></script>
-</body>
+${body}</body>
 </html>
 `;
 
-const HOME_PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>Fragrance Catalogue API</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#222}code{background:#f3f3f3;padding:0 .2em}</style>
-</head>
-<body>
-<main>
+const DOCS_PAGE = htmlDocument(
+  'Fragrance Catalogue API reference',
+  `<div id="reference"></div>
+<script src="/docs/assets/scalar.js"></script>
+<script src="/docs/assets/init.js"></script>
+`,
+);
+
+const HOME_PAGE = htmlDocument(
+  'Fragrance Catalogue API',
+  `<main>
 <h1>Fragrance Catalogue API</h1>
 <p>A read-only B2B data API over ~75,000 fragrances. Every <code>/v1</code> request needs <code>Authorization: Bearer &lt;API key&gt;</code>.</p>
 <ul>
@@ -88,9 +86,9 @@ const HOME_PAGE = `<!doctype html>
 <li>API guide (keys, quotas, paging, errors, caching, sync, versioning): <code>docs/api-guide.md</code> in the service’s repository</li>
 </ul>
 </main>
-</body>
-</html>
-`;
+`,
+  '<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;color:#222}code{background:#f3f3f3;padding:0 .2em}</style>\n',
+);
 
 const page = (res: Response, csp: string, html: string) =>
   res
