@@ -60,17 +60,9 @@ java_home() {
 
 fetch() {
   [[ -x "$ES_HOME/bin/elasticsearch" ]] && return
-  command -v mvn >/dev/null || die "mvn is needed to fetch Elasticsearch from Maven Central"
   local downloads="$ES_BASE/downloads"
   local zip="$downloads/elasticsearch-$ELASTICSEARCH_VERSION.zip"
-  mkdir -p "$downloads"
-  if [[ ! -f "$zip" ]]; then
-    log "fetching org.elasticsearch.distribution.integ-test-zip:elasticsearch:$ELASTICSEARCH_VERSION from Maven Central"
-    mvn -q -B dependency:copy \
-      -Dartifact="org.elasticsearch.distribution.integ-test-zip:elasticsearch:$ELASTICSEARCH_VERSION:zip" \
-      -DoutputDirectory="$downloads" -Dmdep.useBaseVersion=true >&2 \
-      || die "could not fetch the integ-test-zip with mvn"
-  fi
+  maven_fetch "org.elasticsearch.distribution.integ-test-zip:elasticsearch:$ELASTICSEARCH_VERSION:zip" "$downloads"
   rm -rf "$ES_HOME.partial" && mkdir -p "$ES_HOME.partial"
   (cd "$ES_HOME.partial" && unzip -q "$zip" && mv "elasticsearch-$ELASTICSEARCH_VERSION"/* . && rmdir "elasticsearch-$ELASTICSEARCH_VERSION")
   mv "$ES_HOME.partial" "$ES_HOME"

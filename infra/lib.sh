@@ -30,3 +30,14 @@ apt_install() { # <package> [system service the package starts]: installs a Debi
     service "$service" stop >/dev/null 2>&1 || true
   fi
 }
+maven_fetch() { # <groupId:artifactId:version:type> <directory>: copies the artifact there once
+  local artifact=$1 downloads=$2
+  local name=${artifact#*:}
+  name="${name%%:*}-$(cut -d: -f3 <<<"$artifact").$(cut -d: -f4 <<<"$artifact")"
+  [[ -f "$downloads/$name" ]] && return
+  command -v mvn >/dev/null || die "mvn is needed to fetch $artifact from Maven Central"
+  mkdir -p "$downloads"
+  log "fetching $artifact from Maven Central"
+  mvn -q -B dependency:copy -Dartifact="$artifact" -DoutputDirectory="$downloads" -Dmdep.useBaseVersion=true >&2 \
+    || die "could not fetch $artifact with mvn"
+}
