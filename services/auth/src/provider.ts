@@ -2,7 +2,8 @@ import type { Redis } from 'ioredis';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { GrantStore, RevocationStore, SigningJwk, UserStore } from '@fragrance/identity';
 import type { Logger } from '@fragrance/http';
-import { redisAdapterFactory, STORAGE_UNAVAILABLE } from './adapter.ts';
+import { isRedisUnavailableError } from '@fragrance/redis';
+import { redisAdapterFactory, STORAGE_UNAVAILABLE, StorageUnavailableError } from './adapter.ts';
 import { createCimdFetch, type CimdFetchOptions } from './cimd.ts';
 import { CLIENT_METADATA_POLICY, compareHashedSecret } from './client-policy.ts';
 import { errorPage } from './views/pages.ts';
@@ -239,8 +240,12 @@ export function createProvider(options: ProviderOptions): Provider {
     fetchResponseBodyLimits: { 'client_id metadata document': options.cimd?.maxBytes ?? 5 * 1024 },
     extraClientMetadata: CLIENT_METADATA_POLICY,
     extraTokenClaims: (_ctx, token) => (token.kind === 'AccessToken' ? { gid: token.grantId } : undefined),
+    // Every refresh and code exchange reads the account outside the adapter: a Redis timeout here
+    // is the storage being away (503 + Retry-After), not oidc-provider's 500 server_error.
     findAccount: async (_ctx, sub) => {
-      const user = await users.findById(sub);
+      const user = await users.findById(sub).catch((error: unknown) => {
+        throw isRedisUnavailableError(error) ? new StorageUnavailableError(error) : error;
+      });
       if (!user || user.disabled) return undefined;
       return { accountId: user.id, claims: () => ({ sub: user.id, email: user.email }) };
     },
