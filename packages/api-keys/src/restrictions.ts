@@ -53,12 +53,14 @@ export const OriginPattern = z.string().transform((raw, ctx) => {
 /**
  * May a key reach what the route requires? The rule of admit-7.lua's access_allowed, for
  * decisions made without Redis (local-admission.ts). `scopes`: the record's space-separated
- * scopes (none stored: all).
+ * scopes (no field: all).
  */
 export function accessAllowed(publishable: boolean, scopes: string | undefined, required: RouteAccess): boolean {
   if (required === 'any') return true;
   if (publishable) return required === 'search';
-  if (required === 'me' || !scopes) return true;
+  // No field means every scope; an empty one (never written, but possible in a hand-edited
+  // record) means none, as admit-7.lua reads it (restrictions-parity.test.ts).
+  if (required === 'me' || scopes === undefined) return true;
   return scopes.split(' ').includes(required);
 }
 
