@@ -1,39 +1,27 @@
-import type { Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyStore, generateApiKey, type KeyStore } from '@fragrance/api-keys';
+import { describe, expect } from 'vitest';
+import { generateApiKey } from '@fragrance/api-keys';
 import { createFragranceClient } from '@fragrance/client';
 import { MeResponse, Problem } from '@fragrance/contracts';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+import { bearer, gatewayTest } from './testing/app.ts';
+
+const it = gatewayTest
+  // These tests count admissions, not timeouts: the test harness's 300 ms upstream timeout could
+  // turn a slow answer of the in-process upstream, on a loaded machine, into a refunded 504 and
+  // one admission short of the race's 250 (seen once at load above 20).
+  .extend('gatewayOptions', { scope: 'file' }, { env: { UPSTREAM_TIMEOUT_MS: '10000' } })
+  // GET `path` on `base` (the file's gateway unless given).
+  .extend(
+    'get',
+    { scope: 'file' },
+    ({ gateway }) =>
+      (path: string, headers: Record<string, string> = {}, base = gateway.url) =>
+        fetch(`${base}${path}`, { headers }),
+  );
+
+/** GET /v1/me through the project's own client, as a customer reads it. */
+const meOf = (apiKey: string, base: string) => createFragranceClient({ baseUrl: `${base}/v1`, apiKey }).me();
 
 describe('API keys and quotas at the edge (real Redis)', () => {
-  let redis: TestRedis;
-  let store: KeyStore;
-  let upstream: Server;
-  let upstreamUrl: string;
-  let gateway: GatewayUnderTest;
-  let upstreamHits = 0;
-
-  beforeAll(async () => {
-    redis = await testRedis('gateway-auth');
-    store = createKeyStore({ redis: redis.redis, prefix: redis.prefix });
-    upstream = fakeUpstream(() => void (upstreamHits += 1));
-    upstreamUrl = await listen(upstream);
-    // These tests count admissions, not timeouts: the test harness's 300 ms upstream timeout could
-    // turn a slow answer of the in-process upstream, on a loaded machine, into a refunded 504 and
-    // one admission short of the race's 250 (seen once at load above 20).
-    gateway = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl, env: { UPSTREAM_TIMEOUT_MS: '10000' } });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await close(upstream);
-    await redis.cleanup();
-  });
-
-  const get = (path: string, headers: Record<string, string> = {}, base = gateway.url) => fetch(`${base}${path}`, { headers });
-  /** GET /v1/me through the project's own client, as a customer reads it. */
-  const meOf = (apiKey: string, base = gateway.url) => createFragranceClient({ baseUrl: `${base}/v1`, apiKey }).me();
-
   async function expectUnauthorized(res: Response): Promise<void> {
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -42,10 +30,10 @@ describe('API keys and quotas at the edge (real Redis)', () => {
     expect(Problem.parse(await res.json())).toMatchObject({ status: 401, code: 'unauthorized' });
   }
 
-  it('rejects missing, malformed, unknown and revoked keys with the same 401', async () => {
-    const { apiKey, record } = await store.create({ owner: 'soon-revoked', quota: 10 });
-    await store.revoke(record.id);
-    const before = upstreamHits;
+  it('rejects missing, malformed, unknown and revoked keys with the same 401', async ({ keys, upstream, get }) => {
+    const { apiKey, record } = await keys.create({ owner: 'soon-revoked', quota: 10 });
+    await keys.revoke(record.id);
+    const before = upstream.requests.length;
     await expectUnauthorized(await get('/v1/fragrances'));
     await expectUnauthorized(await get('/v1/me'));
     for (const authorization of [
@@ -61,11 +49,11 @@ describe('API keys and quotas at the edge (real Redis)', () => {
       await expectUnauthorized(await get('/v1/fragrances?query=x', { authorization }));
     }
     await expectUnauthorized(await get('/v1/me', bearer(apiKey)));
-    expect(upstreamHits).toBe(before);
+    expect(upstream.requests.length).toBe(before);
   });
 
-  it('accepts the bearer scheme in any case and answers /v1/me without counting it', async () => {
-    const { apiKey, record } = await store.create({ owner: 'Acme Perfumery', quota: 500 });
+  it('accepts the bearer scheme in any case and answers /v1/me without counting it', async ({ keys, gateway, get }) => {
+    const { apiKey, record } = await keys.create({ owner: 'Acme Perfumery', quota: 500 });
     for (let i = 0; i < 3; i += 1) expect((await get('/v1/fragrances', { authorization: `bearer ${apiKey}` })).status).toBe(200);
     for (let i = 0; i < 5; i += 1) expect((await get('/v1/me', bearer(apiKey))).status).toBe(200);
     // The typed call with its response, for the headers.
@@ -75,11 +63,11 @@ describe('API keys and quotas at the edge (real Redis)', () => {
     expect(Date.parse(me.quota_resets_at)).toBeGreaterThan(Date.now());
     expect(new Date(me.quota_resets_at).toISOString().endsWith('T00:00:00.000Z')).toBe(true);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(await store.usedToday(record.id, 'UTC')).toBe(3);
+    expect(await keys.usedToday(record.id, 'UTC')).toBe(3);
   });
 
-  it('puts RateLimit headers on every data response', async () => {
-    const { apiKey } = await store.create({ owner: 'headers', quota: 100 });
+  it('puts RateLimit headers on every data response', async ({ keys, get }) => {
+    const { apiKey } = await keys.create({ owner: 'headers', quota: 100 });
     const res = await get('/v1/fragrances', bearer(apiKey));
     expect(res.status).toBe(200);
     expect(res.headers.get('ratelimit-limit')).toBe('100');
@@ -91,9 +79,9 @@ describe('API keys and quotas at the edge (real Redis)', () => {
     expect(res2.headers.get('ratelimit-remaining')).toBe('98');
   });
 
-  it('admits exactly 250 of 1,000 concurrent requests on a key with a quota of 250', async () => {
-    const { apiKey } = await store.create({ owner: 'racer', quota: 250, burst: 10_000, refillPerSecond: 10_000 });
-    const before = upstreamHits;
+  it('admits exactly 250 of 1,000 concurrent requests on a key with a quota of 250', async ({ keys, upstream, gateway, get }) => {
+    const { apiKey } = await keys.create({ owner: 'racer', quota: 250, burst: 10_000, refillPerSecond: 10_000 });
+    const before = upstream.requests.length;
     const statuses = await Promise.all(
       Array.from({ length: 1_000 }, async () => {
         const res = await get('/v1/fragrances?query=rose', bearer(apiKey));
@@ -110,99 +98,85 @@ describe('API keys and quotas at the edge (real Redis)', () => {
     );
     const counts = statuses.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s]: (acc[s] ?? 0) + 1 }), {});
     expect(counts).toEqual({ 200: 250, 429: 750 });
-    expect(upstreamHits - before).toBe(250);
-    const me = await meOf(apiKey);
+    expect(upstream.requests.length - before).toBe(250);
+    const me = await meOf(apiKey, gateway.url);
     expect(me.used_today).toBe(250);
   });
 
-  it('answers 429 with the true wait: until midnight for the daily quota (fake clock 23:59:59 → 00:00:00)', async () => {
+  it('answers 429 with the true wait: until midnight for the daily quota (fake clock 23:59:59 → 00:00:00)', async ({
+    keys,
+    startGateway,
+    get,
+  }) => {
     let now = Date.parse('2026-07-31T23:59:59.000Z');
-    const clocked = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl, clock: () => now });
-    try {
-      const { apiKey } = await store.create({ owner: 'midnight', quota: 2 });
-      expect((await get('/v1/fragrances', bearer(apiKey), clocked.url)).status).toBe(200);
-      const second = await get('/v1/fragrances', bearer(apiKey), clocked.url);
-      expect(second.headers.get('ratelimit-remaining')).toBe('0');
-      expect(second.headers.get('ratelimit-reset')).toBe('1');
-      const over = await get('/v1/fragrances', bearer(apiKey), clocked.url);
-      expect(over.status).toBe(429);
-      expect(over.headers.get('retry-after')).toBe('1');
-      expect(Problem.parse(await over.json())).toMatchObject({ code: 'daily_quota_exceeded', retry_after_seconds: 1 });
-      expect(await meOf(apiKey, clocked.url)).toMatchObject({
-        used_today: 2,
-        quota_resets_at: '2026-08-01T00:00:00.000Z',
-      });
-
-      now = Date.parse('2026-08-01T00:00:00.000Z');
-      const fresh = await get('/v1/fragrances', bearer(apiKey), clocked.url);
-      expect(fresh.status).toBe(200);
-      expect(fresh.headers.get('ratelimit-remaining')).toBe('1');
-      expect(fresh.headers.get('ratelimit-reset')).toBe('86400');
-      expect(await meOf(apiKey, clocked.url)).toMatchObject({
-        used_today: 1,
-        quota_resets_at: '2026-08-02T00:00:00.000Z',
-      });
-    } finally {
-      await clocked.close();
-    }
-  });
-
-  it('resets at midnight of QUOTA_TIMEZONE', async () => {
-    let now = Date.parse('2026-07-31T13:30:00.000Z'); // 23:30 in Sydney
-    const sydney = await startGateway({
-      redis: redis.redis,
-      prefix: redis.prefix,
-      upstreamUrl,
-      clock: () => now,
-      env: { QUOTA_TIMEZONE: 'Australia/Sydney' },
+    const clocked = await startGateway({ clock: () => now });
+    const { apiKey } = await keys.create({ owner: 'midnight', quota: 2 });
+    expect((await get('/v1/fragrances', bearer(apiKey), clocked.url)).status).toBe(200);
+    const second = await get('/v1/fragrances', bearer(apiKey), clocked.url);
+    expect(second.headers.get('ratelimit-remaining')).toBe('0');
+    expect(second.headers.get('ratelimit-reset')).toBe('1');
+    const over = await get('/v1/fragrances', bearer(apiKey), clocked.url);
+    expect(over.status).toBe(429);
+    expect(over.headers.get('retry-after')).toBe('1');
+    expect(Problem.parse(await over.json())).toMatchObject({ code: 'daily_quota_exceeded', retry_after_seconds: 1 });
+    expect(await meOf(apiKey, clocked.url)).toMatchObject({
+      used_today: 2,
+      quota_resets_at: '2026-08-01T00:00:00.000Z',
     });
-    try {
-      const { apiKey } = await store.create({ owner: 'sydney', quota: 1 });
-      expect((await get('/v1/fragrances', bearer(apiKey), sydney.url)).status).toBe(200);
-      const over = await get('/v1/fragrances', bearer(apiKey), sydney.url);
-      expect(over.status).toBe(429);
-      expect(over.headers.get('retry-after')).toBe('1800');
-      now = Date.parse('2026-07-31T14:00:00.000Z');
-      expect((await get('/v1/fragrances', bearer(apiKey), sydney.url)).status).toBe(200);
-    } finally {
-      await sydney.close();
-    }
+
+    now = Date.parse('2026-08-01T00:00:00.000Z');
+    const fresh = await get('/v1/fragrances', bearer(apiKey), clocked.url);
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers.get('ratelimit-remaining')).toBe('1');
+    expect(fresh.headers.get('ratelimit-reset')).toBe('86400');
+    expect(await meOf(apiKey, clocked.url)).toMatchObject({
+      used_today: 1,
+      quota_resets_at: '2026-08-02T00:00:00.000Z',
+    });
   });
 
-  it('answers 429 burst_limit_exceeded until the next token, then admits again', async () => {
+  it('resets at midnight of QUOTA_TIMEZONE', async ({ keys, startGateway, get }) => {
+    let now = Date.parse('2026-07-31T13:30:00.000Z'); // 23:30 in Sydney
+    const sydney = await startGateway({ clock: () => now, env: { QUOTA_TIMEZONE: 'Australia/Sydney' } });
+    const { apiKey } = await keys.create({ owner: 'sydney', quota: 1 });
+    expect((await get('/v1/fragrances', bearer(apiKey), sydney.url)).status).toBe(200);
+    const over = await get('/v1/fragrances', bearer(apiKey), sydney.url);
+    expect(over.status).toBe(429);
+    expect(over.headers.get('retry-after')).toBe('1800');
+    now = Date.parse('2026-07-31T14:00:00.000Z');
+    expect((await get('/v1/fragrances', bearer(apiKey), sydney.url)).status).toBe(200);
+  });
+
+  it('answers 429 burst_limit_exceeded until the next token, then admits again', async ({ keys, startGateway, get }) => {
     let now = Date.parse('2026-07-31T12:00:00.000Z');
-    const clocked = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl, clock: () => now });
-    try {
-      const { apiKey } = await store.create({ owner: 'bursty', quota: 1_000, burst: 2, refillPerSecond: 0.25 });
-      expect((await get('/v1/fragrances', bearer(apiKey), clocked.url)).status).toBe(200);
-      expect((await get('/v1/fragrances', bearer(apiKey), clocked.url)).status).toBe(200);
-      const over = await get('/v1/fragrances', bearer(apiKey), clocked.url);
-      expect(over.status).toBe(429);
-      expect(over.headers.get('retry-after')).toBe('4');
-      expect(Problem.parse(await over.json())).toMatchObject({ code: 'burst_limit_exceeded', retry_after_seconds: 4 });
-      now += 4_000;
-      expect((await get('/v1/fragrances', bearer(apiKey), clocked.url)).status).toBe(200);
-      expect((await meOf(apiKey, clocked.url)).used_today).toBe(3);
-    } finally {
-      await clocked.close();
-    }
+    const clocked = await startGateway({ clock: () => now });
+    const { apiKey } = await keys.create({ owner: 'bursty', quota: 1_000, burst: 2, refillPerSecond: 0.25 });
+    expect((await get('/v1/fragrances', bearer(apiKey), clocked.url)).status).toBe(200);
+    expect((await get('/v1/fragrances', bearer(apiKey), clocked.url)).status).toBe(200);
+    const over = await get('/v1/fragrances', bearer(apiKey), clocked.url);
+    expect(over.status).toBe(429);
+    expect(over.headers.get('retry-after')).toBe('4');
+    expect(Problem.parse(await over.json())).toMatchObject({ code: 'burst_limit_exceeded', retry_after_seconds: 4 });
+    now += 4_000;
+    expect((await get('/v1/fragrances', bearer(apiKey), clocked.url)).status).toBe(200);
+    expect((await meOf(apiKey, clocked.url)).used_today).toBe(3);
   });
 
-  it('applies a revocation and a quota change on the next request', async () => {
-    const { apiKey, record } = await store.create({ owner: 'changing', quota: 1 });
+  it('applies a revocation and a quota change on the next request', async ({ keys, get }) => {
+    const { apiKey, record } = await keys.create({ owner: 'changing', quota: 1 });
     expect((await get('/v1/fragrances', bearer(apiKey))).status).toBe(200);
     expect((await get('/v1/fragrances', bearer(apiKey))).status).toBe(429);
-    await store.setQuota(record.id, 3);
+    await keys.setQuota(record.id, 3);
     const res = await get('/v1/fragrances', bearer(apiKey));
     expect(res.status).toBe(200);
     expect(res.headers.get('ratelimit-limit')).toBe('3');
-    await store.revoke(record.id);
+    await keys.revoke(record.id);
     await expectUnauthorized(await get('/v1/fragrances', bearer(apiKey)));
   });
 
-  it('takes as long to refuse an unknown key as a revoked one (no existence oracle)', async () => {
-    const { apiKey: revokedKey, record } = await store.create({ owner: 'timing', quota: 10 });
-    await store.revoke(record.id);
+  it('takes as long to refuse an unknown key as a revoked one (no existence oracle)', async ({ keys, get }) => {
+    const { apiKey: revokedKey, record } = await keys.create({ owner: 'timing', quota: 10 });
+    await keys.revoke(record.id);
     const unknownKey = generateApiKey();
     const timings = { unknown: [] as number[], revoked: [] as number[] };
     for (let i = 0; i < 400; i += 1) {

@@ -1,66 +1,24 @@
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
+import { describe, expect } from 'vitest';
 import { MeResponse } from '@fragrance/contracts';
-import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
-import {
-  freePort,
-  startService,
-  testElasticsearch,
-  testRedis,
-  type RunningService,
-  type TestElasticsearch,
-  type TestRedis,
-} from '@fragrance/testkit';
-import { bearer, startGateway, type GatewayUnderTest } from './test-support.ts';
+import { bearer } from './testing/app.ts';
+import { catalogueGatewayTest, gatewayInFrontOf } from './testing/catalogue.ts';
+
+const it = catalogueGatewayTest
+  .extend('catalogueRecords', { scope: 'file' }, [makeRecord({ name: 'Vetiver Sky', brand: 'Test House' })])
+  // No edge cache: it would answer the repeats before the catalogue's cache is asked.
+  .extend('gatewayOptions', { scope: 'file' }, ({ catalogue }) => gatewayInFrontOf(catalogue, { EDGE_CACHE_MAX_BYTES: '0' }));
 
 // The catalogue's response cache sits behind the edge: a cached answer is still admitted and
 // counted here. Real gateway, real catalogue (child process), real Redis and Elasticsearch.
-describe('billing of answers the catalogue serves from its cache', () => {
-  let es: TestElasticsearch;
-  let redis: TestRedis;
-  let catalogue: RunningService;
-  let gateway: GatewayUnderTest;
-  let store: KeyStore;
-  let alias: string;
-
-  beforeAll(async () => {
-    es = await testElasticsearch('gw-cache');
-    redis = await testRedis('gw-cache');
-    alias = es.index('fragrances');
-    await ingestCatalogue({ client: es.client, alias, records: [makeRecord({ name: 'Vetiver Sky', brand: 'Test House' })] });
-    catalogue = await startService('catalogue', await freePort(), {
-      ELASTICSEARCH_URL: es.url,
-      REDIS_URL: redis.url,
-      JOBS_PREFIX: redis.prefix.replace(/:$/, ''),
-      CATALOGUE_ALIAS: alias,
-      CURSOR_SECRET: randomBytes(32).toString('base64url'),
-      // Lexical only: the hybrid default's vector-readiness counts would add to the searches counted below.
-      EMBEDDINGS_ENABLED: 'false',
-    });
-    gateway = await startGateway({
-      redis: redis.redis,
-      prefix: redis.prefix,
-      upstreamUrl: catalogue.url,
-      env: { UPSTREAM_TIMEOUT_MS: '5000' },
-    });
-    store = createKeyStore({ redis: redis.redis, prefix: redis.prefix });
-  }, 90_000);
-  afterAll(async () => {
-    await gateway.close();
-    await catalogue.stop();
-    await redis.cleanup();
-    await es.cleanup();
-  });
-
-  const searches = async () => {
-    const stats = await es.client.indices.stats({ index: alias, metric: 'search' });
-    return stats._all.primaries?.search?.query_total ?? 0;
-  };
-
-  it('counts every cached answer and its 304 against the quota, with the same headers', async () => {
-    const { apiKey } = await store.create({ owner: 'cache-billing', quota: 10 });
+// The first test waits for the catalogue process too.
+describe('billing of answers the catalogue serves from its cache', { timeout: 120_000 }, () => {
+  it('counts every cached answer and its 304 against the quota, with the same headers', async ({ es, catalogue, gateway, keys }) => {
+    const searches = async () => {
+      const stats = await es.client.indices.stats({ index: catalogue.alias, metric: 'search' });
+      return stats._all.primaries?.search?.query_total ?? 0;
+    };
+    const { apiKey } = await keys.create({ owner: 'cache-billing', quota: 10 });
     const path = `${gateway.url}/v1/fragrances?query=vetiver`;
     const before = await searches();
     const responses = [];

@@ -1,15 +1,17 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+import { describe, expect } from 'vitest';
+import { close, listen } from '@fragrance/testkit';
+import { gatewayTest } from './testing/app.ts';
 
 // CORS at the edge: under /v1 only the read endpoints publishable keys reach; the authorization server's and
 // MCP server's own CORS answers (preflights included) pass through unchanged; /account reaches
 // the authorization server.
 const ORIGIN = 'http://127.0.0.1:11997';
 
+type Seen = { method: string; url: string; origin?: string }[];
+
 /** An upstream that answers like a CORS-aware service and remembers what reached it. */
-function corsUpstream(seen: { method: string; url: string; origin?: string }[]): Server {
+function corsUpstream(seen: Seen): Server {
   return createServer((req: IncomingMessage, res) => {
     if (req.url === '/health') return void res.end('ok');
     seen.push({ method: req.method ?? '', url: req.url ?? '', ...(req.headers.origin ? { origin: req.headers.origin } : {}) });
@@ -22,41 +24,33 @@ function corsUpstream(seen: { method: string; url: string; origin?: string }[]):
   });
 }
 
-let redis: TestRedis;
-let catalogue: Server;
-let auth: Server;
-let mcp: Server;
-let gateway: GatewayUnderTest;
-const authSeen: { method: string; url: string; origin?: string }[] = [];
-const mcpSeen: { method: string; url: string; origin?: string }[] = [];
-
-beforeAll(async () => {
-  redis = await testRedis('gateway-cors');
-  catalogue = fakeUpstream();
-  auth = corsUpstream(authSeen);
-  mcp = corsUpstream(mcpSeen);
-  const [catalogueUrl, authUrl, mcpUrl] = await Promise.all([listen(catalogue), listen(auth), listen(mcp)]);
-  gateway = await startGateway({
-    redis: redis.redis,
-    prefix: redis.prefix,
-    upstreamUrl: catalogueUrl,
-    env: { AUTH_SERVICE_URL: authUrl, MCP_SERVICE_URL: mcpUrl },
-  });
-});
-afterAll(async () => {
-  await gateway?.close();
-  await Promise.all([catalogue, auth, mcp].filter(Boolean).map(close));
-  await redis?.cleanup();
-});
-
-const preflight = (path: string) =>
-  fetch(`${gateway.url}${path}`, {
-    method: 'OPTIONS',
-    headers: { origin: ORIGIN, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
-  });
+/** The file's gateway in front of the stand-in catalogue and two CORS-aware upstreams (auth, mcp). */
+const it = gatewayTest
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+  .extend('cors', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const authSeen: Seen = [];
+    const mcpSeen: Seen = [];
+    const [auth, mcp] = [corsUpstream(authSeen), corsUpstream(mcpSeen)];
+    const [authUrl, mcpUrl] = await Promise.all([listen(auth), listen(mcp)]);
+    onCleanup(async () => {
+      await Promise.all([close(auth), close(mcp)]);
+    });
+    return { authSeen, mcpSeen, authUrl, mcpUrl };
+  })
+  .extend('gatewayOptions', { scope: 'file' }, ({ cors }) => ({ env: { AUTH_SERVICE_URL: cors.authUrl, MCP_SERVICE_URL: cors.mcpUrl } }))
+  .extend(
+    'preflight',
+    { scope: 'file' },
+    ({ gateway }) =>
+      (path: string) =>
+        fetch(`${gateway.url}${path}`, {
+          method: 'OPTIONS',
+          headers: { origin: ORIGIN, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+        }),
+  );
 
 describe('CORS at the edge', () => {
-  it('gives CORS only to the read endpoints: none on /v1/me, usage, export or the OpenAPI document', async () => {
+  it('gives CORS only to the read endpoints: none on /v1/me, usage, export or the OpenAPI document', async ({ gateway, preflight }) => {
     for (const res of [
       await preflight('/v1/me'),
       await preflight('/v1/usage'),
@@ -74,12 +68,12 @@ describe('CORS at the edge', () => {
     expect(res.headers.get('access-control-allow-credentials')).toBeNull();
   });
 
-  it('passes preflights and CORS answers of /mcp, the metadata and /oauth through unchanged, with Origin', async () => {
+  it('passes preflights and CORS answers of /mcp, the metadata and /oauth through unchanged, with Origin', async ({ cors, preflight }) => {
     for (const [path, seen] of [
-      ['/mcp', mcpSeen],
-      ['/.well-known/oauth-protected-resource/mcp', mcpSeen],
-      ['/oauth/register', authSeen],
-      ['/.well-known/oauth-authorization-server', authSeen],
+      ['/mcp', cors.mcpSeen],
+      ['/.well-known/oauth-protected-resource/mcp', cors.mcpSeen],
+      ['/oauth/register', cors.authSeen],
+      ['/.well-known/oauth-authorization-server', cors.authSeen],
     ] as const) {
       const res = await preflight(path);
       expect(res.status).toBe(204);
@@ -90,13 +84,13 @@ describe('CORS at the edge', () => {
     }
   });
 
-  it('routes /account and its form posts to the authorization server', async () => {
+  it('routes /account and its form posts to the authorization server', async ({ gateway, cors }) => {
     const page = await fetch(`${gateway.url}/account`);
     expect(page.status).toBe(200);
-    expect(authSeen.at(-1)).toMatchObject({ method: 'GET', url: '/account' });
+    expect(cors.authSeen.at(-1)).toMatchObject({ method: 'GET', url: '/account' });
     const post = await fetch(`${gateway.url}/account/disconnect`, { method: 'POST', body: 'csrf=x' });
     expect(post.status).toBe(200);
-    expect(authSeen.at(-1)).toMatchObject({ method: 'POST', url: '/account/disconnect' });
+    expect(cors.authSeen.at(-1)).toMatchObject({ method: 'POST', url: '/account/disconnect' });
     // Only /account itself and below: /accounts is not the authorization server's.
     expect((await fetch(`${gateway.url}/accounts`)).status).toBe(404);
   });
