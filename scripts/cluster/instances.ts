@@ -2,7 +2,7 @@
 // restarts, and the state `npm run cluster -- status` prints.
 import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { haproxyCommand, haproxyServers, type ControlRequest, type Supervisor } from '@fragrance/stack';
+import { fallbackName, haproxyCommand, haproxyServers, type ControlRequest, type Supervisor } from '@fragrance/stack';
 import { LOCAL_DIR, ROOT, waitForOk } from '../lib/stack-steps.ts';
 import { elasticsearchNodePid, sentinelPrimary } from './infra.ts';
 import { EDGE_URL, HAPROXY_SOCKET, PROMETHEUS_URL, READY_PATH } from './paths.ts';
@@ -74,11 +74,17 @@ async function rollingRestart(sup: Supervisor, list: Instance[], progress: (m: s
   for (const instance of list) {
     const server = `${instance.service}/${instance.name}`;
     const balanced = instance.service !== 'worker';
+    // Its last-resort entry (used only while every instance fails its checks) leaves with it.
+    const entries = [server, `${instance.service}/${fallbackName(instance.name)}`];
     if (balanced) {
       // Out of rotation first: no new requests, in-flight ones finish (drain waits for them).
-      await haproxyCommand(HAPROXY_SOCKET, `set server ${server} state drain`);
+      for (const entry of entries) await haproxyCommand(HAPROXY_SOCKET, `set server ${entry} state drain`);
       const deadline = Date.now() + 10_000;
-      while (((await haproxyServers(HAPROXY_SOCKET)).get(server)?.sessions ?? 0) > 0 && Date.now() < deadline) await sleep(100);
+      const sessions = async () => {
+        const current = await haproxyServers(HAPROXY_SOCKET);
+        return entries.reduce((sum, entry) => sum + (current.get(entry)?.sessions ?? 0), 0);
+      };
+      while ((await sessions()) > 0 && Date.now() < deadline) await sleep(100);
     }
     progress(`${instance.name}: restarting (pid ${sup.pid(instance.name) ?? '?'})`);
     try {
@@ -87,7 +93,7 @@ async function rollingRestart(sup: Supervisor, list: Instance[], progress: (m: s
     } finally {
       // Back in rotation even when it is slow to come up: HAProxy's checks decide when it gets traffic,
       // and a failed roll must not leave an instance drained for good.
-      if (balanced) await haproxyCommand(HAPROXY_SOCKET, `set server ${server} state ready`);
+      if (balanced) for (const entry of entries) await haproxyCommand(HAPROXY_SOCKET, `set server ${entry} state ready`);
     }
     if (balanced) await waitForHaproxy([server], 'UP', 60_000);
     progress(`${instance.name}: ready again (pid ${sup.pid(instance.name) ?? '?'})`);

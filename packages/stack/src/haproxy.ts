@@ -37,6 +37,11 @@ export interface HaproxyConfigOptions {
   checkIntervalMs?: number;
 }
 
+/** The unchecked backup entry of an instance (drained with it during a rolling restart). */
+export function fallbackName(server: string): string {
+  return `${server}-fallback`;
+}
+
 /** The complete haproxy.cfg text (HAProxy 2.6+). */
 export function haproxyConfig(options: HaproxyConfigOptions): string {
   const inter = options.checkIntervalMs ?? 1_000;
@@ -60,6 +65,8 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
     '  timeout server 30s',
     '  timeout http-keep-alive 10s',
     '  timeout queue 5s',
+    // A check may take longer than its interval on a loaded machine before it counts as failed.
+    '  timeout check 3s',
     '  # Per request: try another instance when one refuses the connection or dies before answering.',
     '  retries 3',
     '  option redispatch 1',
@@ -102,6 +109,12 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
       lines.push('  http-request disable-l7-retry if !METH_GET !{ method HEAD }');
     }
     for (const server of backend.servers) lines.push(`  server ${server.name} 127.0.0.1:${server.port} check`);
+    // Last resort, as Envoy's panic mode: when every instance fails its checks (a loaded machine
+    // makes checks time out while requests are still served), send to all of them, unchecked,
+    // rather than answer 503 "No server is available". A dead one refuses the connection and the
+    // request is retried on the next. While any checked instance is up, these get nothing.
+    lines.push('  option allbackups');
+    for (const server of backend.servers) lines.push(`  server ${fallbackName(server.name)} 127.0.0.1:${server.port} backup`);
     lines.push('');
   }
   return lines.join('\n');
