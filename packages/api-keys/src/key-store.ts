@@ -173,133 +173,160 @@ function restrictionsOf(record: ApiKeyRecord): NewKey {
   };
 }
 
+/** What every operation of the store works on. */
+interface Store {
+  redis: Redis;
+  keys: ReturnType<typeof redisKeys>;
+  clock: Clock;
+}
+
+async function hashOf({ redis, keys }: Store, id: string): Promise<string> {
+  const hash = isKeyId(id) ? await redis.hget(keys.index(), id) : null;
+  if (!hash) throw new UnknownKeyError(id);
+  return hash;
+}
+
+async function getKey(store: Store, id: string): Promise<ApiKeyRecord> {
+  const fields = await store.redis.hgetall(store.keys.record(await hashOf(store, id)));
+  if (!fields.id) throw new UnknownKeyError(id);
+  return toRecord(fields);
+}
+
+/**
+ * Writes a new key (and, for a roll, marks the key it replaces) in one MULTI: the record and its
+ * index entry appear together. HSETNX refuses the (2^-64) case of an id collision instead of
+ * repointing an existing id.
+ */
+async function insertKey(
+  store: Store,
+  input: NewKey,
+  rolled?: { hash: string; retiresAt: number },
+): Promise<{ apiKey: string; record: ApiKeyRecord }> {
+  const { redis, keys } = store;
+  const apiKey = generateApiKey(input.kind ?? 'secret');
+  const hash = hashApiKey(apiKey);
+  const id = keyIdOfHash(hash);
+  const fields = fieldsOf(input, id, keyHint(apiKey), store.clock());
+  const multi = redis.multi().hsetnx(keys.index(), id, hash).hset(keys.record(hash), fields);
+  if (rolled) {
+    multi.hset(keys.record(hash), 'rolled_from', keyIdOfHash(rolled.hash));
+    multi.hset(keys.record(rolled.hash), 'successor', id, 'successor_hint', fields.hint ?? '', 'retires_at', String(rolled.retiresAt));
+  }
+  const replies = (await multi.exec()) ?? [];
+  for (const [error] of replies) if (error) throw error;
+  if (replies[0]?.[1] !== 1) {
+    await redis.unlink(keys.record(hash));
+    throw new Error('key id collision; run the command again');
+  }
+  return { apiKey, record: rolled ? await getKey(store, id) : toRecord(fields) };
+}
+
+async function rollKey(
+  store: Store,
+  id: string,
+  options: { graceMs: number; expiresAt?: number },
+): Promise<{ apiKey: string; record: ApiKeyRecord; old: ApiKeyRecord }> {
+  if (!Number.isSafeInteger(options.graceMs) || options.graceMs < 0 || options.graceMs > MAX_GRACE_MS)
+    throw new KeyRequestError(`the grace must be from 0 to ${MAX_GRACE_MS / 86_400_000} days`);
+  const hash = await hashOf(store, id);
+  const old = await getKey(store, id);
+  if (old.revokedAt) throw new KeyRequestError(`${id} is revoked; create a new key instead`);
+  if (old.successor) throw new KeyRequestError(`${id} was already rolled to ${old.successor.id}; roll that one`);
+  const now = store.clock();
+  const keptExpiry = old.expiresAt ? Date.parse(old.expiresAt) : undefined;
+  const expiresAt = options.expiresAt ?? (keptExpiry !== undefined && keptExpiry > now ? keptExpiry : undefined);
+  const created = await insertKey(
+    store,
+    { ...restrictionsOf(old), ...(expiresAt !== undefined ? { expiresAt } : {}) },
+    { hash, retiresAt: now + options.graceMs },
+  );
+  return { ...created, old: await getKey(store, id) };
+}
+
+async function listKeys({ redis, keys }: Store): Promise<ApiKeyRecord[]> {
+  const hashes = Object.values(await redis.hgetall(keys.index()));
+  const pipeline = redis.pipeline();
+  for (const hash of hashes) pipeline.hgetall(keys.record(hash));
+  const replies = (await pipeline.exec()) ?? [];
+  const records = replies
+    .map(([error, fields]) => {
+      if (error) throw error;
+      return fields as Record<string, string>;
+    })
+    .filter((fields) => fields.id)
+    .map(toRecord);
+  return records.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
+}
+
+async function revokeKey(store: Store, id: string): Promise<ApiKeyRecord> {
+  const hash = await hashOf(store, id);
+  await store.redis.hsetnx(store.keys.record(hash), 'revoked_at', String(store.clock()));
+  return getKey(store, id);
+}
+
+async function setQuota(store: Store, id: string, quota: number): Promise<ApiKeyRecord> {
+  const value = Quota.parse(quota);
+  await store.redis.hset(store.keys.record(await hashOf(store, id)), 'quota', String(value));
+  return getKey(store, id);
+}
+
+async function setBurst(store: Store, id: string, burst: number, refillPerSecond: number): Promise<ApiKeyRecord> {
+  const hash = await hashOf(store, id);
+  const [size, refill] = (await getKey(store, id)).kind === 'publishable' ? ['visitor_burst', 'visitor_refill'] : ['burst', 'refill'];
+  await store.redis.hset(store.keys.record(hash), size, String(Burst.parse(burst)), refill, String(Refill.parse(refillPerSecond)));
+  return getKey(store, id);
+}
+
+async function usageByDay(store: Store, id: string, days: number, timeZone: string): Promise<{ day: string; requests: number }[]> {
+  await hashOf(store, id);
+  const dayList: string[] = [];
+  let cursor = store.clock();
+  for (let i = 0; i < days; i += 1) {
+    const window = dayWindow(cursor, timeZone);
+    dayList.unshift(window.day);
+    cursor = window.startsAt - 1;
+  }
+  const counts = dayList.length > 0 ? await store.redis.mget(dayList.map((day) => store.keys.usage(id, day))) : [];
+  return dayList.map((day, i) => ({ day, requests: Number(counts[i] ?? 0) }));
+}
+
+async function usedToday(store: Store, id: string, timeZone: string): Promise<number> {
+  await hashOf(store, id);
+  return Number((await store.redis.get(store.keys.usage(id, localDate(store.clock(), timeZone)))) ?? 0);
+}
+
 /** Operator-side access to API keys (the gateway only ever runs the admission script). */
 export function createKeyStore({ redis, prefix, clock = systemClock }: KeyStoreOptions) {
-  const keys = redisKeys(prefix);
-
-  async function hashOf(id: string): Promise<string> {
-    const hash = isKeyId(id) ? await redis.hget(keys.index(), id) : null;
-    if (!hash) throw new UnknownKeyError(id);
-    return hash;
-  }
-
-  async function get(id: string): Promise<ApiKeyRecord> {
-    const fields = await redis.hgetall(keys.record(await hashOf(id)));
-    if (!fields.id) throw new UnknownKeyError(id);
-    return toRecord(fields);
-  }
-
-  /**
-   * Writes a new key (and, for a roll, marks the key it replaces) in one MULTI: the record and its
-   * index entry appear together. HSETNX refuses the (2^-64) case of an id collision instead of
-   * repointing an existing id.
-   */
-  async function insert(input: NewKey, rolled?: { hash: string; retiresAt: number }): Promise<{ apiKey: string; record: ApiKeyRecord }> {
-    const apiKey = generateApiKey(input.kind ?? 'secret');
-    const hash = hashApiKey(apiKey);
-    const id = keyIdOfHash(hash);
-    const fields = fieldsOf(input, id, keyHint(apiKey), clock());
-    const multi = redis.multi().hsetnx(keys.index(), id, hash).hset(keys.record(hash), fields);
-    if (rolled) {
-      multi.hset(keys.record(hash), 'rolled_from', keyIdOfHash(rolled.hash));
-      multi.hset(keys.record(rolled.hash), 'successor', id, 'successor_hint', fields.hint ?? '', 'retires_at', String(rolled.retiresAt));
-    }
-    const replies = (await multi.exec()) ?? [];
-    for (const [error] of replies) if (error) throw error;
-    if (replies[0]?.[1] !== 1) {
-      await redis.unlink(keys.record(hash));
-      throw new Error('key id collision; run the command again');
-    }
-    return { apiKey, record: rolled ? await get(id) : toRecord(fields) };
-  }
-
+  const store: Store = { redis, keys: redisKeys(prefix), clock };
   return {
     /** Creates a key and returns its plaintext: the only moment it exists outside the caller. */
-    create: (input: NewKey) => insert(input),
+    create: (input: NewKey) => insertKey(store, input),
 
     /**
      * Rolls a key: a successor with the same owner, quota and restrictions (its plaintext returned
      * once), while the old key keeps working for `graceMs` and then refuses naming the successor.
      * `expiresAt` replaces the old key's expiry on the successor (kept when absent).
      */
-    async roll(
-      id: string,
-      options: { graceMs: number; expiresAt?: number },
-    ): Promise<{ apiKey: string; record: ApiKeyRecord; old: ApiKeyRecord }> {
-      if (!Number.isSafeInteger(options.graceMs) || options.graceMs < 0 || options.graceMs > MAX_GRACE_MS)
-        throw new KeyRequestError(`the grace must be from 0 to ${MAX_GRACE_MS / 86_400_000} days`);
-      const hash = await hashOf(id);
-      const old = await get(id);
-      if (old.revokedAt) throw new KeyRequestError(`${id} is revoked; create a new key instead`);
-      if (old.successor) throw new KeyRequestError(`${id} was already rolled to ${old.successor.id}; roll that one`);
-      const now = clock();
-      const keptExpiry = old.expiresAt ? Date.parse(old.expiresAt) : undefined;
-      const expiresAt = options.expiresAt ?? (keptExpiry !== undefined && keptExpiry > now ? keptExpiry : undefined);
-      const created = await insert(
-        { ...restrictionsOf(old), ...(expiresAt !== undefined ? { expiresAt } : {}) },
-        { hash, retiresAt: now + options.graceMs },
-      );
-      return { ...created, old: await get(id) };
-    },
+    roll: (id: string, options: { graceMs: number; expiresAt?: number }) => rollKey(store, id, options),
 
-    get,
+    get: (id: string) => getKey(store, id),
 
     /** Every key, newest first. */
-    async list(): Promise<ApiKeyRecord[]> {
-      const hashes = Object.values(await redis.hgetall(keys.index()));
-      const pipeline = redis.pipeline();
-      for (const hash of hashes) pipeline.hgetall(keys.record(hash));
-      const replies = (await pipeline.exec()) ?? [];
-      const records = replies
-        .map(([error, fields]) => {
-          if (error) throw error;
-          return fields as Record<string, string>;
-        })
-        .filter((fields) => fields.id)
-        .map(toRecord);
-      return records.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
-    },
+    list: () => listKeys(store),
 
     /** Takes effect on the very next request: the gateway reads the record on every request. */
-    async revoke(id: string): Promise<ApiKeyRecord> {
-      const hash = await hashOf(id);
-      await redis.hsetnx(keys.record(hash), 'revoked_at', String(clock()));
-      return get(id);
-    },
+    revoke: (id: string) => revokeKey(store, id),
 
-    async setQuota(id: string, quota: number): Promise<ApiKeyRecord> {
-      const value = Quota.parse(quota);
-      await redis.hset(keys.record(await hashOf(id)), 'quota', String(value));
-      return get(id);
-    },
+    setQuota: (id: string, quota: number) => setQuota(store, id, quota),
 
     /** A secret key's bucket, or a publishable key's per-visitor bucket. */
-    async setBurst(id: string, burst: number, refillPerSecond: number): Promise<ApiKeyRecord> {
-      const hash = await hashOf(id);
-      const [size, refill] = (await get(id)).kind === 'publishable' ? ['visitor_burst', 'visitor_refill'] : ['burst', 'refill'];
-      await redis.hset(keys.record(hash), size, String(Burst.parse(burst)), refill, String(Refill.parse(refillPerSecond)));
-      return get(id);
-    },
+    setBurst: (id: string, burst: number, refillPerSecond: number) => setBurst(store, id, burst, refillPerSecond),
 
     /** Admitted requests per quota day, oldest first, ending today (days without traffic are 0). */
-    async usage(id: string, days: number, timeZone: string): Promise<{ day: string; requests: number }[]> {
-      await hashOf(id);
-      const dayList: string[] = [];
-      let cursor = clock();
-      for (let i = 0; i < days; i += 1) {
-        const window = dayWindow(cursor, timeZone);
-        dayList.unshift(window.day);
-        cursor = window.startsAt - 1;
-      }
-      const counts = dayList.length > 0 ? await redis.mget(dayList.map((day) => keys.usage(id, day))) : [];
-      return dayList.map((day, i) => ({ day, requests: Number(counts[i] ?? 0) }));
-    },
+    usage: (id: string, days: number, timeZone: string) => usageByDay(store, id, days, timeZone),
 
     /** Today's count in the quota timezone (what GET /v1/me shows as used_today). */
-    async usedToday(id: string, timeZone: string): Promise<number> {
-      await hashOf(id);
-      return Number((await redis.get(keys.usage(id, localDate(clock(), timeZone)))) ?? 0);
-    },
+    usedToday: (id: string, timeZone: string) => usedToday(store, id, timeZone),
   };
 }
 
