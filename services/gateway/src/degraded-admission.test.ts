@@ -1,102 +1,65 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyStore } from '@fragrance/api-keys';
+import { describe, expect } from 'vitest';
 import { Problem } from '@fragrance/contracts';
-import { createLogger, type Logger } from '@fragrance/http';
-import { createRedisClient } from '@fragrance/redis';
-import { freePort, REPO_ROOT, startLocalRedis, stopLocalRedis, uniquePrefix } from '@fragrance/testkit';
-import { bearer, captureLogs, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+import { bearer, captureLogs, type GatewayUnderTest } from './testing/app.ts';
+import { ownRedisTest } from './testing/own-redis.ts';
 
-const localDir = process.env.FRAGRANCE_LOCAL_DIR ?? `${REPO_ROOT}.local`;
 const COMMAND_TIMEOUT_MS = 300;
 /** The revocation bound of these tests (DEGRADED_ADMISSION_MAX_AGE_MS), short so the test is. */
 const MAX_AGE_MS = 4_000;
 const today = () => new Date().toISOString().slice(0, 10);
-/** Everything in a journal directory's files. */
-const journalText = (dir: string) =>
-  readdirSync(dir)
+/** Everything in a gateway's journal files. */
+const journalText = (gateway: GatewayUnderTest) =>
+  readdirSync(gateway.config.ADMISSION_JOURNAL_DIR)
     .filter((file) => file.endsWith('.jsonl'))
-    .map((file) => readFileSync(join(dir, file), 'utf8'))
+    .map((file) => readFileSync(join(gateway.config.ADMISSION_JOURNAL_DIR, file), 'utf8'))
     .join('');
+const get = async (gw: GatewayUnderTest, apiKey: string) => {
+  const res = await fetch(`${gw.url}/v1/fragrances?query=rose`, { headers: bearer(apiKey) });
+  await res.arrayBuffer();
+  return res;
+};
+
+/** Gateways admitting without Redis (each its own journal), and the usage Redis counted for a key today. */
+const it = ownRedisTest
+  .extend(
+    'gatewayOptions',
+    { scope: 'file' },
+    {
+      degraded: true,
+      env: {
+        REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+        DEGRADED_ADMISSION_MAX_AGE_MS: String(MAX_AGE_MS),
+        ADMISSION_JOURNAL_FSYNC_MS: '0',
+      },
+    },
+  )
+  .extend(
+    'used',
+    { scope: 'file' },
+    ({ redis }) =>
+      async (keyId: string) =>
+        Number((await redis.redis.get(`${redis.prefix}usage:${keyId}:${today()}`)) ?? 0),
+  );
 
 // Admission without Redis (docs/operations.md#degraded-admission), against this file's own
 // redis-server: paused (CLIENT PAUSE … ALL: commands queue, then run) and stopped.
 describe('degraded admission: Redis paused and stopped (own redis-server, never the shared one)', () => {
-  let port: number;
-  let name: string;
-  let url: string;
-  let control: Redis;
-  let upstream: Server;
-  let upstreamUrl: string;
-  const clients: Redis[] = [];
-  const gateways: GatewayUnderTest[] = [];
-  const dirs: string[] = [];
-  const prefix = uniquePrefix('degraded').replace(/-$/, ':');
-  const logger = createLogger('gateway-test', 'silent');
-  const store = () => createKeyStore({ redis: control, prefix });
-
-  async function gateway(log: Logger = logger): Promise<GatewayUnderTest> {
-    const redis = createRedisClient({ REDIS_URL: url, REDIS_COMMAND_TIMEOUT_MS: COMMAND_TIMEOUT_MS }, logger, 'request-path');
-    if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve));
-    clients.push(redis);
-    const dir = mkdtempSync(join(tmpdir(), 'fcs-journal-'));
-    dirs.push(dir);
-    const started = await startGateway({
-      redis,
-      prefix,
-      upstreamUrl,
-      degraded: true,
-      logger: log,
-      env: {
-        REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
-        DEGRADED_ADMISSION_MAX_AGE_MS: String(MAX_AGE_MS),
-        ADMISSION_JOURNAL_DIR: dir,
-        ADMISSION_JOURNAL_FSYNC_MS: '0',
-      },
-    });
-    gateways.push(started);
-    return started;
-  }
-  const get = async (gw: GatewayUnderTest, apiKey: string) => {
-    const res = await fetch(`${gw.url}/v1/fragrances?query=rose`, { headers: bearer(apiKey) });
-    await res.arrayBuffer();
-    return res;
-  };
-  const used = async (keyId: string) => Number((await control.get(`${prefix}usage:${keyId}:${today()}`)) ?? 0);
-
-  beforeAll(async () => {
-    port = await freePort();
-    name = `gateway-degraded-${port}`;
-    url = await startLocalRedis({ name, port });
-    control = new Redis(url, { maxRetriesPerRequest: null });
-    control.on('error', () => undefined); // this file stops its Redis on purpose
-    upstream = fakeUpstream();
-    upstreamUrl = await listen(upstream);
-  });
-  afterAll(async () => {
-    for (const gw of gateways) await gw.close();
-    await close(upstream);
-    for (const redis of clients) redis.disconnect();
-    control.disconnect();
-    await stopLocalRedis({ name, port });
-    rmSync(`${localDir}/redis/${name}`, { recursive: true, force: true });
-    rmSync(`${localDir}/redis/.${name}.lock`, { force: true });
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  });
-
-  it('paused: a known key keeps getting 200 (marked approximate), an unseen key 503 with Retry-After, and Redis counts exactly the 200s (not a 504)', async () => {
+  it('paused: a known key keeps getting 200 (marked approximate), an unseen key 503 with Retry-After, and Redis counts exactly the 200s (not a 504)', async ({
+    redis,
+    keys,
+    startGateway,
+    used,
+  }) => {
     const { logger: log, lines } = captureLogs();
-    const gw = await gateway(log);
-    const known = await store().create({ owner: 'known', quota: 10_000, burst: 40, refillPerSecond: 1_000 });
-    const unseen = await store().create({ owner: 'unseen', quota: 10_000 });
+    const gw = await startGateway({ logger: log });
+    const known = await keys.create({ owner: 'known', quota: 10_000, burst: 40, refillPerSecond: 1_000 });
+    const unseen = await keys.create({ owner: 'unseen', quota: 10_000 });
     const statuses: number[] = [];
     for (let i = 0; i < 3; i++) statuses.push((await get(gw, known.apiKey)).status);
 
-    await control.call('CLIENT', 'PAUSE', '4000', 'ALL');
+    await redis.redis.call('CLIENT', 'PAUSE', '4000', 'ALL');
     const during = await Promise.all(Array.from({ length: 25 }, () => get(gw, known.apiKey)));
     for (const res of during) {
       statuses.push(res.status);
@@ -111,7 +74,7 @@ describe('degraded admission: Redis paused and stopped (own redis-server, never 
     expect(failed.status).toBe(504);
     expect(failed.headers.get('ratelimit')).toMatch(/;approximate$/);
     // The queued admissions run once the pause is over, past their deadline: they count nothing.
-    await control.ping();
+    await redis.redis.ping();
     await expect
       .poll(
         async () => {
@@ -135,13 +98,18 @@ describe('degraded admission: Redis paused and stopped (own redis-server, never 
     expect(ended[0]!.degraded_ms).toBeGreaterThan(0);
   });
 
-  it('stopped: known keys keep getting 200, a revoked key is refused within the bound, over-admission stays within the allowance, and the count is exact once Redis is back', async () => {
-    const [one, two] = [await gateway(), await gateway()];
-    const known = await store().create({ owner: 'known', quota: 10_000, burst: 60, refillPerSecond: 1_000 });
+  it('stopped: known keys keep getting 200, a revoked key is refused within the bound, over-admission stays within the allowance, and the count is exact once Redis is back', async ({
+    redis,
+    keys,
+    startGateway,
+    used,
+  }) => {
+    const [one, two] = [await startGateway(), await startGateway()];
+    const known = await keys.create({ owner: 'known', quota: 10_000, burst: 60, refillPerSecond: 1_000 });
     // Near its quota: one instance saw 8 of 10 used, the other 9. Its local allowance (burst) is 3.
-    const near = await store().create({ owner: 'near', quota: 10, burst: 3, refillPerSecond: 1_000 });
-    const revoked = await store().create({ owner: 'revoked', quota: 10_000 });
-    const full = await store().create({ owner: 'full', quota: 2 });
+    const near = await keys.create({ owner: 'near', quota: 10, burst: 3, refillPerSecond: 1_000 });
+    const revoked = await keys.create({ owner: 'revoked', quota: 10_000 });
+    const full = await keys.create({ owner: 'full', quota: 2 });
     const ok = { known: 0, near: 0, revoked: 0, full: 0 };
     for (let i = 0; i < 8; i++) ok.near += Number((await get(one, near.apiKey)).status === 200);
     ok.near += Number((await get(two, near.apiKey)).status === 200);
@@ -151,9 +119,9 @@ describe('degraded admission: Redis paused and stopped (own redis-server, never 
     ok.revoked += Number((await get(one, revoked.apiKey)).status === 200);
     expect(ok).toEqual({ known: 2, near: 9, revoked: 1, full: 2 });
     // Revoked while Redis is up, but this instance has not seen it since.
-    await store().revoke(revoked.record.id);
+    await keys.revoke(revoked.record.id);
 
-    await stopLocalRedis({ name, port });
+    await redis.stop();
     const results = await Promise.all([
       ...Array.from({ length: 20 }, (_, i) => get(i % 2 ? one : two, known.apiKey).then((res) => ['known', res.status] as const)),
       ...Array.from({ length: 5 }, () => get(one, near.apiKey).then((res) => ['near', res.status] as const)),
@@ -185,7 +153,7 @@ describe('degraded admission: Redis paused and stopped (own redis-server, never 
       )
       .toBe(503);
 
-    await startLocalRedis({ name, port });
+    await redis.start();
     await expect.poll(() => used(known.record.id), { timeout: 10_000 }).toBe(ok.known);
     await expect.poll(() => used(near.record.id), { timeout: 10_000 }).toBe(ok.near);
     await expect.poll(() => used(revoked.record.id), { timeout: 10_000 }).toBe(ok.revoked);
@@ -193,13 +161,13 @@ describe('degraded admission: Redis paused and stopped (own redis-server, never 
     expect(ok.near - 10).toBeLessThanOrEqual(3 * 2);
     // Back to Redis's own decisions: the revoked key is 401 again, the journals are empty.
     expect((await get(one, revoked.apiKey)).status).toBe(401);
-    for (const dir of dirs.slice(-2)) await expect.poll(() => journalText(dir), { timeout: 5_000 }).toBe('');
+    for (const gw of [one, two]) await expect.poll(() => journalText(gw), { timeout: 5_000 }).toBe('');
   });
 
-  it('a refusal during the outage is problem+json', async () => {
-    const gw = await gateway();
-    const unseen = await store().create({ owner: 'unseen-2', quota: 10 });
-    await stopLocalRedis({ name, port });
+  it('a refusal during the outage is problem+json', async ({ redis, keys, startGateway }) => {
+    const gw = await startGateway();
+    const unseen = await keys.create({ owner: 'unseen-2', quota: 10 });
+    await redis.stop();
     try {
       const res = await fetch(`${gw.url}/v1/fragrances`, { headers: bearer(unseen.apiKey) });
       expect(res.status).toBe(503);
@@ -207,7 +175,7 @@ describe('degraded admission: Redis paused and stopped (own redis-server, never 
       expect(res.headers.get('retry-after')).toBe('1');
       expect(Problem.parse(await res.json())).toMatchObject({ code: 'service_unavailable' });
     } finally {
-      await startLocalRedis({ name, port });
+      await redis.start();
     }
   });
 });

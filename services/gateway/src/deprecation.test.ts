@@ -1,42 +1,23 @@
-import type { Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ConfigError } from '@fragrance/config';
-import { createKeyStore } from '@fragrance/api-keys';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
 import { loadConfig } from './config.ts';
-import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+import { bearer, gatewayTest } from './testing/app.ts';
 
 const NOTICES = {
   '/v1/brands/:slug': { deprecation: '2027-01-01T00:00:00Z', sunset: '2027-07-01T00:00:00Z', link: 'https://api.example/docs/api-guide' },
   '/v1/usage': { deprecation: '2027-02-01T00:00:00Z' },
 };
 
+/** GET on the file's gateway, which announces NOTICES, with a key unless told otherwise. */
+const it = gatewayTest
+  .extend('gatewayOptions', { scope: 'file' }, { env: { API_DEPRECATIONS: JSON.stringify(NOTICES) } })
+  .extend('get', { scope: 'file' }, async ({ gateway, keys }) => {
+    const { apiKey } = await keys.create({ owner: 'deprecations', quota: 100 });
+    return (path: string, headers: Record<string, string> = bearer(apiKey)) => fetch(`${gateway.url}${path}`, { headers });
+  });
+
 describe('deprecations announced per route (API_DEPRECATIONS, real Redis)', () => {
-  let redis: TestRedis;
-  let upstream: Server;
-  let gateway: GatewayUnderTest;
-  let apiKey: string;
-
-  beforeAll(async () => {
-    redis = await testRedis('gateway-deprecation');
-    upstream = fakeUpstream();
-    gateway = await startGateway({
-      redis: redis.redis,
-      prefix: redis.prefix,
-      upstreamUrl: await listen(upstream),
-      env: { API_DEPRECATIONS: JSON.stringify(NOTICES) },
-    });
-    ({ apiKey } = await createKeyStore({ redis: redis.redis, prefix: redis.prefix }).create({ owner: 'deprecations', quota: 100 }));
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await close(upstream);
-    await redis.cleanup();
-  });
-
-  const get = (path: string, headers: Record<string, string> = bearer(apiKey)) => fetch(`${gateway.url}${path}`, { headers });
-
-  it('puts Deprecation, Sunset and Link on every answer of a deprecated route, which answers as before', async () => {
+  it('puts Deprecation, Sunset and Link on every answer of a deprecated route, which answers as before', async ({ get }) => {
     for (const res of [await get('/v1/brands/chanel'), await get('/v1/brands/chanel', {})]) {
       expect([200, 401]).toContain(res.status);
       expect(res.headers.get('deprecation')).toBe('@1798761600');
@@ -53,7 +34,7 @@ describe('deprecations announced per route (API_DEPRECATIONS, real Redis)', () =
     expect(usage.headers.get('sunset')).toBeNull();
   });
 
-  it('leaves every other route alone', async () => {
+  it('leaves every other route alone', async ({ get }) => {
     for (const path of ['/v1/brands', '/v1/fragrances', '/v1/me']) {
       const res = await get(path);
       expect(res.status).toBe(200);

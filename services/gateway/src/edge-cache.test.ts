@@ -1,22 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { createServer, request as httpRequest, type Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
+import { describe, expect } from 'vitest';
 import { FragranceDetail, MeResponse, SearchResponse } from '@fragrance/contracts';
 import { bumpCatalogueGeneration } from '@fragrance/response-cache';
 import { currentIndex, ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
-import {
-  freePort,
-  startService,
-  testElasticsearch,
-  testRedis,
-  type RunningService,
-  type TestElasticsearch,
-  type TestRedis,
-} from '@fragrance/testkit';
+import { close, listen } from '@fragrance/testkit';
 import { edgeCacheBytes, edgeCacheEntries } from './metrics.ts';
-import { bearer, close, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+import { bearer } from './testing/app.ts';
+import { catalogueGatewayTest, gatewayInFrontOf } from './testing/catalogue.ts';
 
 /** Sits between the gateway and the catalogue and counts the requests that reach the catalogue, by target. */
 async function countingRelay(target: string): Promise<{ url: string; server: Server; seen: (url: string) => number }> {
@@ -39,57 +30,43 @@ const answerHeaders = (res: Response) => [...res.headers].filter(([name]) => !EX
 
 const rose = (n: number) => makeRecord({ name: `Rose Garden ${n}`, brand: 'Edge House', votes: 100 + n });
 
-// Real gateway, real catalogue (its own process, its own response cache), real Redis and
-// Elasticsearch; a counting relay between the two shows which requests reached the catalogue.
-describe('edge cache (gateway)', () => {
-  let es: TestElasticsearch;
-  let redis: TestRedis;
-  let catalogue: RunningService;
-  let relay: Awaited<ReturnType<typeof countingRelay>>;
-  let gateway: GatewayUnderTest;
-  let store: KeyStore;
-  let alias: string;
-  let apiKey: string;
-  const records = [rose(1), rose(2), rose(3)];
-  const scope = () => ({ prefix: redis.prefix.replace(/:$/, ''), alias });
-  const gatewayEnv = () => ({ UPSTREAM_TIMEOUT_MS: '5000', JOBS_PREFIX: scope().prefix, CATALOGUE_ALIAS: alias });
+const records = [rose(1), rose(2), rose(3)];
 
-  beforeAll(async () => {
-    es = await testElasticsearch('gw-edge');
-    redis = await testRedis('gw-edge');
-    alias = es.index('fragrances');
-    await ingestCatalogue({ client: es.client, alias, records });
-    catalogue = await startService('catalogue', await freePort(), {
-      ELASTICSEARCH_URL: es.url,
-      REDIS_URL: redis.url,
-      JOBS_PREFIX: scope().prefix,
-      CATALOGUE_ALIAS: alias,
-      CURSOR_SECRET: randomBytes(32).toString('base64url'),
-      EMBEDDINGS_ENABLED: 'false',
-      // A swap made by hand is noticed within this (the edge test below waits up to 3 s).
-      RESPONSE_CACHE_GENERATION_CHECK_MS: '100',
-    });
-    relay = await countingRelay(catalogue.url);
-    gateway = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl: relay.url, env: gatewayEnv() });
-    store = createKeyStore({ redis: redis.redis, prefix: redis.prefix });
-    // Bursts far above the default: every test here sends dozens of requests at once.
-    ({ apiKey } = await store.create({ owner: 'edge-cache', quota: 100_000, burst: 10_000, refillPerSecond: 10_000 }));
-  }, 90_000);
-  afterAll(async () => {
-    await gateway.close();
-    await close(relay.server);
-    await catalogue.stop();
-    await redis.cleanup();
-    await es.cleanup();
+const it = catalogueGatewayTest
+  .extend('catalogueRecords', { scope: 'file' }, records)
+  // A swap made by hand is noticed within this (the edge test below waits up to 3 s).
+  .extend('catalogueEnv', { scope: 'file' }, { RESPONSE_CACHE_GENERATION_CHECK_MS: '100' })
+  .extend('relay', { scope: 'file' }, async ({ catalogue }, { onCleanup }) => {
+    const relay = await countingRelay(catalogue.url);
+    onCleanup(() => close(relay.server));
+    return relay;
+  })
+  .extend('gatewayOptions', { scope: 'file' }, ({ catalogue, relay }) => ({ ...gatewayInFrontOf(catalogue), upstreamUrl: relay.url }))
+  // Bursts far above the default: every test here sends dozens of requests at once.
+  .extend('apiKey', { scope: 'file' }, async ({ keys }) => {
+    const { apiKey } = await keys.create({ owner: 'edge-cache', quota: 100_000, burst: 10_000, refillPerSecond: 10_000 });
+    return apiKey;
+  })
+  .extend(
+    'get',
+    { scope: 'file' },
+    ({ gateway, apiKey }) =>
+      (path: string, headers: Record<string, string> = {}) =>
+        fetch(`${gateway.url}${path}`, { headers: { ...bearer(apiKey), ...headers } }),
+  )
+  .extend('searches', { scope: 'file' }, ({ es, catalogue }) => async () => {
+    const stats = await es.client.indices.stats({ index: catalogue.alias, metric: 'search' });
+    return stats._all.primaries?.search?.query_total ?? 0;
   });
 
-  const get = (path: string, headers: Record<string, string> = {}) =>
-    fetch(`${gateway.url}${path}`, { headers: { ...bearer(apiKey), ...headers } });
-  const names = async (res: Response) => SearchResponse.parse(await res.json()).data.map((d) => d.name);
-  const searches = async () => (await es.client.indices.stats({ index: alias, metric: 'search' }))._all.primaries?.search?.query_total ?? 0;
+const names = async (res: Response) => SearchResponse.parse(await res.json()).data.map((d) => d.name);
 
-  it('answers a repeated search and detail at the edge, byte for byte, each one admitted and counted', async () => {
-    const { apiKey: counted } = await store.create({ owner: 'edge-billing', quota: 100 });
+// Real gateway, real catalogue (its own process, its own response cache), real Redis and
+// Elasticsearch; a counting relay between the two shows which requests reached the catalogue.
+// The first test waits for the catalogue process too.
+describe('edge cache (gateway)', { timeout: 120_000 }, () => {
+  it('answers a repeated search and detail at the edge, byte for byte, each one admitted and counted', async ({ gateway, keys, relay }) => {
+    const { apiKey: counted } = await keys.create({ owner: 'edge-billing', quota: 100 });
     for (const path of ['/v1/fragrances?query=rose%20garden&limit=2', `/v1/fragrances/${records[0]?.id ?? ''}`]) {
       const answers = [];
       for (let i = 0; i < 3; i++) answers.push(await fetch(`${gateway.url}${path}`, { headers: bearer(counted) }));
@@ -111,7 +88,7 @@ describe('edge cache (gateway)', () => {
     expect(me.used_today).toBe(6);
   });
 
-  it('answers If-None-Match with 304 at the edge, counted, and 200 when the tag is another', async () => {
+  it('answers If-None-Match with 304 at the edge, counted, and 200 when the tag is another', async ({ get, relay }) => {
     const path = `/v1/fragrances/${records[1]?.id ?? ''}`;
     const first = await get(path);
     const etag = first.headers.get('etag') ?? '';
@@ -126,7 +103,11 @@ describe('edge cache (gateway)', () => {
     expect(relay.seen(path)).toBe(1);
   });
 
-  it('passes a revalidation of an answer it does not hold to the catalogue, and keeps nothing of its 304', async () => {
+  it('passes a revalidation of an answer it does not hold to the catalogue, and keeps nothing of its 304', async ({
+    catalogue,
+    get,
+    relay,
+  }) => {
     const path = `/v1/fragrances/${records[0]?.id ?? ''}/similar`;
     const etag = (await fetch(`${catalogue.url}${path}`)).headers.get('etag') ?? '';
     expect(etag).toMatch(/^"/);
@@ -142,7 +123,7 @@ describe('edge cache (gateway)', () => {
     expect(relay.seen(path)).toBe(2);
   });
 
-  it('sends 50 concurrent requests for a cold key to the catalogue (and Elasticsearch) once', async () => {
+  it('sends 50 concurrent requests for a cold key to the catalogue (and Elasticsearch) once', async ({ get, relay, searches }) => {
     const path = '/v1/fragrances?query=garden&limit=3';
     const before = await searches();
     const answers = await Promise.all(Array.from({ length: 50 }, () => get(path)));
@@ -155,43 +136,43 @@ describe('edge cache (gateway)', () => {
     expect(new Set(answers.map((r) => r.headers.get('ratelimit-remaining'))).size).toBe(50);
   });
 
-  it('shows an enrichment change on the very next request once its batch bumps the generation', async () => {
+  it('shows an enrichment change on the very next request once its batch bumps the generation', async ({ es, redis, catalogue, get }) => {
     const id = records[2]?.id ?? '';
     const path = `/v1/fragrances/${id}`;
     const description = async () => FragranceDetail.parse(await (await get(path)).json()).description;
     expect(await description()).toBeNull();
     expect(await description()).toBeNull();
     // What an enrichment batch does: write, make it searchable, then bump the generation.
-    const index = (await currentIndex(es.client, alias)) ?? '';
+    const index = (await currentIndex(es.client, catalogue.alias)) ?? '';
     await es.client.update({ index, id, doc: { description: 'Petals at the edge.' }, refresh: true });
     expect(await description()).toBeNull(); // not bumped yet: the cached answer
-    await bumpCatalogueGeneration(redis.redis, scope());
+    await bumpCatalogueGeneration(redis.redis, catalogue.scope);
     // No waiting: the edge reads the counter with the admission and tells the catalogue which one it saw.
     expect(await description()).toBe('Petals at the edge.');
     expect(await description()).toBe('Petals at the edge.');
   });
 
-  it('serves a new index on the very next request after an ingest announces its swap', async () => {
+  it('serves a new index on the very next request after an ingest announces its swap', async ({ es, redis, catalogue, get }) => {
     const path = '/v1/fragrances?query=rose%20garden';
     const before = await names(await get(path));
     expect(await names(await get(path))).toEqual(before);
     await ingestCatalogue({
       client: es.client,
-      alias,
+      alias: catalogue.alias,
       records: [...records, rose(4)],
-      afterSwap: () => bumpCatalogueGeneration(redis.redis, scope()),
+      afterSwap: () => bumpCatalogueGeneration(redis.redis, catalogue.scope),
     });
     expect(await names(await get(path))).toContain('Rose Garden 4');
   });
 
-  it('serves a swap nobody announced once a catalogue notices it (its check interval)', async () => {
+  it('serves a swap nobody announced once a catalogue notices it (its check interval)', async ({ es, catalogue, get }) => {
     const path = '/v1/fragrances?query=rose%20garden&limit=20';
     expect(await names(await get(path))).not.toContain('Rose Garden 5');
-    await ingestCatalogue({ client: es.client, alias, records: [...records, rose(4), rose(5)] });
+    await ingestCatalogue({ client: es.client, alias: catalogue.alias, records: [...records, rose(4), rose(5)] });
     await expect.poll(async () => names(await get(path)), { timeout: 3_000, interval: 20 }).toContain('Rose Garden 5');
   });
 
-  it('keeps nothing the catalogue does not mark as cacheable: errors, 404s, HEAD', async () => {
+  it('keeps nothing the catalogue does not mark as cacheable: errors, 404s, HEAD', async ({ gateway, apiKey, get, relay }) => {
     const missing = '/v1/fragrances/00000000-0000-4000-8000-000000000000';
     expect((await get(missing)).status).toBe(404);
     expect((await get(missing)).status).toBe(404);
@@ -210,23 +191,19 @@ describe('edge cache (gateway)', () => {
     expect(relay.seen(head) - seen).toBe(2);
   });
 
-  it('keeps nothing when its generation key is not the catalogue’s (another JOBS_PREFIX)', async () => {
-    const other = await startGateway({
-      redis: redis.redis,
-      prefix: redis.prefix,
-      upstreamUrl: relay.url,
-      env: { ...gatewayEnv(), JOBS_PREFIX: `${scope().prefix}-other` },
-    });
-    try {
-      const path = '/v1/fragrances?query=rose&limit=4';
-      for (let i = 0; i < 3; i++) expect((await fetch(`${other.url}${path}`, { headers: bearer(apiKey) })).status).toBe(200);
-      expect(relay.seen(path)).toBe(3);
-    } finally {
-      await other.close();
-    }
+  it('keeps nothing when its generation key is not the catalogue’s (another JOBS_PREFIX)', async ({
+    catalogue,
+    apiKey,
+    relay,
+    startGateway,
+  }) => {
+    const other = await startGateway({ env: { JOBS_PREFIX: `${catalogue.scope.prefix}-other` } });
+    const path = '/v1/fragrances?query=rose&limit=4';
+    for (let i = 0; i < 3; i++) expect((await fetch(`${other.url}${path}`, { headers: bearer(apiKey) })).status).toBe(200);
+    expect(relay.seen(path)).toBe(3);
   });
 
-  it('keeps no answer that varies by request headers or belongs to one client', async () => {
+  it('keeps no answer that varies by request headers or belongs to one client', async ({ apiKey, startGateway }) => {
     // A stand-in catalogue that marks its answers with the counter, as the real one does, and adds one header each time.
     const asked = new Map<string, number>();
     const extras: Record<string, [string, string]> = {
@@ -246,7 +223,7 @@ describe('edge cache (gateway)', () => {
       res.end('{"data":[]}');
     });
     const standInUrl = await listen(standIn);
-    const other = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl: standInUrl, env: gatewayEnv() });
+    const other = await startGateway({ upstreamUrl: standInUrl });
     try {
       for (const path of Object.keys(extras)) {
         for (let i = 0; i < 2; i++) expect((await fetch(`${other.url}${path}`, { headers: bearer(apiKey) })).status).toBe(200);
@@ -258,12 +235,11 @@ describe('edge cache (gateway)', () => {
         '/v1/fragrances?q=plain': 1,
       });
     } finally {
-      await other.close();
       await close(standIn);
     }
   });
 
-  it('does not queue requests behind one another for an answer they cannot share', async () => {
+  it('does not queue requests behind one another for an answer they cannot share', async ({ catalogue, apiKey, startGateway }) => {
     // A popular 404 (the real catalogue, Elasticsearch behind it): every request needs its own
     // answer. A relay in front of the catalogue holds each request until `gate` of them are in
     // flight (or 3 s pass), then lets them all through.
@@ -293,7 +269,7 @@ describe('edge cache (gateway)', () => {
       }
     });
     const relayUrl = await listen(holdingRelay);
-    const other = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl: relayUrl, env: gatewayEnv() });
+    const other = await startGateway({ upstreamUrl: relayUrl });
     try {
       expect((await fetch(`${other.url}${path}`, { headers: bearer(apiKey) })).status).toBe(404);
       gate = 5;
@@ -304,28 +280,18 @@ describe('edge cache (gateway)', () => {
       expect(asked).toBe(6);
       expect(mostInFlight).toBe(5);
     } finally {
-      await other.close();
       await close(holdingRelay);
     }
   });
 
-  it('never holds more bytes than EDGE_CACHE_MAX_BYTES', async () => {
-    const small = await startGateway({
-      redis: redis.redis,
-      prefix: redis.prefix,
-      upstreamUrl: relay.url,
-      env: { ...gatewayEnv(), EDGE_CACHE_MAX_BYTES: '6000' },
-    });
+  it('never holds more bytes than EDGE_CACHE_MAX_BYTES', async ({ apiKey, startGateway }) => {
+    const small = await startGateway({ env: { EDGE_CACHE_MAX_BYTES: '6000' } });
     const gauge = async (metric: typeof edgeCacheBytes) => (await metric.get()).values[0]?.value ?? 0;
-    try {
-      for (let limit = 1; limit <= 30; limit++) {
-        const res = await fetch(`${small.url}/v1/fragrances?query=rose&limit=${limit}`, { headers: bearer(apiKey) });
-        expect(res.status).toBe(200);
-        expect(await gauge(edgeCacheBytes)).toBeLessThanOrEqual(6000);
-      }
-      expect(await gauge(edgeCacheEntries)).toBeGreaterThan(0);
-    } finally {
-      await small.close();
+    for (let limit = 1; limit <= 30; limit++) {
+      const res = await fetch(`${small.url}/v1/fragrances?query=rose&limit=${limit}`, { headers: bearer(apiKey) });
+      expect(res.status).toBe(200);
+      expect(await gauge(edgeCacheBytes)).toBeLessThanOrEqual(6000);
     }
+    expect(await gauge(edgeCacheEntries)).toBeGreaterThan(0);
   });
 });
