@@ -31,9 +31,9 @@ import { generateCatalogue } from '@fragrance/dataset';
 import { createLogger } from '@fragrance/http';
 import { createRedisClient, waitForRedis } from '@fragrance/redis';
 import { ingestCatalogue } from '@fragrance/search';
-import { freePort, startService, type RunningService } from '@fragrance/testkit';
+import { close, freePort, startService, type RunningService } from '@fragrance/testkit';
 import { McpConfig, resourceOf } from '../src/config.ts';
-import { close, jwksServer, MCP_HEADERS, mintToken, signingKey } from '../src/test-helpers.ts';
+import { jwksServer, MCP_HEADERS, mintToken, signingKey } from '../src/testing/tokens.ts';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((arg, i) => !(i === 0 && arg === '--')),

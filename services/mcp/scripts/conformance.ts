@@ -23,13 +23,13 @@ import { httpUrl, parseConfig } from '@fragrance/config';
 import { RevocationStore } from '@fragrance/identity';
 import { createLogger } from '@fragrance/http';
 import { createRedisClient, waitForRedis } from '@fragrance/redis';
-import { startLocalRedis } from '@fragrance/testkit';
+import { close, listen, startLocalRedis } from '@fragrance/testkit';
 import { buildApp } from '../src/app.ts';
 import { tokenVerifierFor } from '../src/auth/verify-token.ts';
 import { createCatalogue } from '../src/catalogue/catalogue.ts';
 import { McpConfig, resourceOf } from '../src/config.ts';
 import { createRateLimiter } from '../src/rate-limit.ts';
-import { close, jwksServer, listen, mintToken, signingKey } from '../src/test-helpers.ts';
+import { jwksServer, mintToken, signingKey } from '../src/testing/tokens.ts';
 import { APPLICABLE, EXTRA, NOT_APPLICABLE, NOT_APPLICABLE_CHECKS, REVISIONS, type Revision } from './conformance-scenarios.ts';
 
 const conformanceBin = createRequire(import.meta.url).resolve('@modelcontextprotocol/conformance/dist/index.js');

@@ -11,7 +11,7 @@ import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@model
 import { UserStore } from '@fragrance/identity';
 import { createRedisClient, quietRedisLogger, waitForRedis } from '@fragrance/redis';
 import { FormUser } from '@fragrance/testkit';
-import { MemoryOAuthProvider } from '../test/stack.ts';
+import { MemoryOAuthProvider } from '../src/testing/oauth-provider.ts';
 
 const { values } = parseArgs({
   // `pnpm run smoke -- --email …` passes the `--` through.

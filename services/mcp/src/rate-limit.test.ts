@@ -1,15 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
+import { describe, expect } from 'vitest';
 import { createRateLimiter } from './rate-limit.ts';
+import { mcpTest as it } from './testing/app.ts';
 
 describe('per-user MCP rate limit (token bucket in Redis)', () => {
-  let t: TestRedis;
-  beforeAll(async () => {
-    t = await testRedis('mcp-rl');
-  });
-  afterAll(() => t.cleanup());
-
-  it('admits the burst, refuses the next with a wait, and refills at the sustained rate', async () => {
+  it('admits the burst, refuses the next with a wait, and refills at the sustained rate', async ({ redis: t }) => {
     let clock = 1_800_000_000_000;
     const limiter = createRateLimiter({ redis: t.redis, prefix: t.prefix, perMinute: 60, burst: 2, now: () => clock });
     expect(await limiter.admit('u1', 'c1')).toEqual({ allowed: true });
@@ -26,7 +20,7 @@ describe('per-user MCP rate limit (token bucket in Redis)', () => {
     expect(await limiter.usage(day)).toEqual({ 'u1 c1': 3, 'u1 c2': 2 });
   });
 
-  it('does not refill for time running backwards (MCP servers whose clocks disagree)', async () => {
+  it('does not refill for time running backwards (MCP servers whose clocks disagree)', async ({ redis: t }) => {
     let clock = 1_800_000_000_000;
     const limiter = createRateLimiter({ redis: t.redis, prefix: t.prefix, perMinute: 60, burst: 2, now: () => clock });
     expect((await limiter.admit('skew', 'c')).allowed).toBe(true);
@@ -38,7 +32,7 @@ describe('per-user MCP rate limit (token bucket in Redis)', () => {
     expect((await limiter.admit('skew', 'c')).allowed).toBe(false);
   });
 
-  it('keeps users apart and lets its keys expire', async () => {
+  it('keeps users apart and lets its keys expire', async ({ redis: t }) => {
     const limiter = createRateLimiter({ redis: t.redis, prefix: t.prefix, perMinute: 60, burst: 1 });
     expect((await limiter.admit('u2', 'c')).allowed).toBe(true);
     expect((await limiter.admit('u2', 'c')).allowed).toBe(false);

@@ -1,12 +1,11 @@
 // The MCP App views in real headless Chromium (Debian's chromium, driven by playwright-core),
-// shown by a host built from the ext-apps SDK's own host side (test/apps-host.ts: AppBridge over
+// shown by a host built from the ext-apps SDK's own host side (src/testing/apps-host.ts: AppBridge over
 // PostMessageTransport, the view in a sandboxed iframe). The SDK client reads each tool's view with
 // resources/read from the real app (token verification, rate limit, the real catalogue service over
 // Elasticsearch) and calls the tool; the host renders the view from that very result, in the light
 // and the dark theme. Checked: the content, readable contrast, keyboard use (Tab to a button, Enter
 // or Space asks the host), no console error, and not one network request from a view (its CSP
 // refuses even a deliberate fetch). Screenshots go to docs/images/mcp-app-*.png.
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
@@ -15,25 +14,14 @@ import { getToolUiResourceUri, type McpUiHostContext } from '@modelcontextprotoc
 import { Client, StreamableHTTPClientTransport, type CallToolResult, type Tool } from '@modelcontextprotocol/client';
 import { build } from 'esbuild';
 import type { BrowserContext, Frame, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { FragranceDetail } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
-import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
-import {
-  freePort,
-  REPO_ROOT,
-  startService,
-  testElasticsearch,
-  testRedis,
-  type RunningService,
-  type TestElasticsearch,
-  type TestRedis,
-} from '@fragrance/testkit';
+import { close, listen, REPO_ROOT } from '@fragrance/testkit';
 import { launchChromiumContext } from '@fragrance/testkit/browser';
-import { close, listen } from '../src/test-helpers.ts';
-import type { Shown } from './apps-host.ts';
-import { startMcpOverHttp, type McpOverHttp } from './stack.ts';
+import type { Shown } from '../src/testing/apps-host.ts';
+import { mcpOverCatalogue, mcpStackTest } from '../src/testing/stack.ts';
 
 const IMAGES = join(REPO_ROOT, 'docs', 'images');
 
@@ -120,10 +108,11 @@ function hostServer(script: string): Server {
   });
 }
 
-let redis: TestRedis;
-let es: TestElasticsearch;
-let catalogue: RunningService | undefined;
-let mcp: McpOverHttp | undefined;
+/** The catalogue service (a process) over the test records, and this server's app in process calling it. */
+const it = mcpStackTest.extend('mcp', { scope: 'file' }, ({ es, startStack, startApp }) =>
+  mcpOverCatalogue({ es, startStack, startApp }, [HERO, ...RIVALS, ...generateCatalogue({ count: 60, seed: 35 })]),
+);
+
 let client: Client;
 let tools: Tool[];
 let host: Server;
@@ -133,30 +122,15 @@ let page: Page;
 const requests: string[] = [];
 const problems: string[] = [];
 
-beforeAll(async () => {
-  [redis, es] = await Promise.all([testRedis('mcp-apps'), testElasticsearch('mcp-apps')]);
-  const alias = es.index('fragrances');
-  await ingestCatalogue({
-    client: es.client,
-    alias,
-    records: [HERO, ...RIVALS, ...generateCatalogue({ count: 60, seed: 35 })],
-    replicas: 0,
-  });
-  const port = await freePort();
-  catalogue = await startService('catalogue', port, {
-    REDIS_URL: redis.url,
-    JOBS_PREFIX: redis.prefix.replace(/:$/, ''),
-    ELASTICSEARCH_URL: es.url,
-    CATALOGUE_ALIAS: alias,
-    CURSOR_SECRET: randomBytes(32).toString('base64url'),
-  });
-  mcp = await startMcpOverHttp({ redis: redis.redis, prefix: redis.prefix, catalogueUrl: `http://127.0.0.1:${port}` });
+it.beforeAll(async ({ mcp }) => {
   client = new Client({ name: 'mcp-apps-test-host', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(mcp.url, { requestInit: { headers: { authorization: `Bearer ${mcp.token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(mcp.endpoint, { requestInit: { headers: { authorization: `Bearer ${mcp.token}` } } }),
+  );
   ({ tools } = await client.listTools());
 
   const bundle = await build({
-    entryPoints: [fileURLToPath(new URL('./apps-host.ts', import.meta.url))],
+    entryPoints: [fileURLToPath(new URL('../src/testing/apps-host.ts', import.meta.url))],
     bundle: true,
     write: false,
     format: 'iife',
@@ -184,13 +158,10 @@ beforeAll(async () => {
   mkdirSync(IMAGES, { recursive: true });
 }, 180_000);
 
-afterAll(async () => {
+it.afterAll(async () => {
   await context?.close();
   await client?.close();
-  await mcp?.close();
-  await catalogue?.stop();
   if (host) await close(host);
-  await Promise.all([redis?.cleanup(), es?.cleanup()]);
 });
 
 /** As a host does: the tool's view from its _meta (resources/read), the tool's result, both to the page. */

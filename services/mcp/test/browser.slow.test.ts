@@ -1,22 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { generateCatalogue } from '@fragrance/dataset';
 import { UserStore } from '@fragrance/identity';
-import { ingestCatalogue } from '@fragrance/search';
-import {
-  freePort,
-  startService,
-  testElasticsearch,
-  testRedis,
-  type RunningService,
-  type TestElasticsearch,
-  type TestRedis,
-} from '@fragrance/testkit';
+import { close, listen } from '@fragrance/testkit';
 import { launchChromium, screenshotPath } from '@fragrance/testkit/browser';
-import { close, listen } from '../src/test-helpers.ts';
+import { catalogueOf, mcpStackTest } from '../src/testing/stack.ts';
 
 // Browser-based MCP clients in real headless Chromium (Debian's chromium, driven by
 // playwright-core), against the whole stack behind the edge: a page on an allowed loopback
@@ -36,68 +26,47 @@ function pkce() {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-let redis: TestRedis;
-let es: TestElasticsearch;
-let services: RunningService[] = [];
-let edge: string;
-let allowedServer: Server;
-let refusedServer: Server;
-let allowedOrigin: string;
-let refusedOrigin: string;
-let browser: Browser;
 const consoleErrors: string[] = [];
 
-beforeAll(async () => {
-  [redis, es] = await Promise.all([testRedis('mcp-browser'), testElasticsearch('mcp-browser')]);
-  const alias = es.index('fragrances');
-  await ingestCatalogue({ client: es.client, alias, records: generateCatalogue({ count: 60, seed: 11 }), replicas: 0 });
-  await new UserStore(redis.redis, { prefix: redis.prefix, scrypt: TEST_SCRYPT }).create(person.email, person.password);
+const it = mcpStackTest
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+  .extend('origins', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const allowedServer = pageServer();
+    const refusedServer = pageServer();
+    onCleanup(async () => {
+      await Promise.all([allowedServer, refusedServer].map(close));
+    });
+    return {
+      allowed: await listen(allowedServer),
+      // Same machine, another origin (host differs): not in MCP_ALLOWED_ORIGINS.
+      refused: (await listen(refusedServer)).replace('127.0.0.1', 'localhost'),
+    };
+  })
+  /** The whole stack behind the edge, as processes; the person who signs in. */
+  .extend('stack', { scope: 'file' }, async ({ redis, es, origins, startStack }) => {
+    const alias = await catalogueOf(es, generateCatalogue({ count: 60, seed: 11 }));
+    await new UserStore(redis.redis, { prefix: redis.prefix, scrypt: TEST_SCRYPT }).create(person.email, person.password);
+    return startStack({
+      services: ['catalogue', 'auth', 'mcp', 'gateway'],
+      alias,
+      env: { mcp: { MCP_ALLOWED_ORIGINS: origins.allowed } },
+    });
+  })
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const browser = await launchChromium();
+    onCleanup(() => browser.close());
+    return browser;
+  });
 
-  allowedServer = pageServer();
-  refusedServer = pageServer();
-  allowedOrigin = await listen(allowedServer);
-  // Same machine, another origin (host differs): not in MCP_ALLOWED_ORIGINS.
-  refusedOrigin = (await listen(refusedServer)).replace('127.0.0.1', 'localhost');
-
-  const [gatewayPort, authPort, cataloguePort, mcpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  edge = `http://127.0.0.1:${gatewayPort}`;
-  const shared = { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix };
-  services = await Promise.all([
-    startService('catalogue', cataloguePort, {
-      ELASTICSEARCH_URL: es.url,
-      CATALOGUE_ALIAS: alias,
-      CURSOR_SECRET: randomBytes(32).toString('base64url'),
-    }),
-    startService('auth', authPort, { ...shared, MCP_URL: edge }),
-    startService('mcp', mcpPort, {
-      ...shared,
-      MCP_URL: edge,
-      AUTH_SERVICE_URL: `http://127.0.0.1:${authPort}`,
-      CATALOGUE_SERVICE_URL: `http://127.0.0.1:${cataloguePort}`,
-      MCP_ALLOWED_ORIGINS: allowedOrigin,
-    }),
-  ]);
-  services.push(
-    await startService('gateway', gatewayPort, {
-      REDIS_URL: redis.url,
-      CATALOGUE_SERVICE_URL: `http://127.0.0.1:${cataloguePort}`,
-      AUTH_SERVICE_URL: `http://127.0.0.1:${authPort}`,
-      MCP_SERVICE_URL: `http://127.0.0.1:${mcpPort}`,
-      MCP_URL: edge,
-    }),
-  );
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await Promise.all(services.map((s) => s.stop()));
-  await Promise.all([allowedServer, refusedServer].filter(Boolean).map(close));
-  await Promise.all([redis?.cleanup(), es?.cleanup()]);
-});
+// The stack and the browser start before the first test, under the hook's timeout.
+it.beforeAll(async ({ stack, browser }) => {
+  expect(stack.urls.edge).toBeTruthy();
+  expect(browser.isConnected()).toBe(true);
+}, 180_000);
 
 /** A page of the test's browser that records console errors and uncaught exceptions. */
-async function watchedPage(viewport?: { width: number; height: number }): Promise<Page> {
+async function watchedPage(browser: Browser, viewport?: { width: number; height: number }): Promise<Page> {
   const context = await browser.newContext(viewport ? { viewport } : {});
   const page = await context.newPage();
   page.on('console', (message) => {
@@ -137,9 +106,14 @@ const MCP_FETCH_HEADERS = {
 };
 
 describe('a browser-based MCP client', () => {
-  it('on an allowed origin: 401 challenge → RFC 9728 → RFC 8414 → registration → sign-in → token → MCP → refresh → revocation', async () => {
-    const page = await watchedPage();
-    await page.goto(`${allowedOrigin}/`);
+  it('on an allowed origin: 401 challenge → RFC 9728 → RFC 8414 → registration → sign-in → token → MCP → refresh → revocation', async ({
+    stack,
+    origins,
+    browser,
+  }) => {
+    const { edge } = stack.urls;
+    const page = await watchedPage(browser);
+    await page.goto(`${origins.allowed}/`);
 
     // Discovery from the page, with the headers the MCP SDK sends.
     const discovery = await page.evaluate(
@@ -172,7 +146,7 @@ describe('a browser-based MCP client', () => {
     expect(discovery.issuer).toBe(edge);
     expect(discovery.as.registration_endpoint).toBe(`${edge}/oauth/register`);
 
-    const redirectUri = `${allowedOrigin}/callback`;
+    const redirectUri = `${origins.allowed}/callback`;
     const clientId = await page.evaluate(
       async ({ endpoint, redirectUri }) => {
         const res = await fetch(endpoint, {
@@ -261,9 +235,10 @@ describe('a browser-based MCP client', () => {
     await page.context().close();
   }, 60_000);
 
-  it('on an origin that is not allowed: reads the metadata, cannot use /mcp', async () => {
-    const page = await watchedPage();
-    await page.goto(`${refusedOrigin}/`);
+  it('on an origin that is not allowed: reads the metadata, cannot use /mcp', async ({ stack, origins, browser }) => {
+    const { edge } = stack.urls;
+    const page = await watchedPage(browser);
+    await page.goto(`${origins.refused}/`);
     const outcome = await page.evaluate(
       async ({ edge, headers }) => {
         const prm = await fetch(`${edge}/.well-known/oauth-protected-resource/mcp`, { headers: { 'mcp-protocol-version': '2025-11-25' } });
@@ -282,15 +257,20 @@ describe('a browser-based MCP client', () => {
     expect(outcome).toMatchObject({ prm: 200, as: 200 });
     expect(outcome.mcp).toMatch(/^blocked: TypeError/);
     // The browser reported the refused preflight on the console: expected here, not an error of ours.
-    consoleErrors.splice(0, consoleErrors.length, ...consoleErrors.filter((line) => !line.startsWith(refusedOrigin)));
+    consoleErrors.splice(0, consoleErrors.length, ...consoleErrors.filter((line) => !line.startsWith(origins.refused)));
     await page.context().close();
   }, 30_000);
 });
 
 describe('the account page in the browser', () => {
-  it('lists two connected apps, disconnects one at once, changes the password; phone-sized, no console errors', async () => {
-    const redirectUri = `${allowedOrigin}/callback`;
-    const page = await watchedPage({ width: 390, height: 844 });
+  it('lists two connected apps, disconnects one at once, changes the password; phone-sized, no console errors', async ({
+    stack,
+    origins,
+    browser,
+  }) => {
+    const { edge } = stack.urls;
+    const redirectUri = `${origins.allowed}/callback`;
+    const page = await watchedPage(browser, { width: 390, height: 844 });
     // Two clients connected through the pages (the sign-in session of the first serves the second).
     const apps: { clientId: string; access: string; refresh: string }[] = [];
     for (const name of ['Assistant One', 'Assistant Two']) {

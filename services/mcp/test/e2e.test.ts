@@ -1,34 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { Writable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { generateCatalogue } from '@fragrance/dataset';
 import { createLogger } from '@fragrance/http';
 import { disableUser, RevocationStore, UserStore } from '@fragrance/identity';
-import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
-import {
-  FormUser,
-  freePort,
-  startService,
-  testElasticsearch,
-  testRedis,
-  waitFor,
-  type RunningService,
-  type TestElasticsearch,
-  type TestRedis,
-} from '@fragrance/testkit';
-import { buildApp } from '../src/app.ts';
+import { FormUser } from '@fragrance/testkit';
 import { createTokenVerifier } from '../src/auth/verify-token.ts';
-import { createCatalogue, type Catalogue } from '../src/catalogue/catalogue.ts';
-import { McpConfig, REQUIRED_SCOPE, resourceOf } from '../src/config.ts';
+import { REQUIRED_SCOPE, resourceOf } from '../src/config.ts';
 import { serverJson } from '../src/discovery/documents.ts';
-import { createRateLimiter } from '../src/rate-limit.ts';
-import { close, listen, MCP_HEADERS } from '../src/test-helpers.ts';
-import { MemoryOAuthProvider } from './stack.ts';
+import { MemoryOAuthProvider } from '../src/testing/oauth-provider.ts';
+import { catalogueOf, mcpStackTest, type Stack, type StackService } from '../src/testing/stack.ts';
+import { MCP_HEADERS } from '../src/testing/tokens.ts';
 
 // End to end, as an assistant would meet it: the SDK's own client and OAuth support against the
 // real gateway, auth service and catalogue (child processes) and this MCP server, with a short
@@ -57,97 +42,64 @@ interface Line {
   req?: { path?: string };
 }
 
+/** Every line this MCP server logged (it runs in this process so the test can read its usage log). */
+const logLines: Record<string, unknown>[] = [];
+const sink = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    for (const line of chunk.toString().split('\n')) if (line) logLines.push(JSON.parse(line) as Record<string, unknown>);
+    done();
+  },
+});
+
+/** The catalogue, auth and the gateway as processes, this MCP server in process behind the gateway; two people who can sign in. */
+const it = mcpStackTest.extend('stack', { scope: 'file' }, async ({ redis, es, startStack, startApp }) => {
+  const alias = await catalogueOf(es, [KNOWN, ...generateCatalogue({ count: 300, seed: 7 })]);
+  const users = new UserStore(redis.redis, { prefix: redis.prefix, scrypt: TEST_SCRYPT });
+  await users.create(credentials.email, credentials.password);
+  await users.create(leaver.email, leaver.password);
+  return startStack({
+    services: ['catalogue', 'auth', 'gateway'],
+    alias,
+    env: { catalogue: { LOG_LEVEL: 'info' }, auth: { ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TOKEN_TTL) }, gateway: { LOG_LEVEL: 'info' } },
+    inProcessMcp: async (urls) => {
+      const app = await startApp({
+        env: { MCP_URL: urls.edge, OAUTH_ISSUER: urls.edge, JWKS_URL: `${urls.auth}/oauth/jwks` },
+        catalogueUrl: urls.catalogue,
+        catalogueTimeoutMs: 5_000,
+        rateLimit: { perMinute: 600, burst: 200 },
+        logger: createLogger('mcp', 'info', sink),
+        // No clock skew allowed: the refresh test waits for the access token's expiry to bite.
+        verify: (config, revocations) =>
+          createTokenVerifier({
+            issuer: config.OAUTH_ISSUER,
+            audience: resourceOf(config),
+            algorithm: config.ACCESS_TOKEN_ALG,
+            requiredScope: REQUIRED_SCOPE,
+            keys: config.JWKS_URL,
+            revocations,
+            clockToleranceSeconds: 0,
+          }),
+      });
+      return app.url;
+    },
+  });
+});
+
 describe('MCP end to end: SDK client with OAuth through the edge', () => {
-  let redis: TestRedis;
-  let es: TestElasticsearch;
-  let services: RunningService[] = [];
-  let mcpServer: Server;
-  let catalogueClient: Catalogue;
+  let stack: Stack;
   let edge: string;
-  const logLines: Record<string, unknown>[] = [];
   const provider = new MemoryOAuthProvider(REDIRECT);
   let client: Client;
   // Extra headers the SDK client sends with each request (read per request): a traceparent, when set.
   const traced: { headers: Record<string, string> } = { headers: {} };
 
-  beforeAll(async () => {
-    [redis, es] = await Promise.all([testRedis('mcp-e2e'), testElasticsearch('mcp-e2e')]);
-    const alias = es.index('fragrances');
-    await ingestCatalogue({ client: es.client, alias, records: [KNOWN, ...generateCatalogue({ count: 300, seed: 7 })], replicas: 0 });
-    const users = new UserStore(redis.redis, { prefix: redis.prefix, scrypt: TEST_SCRYPT });
-    await users.create(credentials.email, credentials.password);
-    await users.create(leaver.email, leaver.password);
-
-    const [gatewayPort, authPort, cataloguePort] = await Promise.all([freePort(), freePort(), freePort()]);
-    edge = `http://127.0.0.1:${gatewayPort}`;
-
-    // This MCP server, in process so the test can read its usage log.
-    const config = McpConfig.parse({
-      MCP_URL: edge,
-      JWKS_URL: `http://127.0.0.1:${authPort}/oauth/jwks`,
-      CATALOGUE_SERVICE_URL: `http://127.0.0.1:${cataloguePort}`,
-    });
-    catalogueClient = createCatalogue({ baseUrl: config.CATALOGUE_SERVICE_URL, timeoutMs: 5_000 });
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n')) if (line) logLines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    });
-    const app = buildApp({
-      config,
-      logger: createLogger('mcp', 'info', sink),
-      redis: redis.redis,
-      verify: createTokenVerifier({
-        issuer: config.OAUTH_ISSUER,
-        audience: resourceOf(config),
-        algorithm: config.ACCESS_TOKEN_ALG,
-        requiredScope: REQUIRED_SCOPE,
-        keys: config.JWKS_URL,
-        revocations: new RevocationStore(redis.redis, { prefix: redis.prefix }),
-        clockToleranceSeconds: 0,
-      }),
-      rateLimiter: createRateLimiter({ redis: redis.redis, prefix: redis.prefix, perMinute: 600, burst: 200 }),
-      catalogue: catalogueClient,
-    });
-    mcpServer = createServer(app);
-    const mcpUrl = await listen(mcpServer);
-
-    const shared = { REDIS_URL: redis.url };
-    services = await Promise.all([
-      startService('catalogue', cataloguePort, {
-        ...shared,
-        JOBS_PREFIX: redis.prefix.replace(/:$/, ''),
-        ELASTICSEARCH_URL: es.url,
-        CATALOGUE_ALIAS: alias,
-        CURSOR_SECRET: randomBytes(32).toString('base64url'),
-        LOG_LEVEL: 'info',
-      }),
-      startService('auth', authPort, {
-        ...shared,
-        REDIS_PREFIX: redis.prefix,
-        MCP_URL: edge,
-        ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TOKEN_TTL),
-      }),
-    ]);
-    services.push(
-      await startService('gateway', gatewayPort, {
-        ...shared,
-        CATALOGUE_SERVICE_URL: `http://127.0.0.1:${cataloguePort}`,
-        AUTH_SERVICE_URL: `http://127.0.0.1:${authPort}`,
-        MCP_SERVICE_URL: mcpUrl,
-        MCP_URL: edge,
-        LOG_LEVEL: 'info',
-      }),
-    );
+  // The tests below follow one assistant through its sign-in, calls and refresh, in order.
+  it.beforeAll(async ({ stack: started }) => {
+    stack = started;
+    edge = started.urls.edge;
   });
-
-  afterAll(async () => {
+  it.afterAll(async () => {
     await client?.close().catch(() => {});
-    await Promise.all(services.map((s) => s.stop()));
-    if (mcpServer) await close(mcpServer);
-    await catalogueClient?.close();
-    await Promise.all([redis?.cleanup(), es?.cleanup()]);
   });
 
   it('answers an unauthenticated MCP request at the edge with 401 and the metadata URL', async () => {
@@ -271,9 +223,9 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     } finally {
       delete traced.headers.traceparent;
     }
-    const linesOf = (name: string): Line[] =>
-      services
-        .find((s) => s.name === name)!
+    const linesOf = (name: StackService): Line[] =>
+      stack
+        .service(name)
         .output()
         .split('\n')
         .filter((line) => line.startsWith('{'))
@@ -281,11 +233,19 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     // mcp runs in this process: its tool-call line and its request line.
     expect(logLines.filter((line) => line.trace_id === traceId && line.tool === 'get_fragrance')).toHaveLength(1);
     // The gateway flushes its log each second.
-    await waitFor(() => linesOf('gateway').some((line) => line.trace_id === traceId && line.req?.path === '/mcp'), {
-      description: 'the gateway line of the traced request',
-    });
-    const catalogueLines = linesOf('catalogue').filter((line) => line.trace_id === traceId);
-    expect(catalogueLines.map((line) => line.req?.path)).toEqual([`/v1/fragrances/${KNOWN.id}`]);
+    await expect
+      .poll(() => linesOf('gateway').some((line) => line.trace_id === traceId && line.req?.path === '/mcp'), { timeout: 10_000 })
+      .toBe(true);
+    // The catalogue's line reaches this process through its stdout pipe, a moment after the answer.
+    await expect
+      .poll(
+        () =>
+          linesOf('catalogue')
+            .filter((line) => line.trace_id === traceId)
+            .map((line) => line.req?.path),
+        { timeout: 10_000 },
+      )
+      .toEqual([`/v1/fragrances/${KNOWN.id}`]);
   });
 
   it('gets one fragrance, finds similar ones, and lists facets', async () => {
@@ -400,7 +360,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
   it('continues through a refresh when the access token expires', async () => {
     const before = provider.tokens()!;
     const expiresAt = decodeJwt(before.access_token).exp!;
-    // The expired token is refused: sleep to its exp, then poll (verifiers may allow some skew) instead of guessing a margin...
+    // The expired token is refused once its exp has passed (no clock skew is allowed here)...
     const toolsList = () =>
       fetch(`${edge}/mcp`, {
         method: 'POST',
@@ -411,17 +371,19 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
       });
-    await sleep(Math.max(0, expiresAt * 1000 - Date.now()));
-    const raw = await waitFor(
-      async () => {
-        const res = await toolsList();
-        if (res.status === 401) return res;
-        await res.body?.cancel();
-        return undefined;
-      },
-      { timeoutMs: 10_000, intervalMs: 100, description: 'the expired access token refused' },
-    );
-    expect(raw.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    let raw: Response | undefined;
+    await expect
+      .poll(
+        async () => {
+          const res = await toolsList();
+          if (res.status === 401) raw = res;
+          else await res.body?.cancel();
+          return res.status;
+        },
+        { timeout: Math.max(0, expiresAt * 1000 - Date.now()) + 10_000, interval: 250 },
+      )
+      .toBe(401);
+    expect(raw!.headers.get('www-authenticate')).toContain('error="invalid_token"');
     // ...and the SDK client refreshes on that 401 and carries on.
     const result = await client.callTool({ name: 'search_fragrances', arguments: { query: 'vetiver', limit: 3 } });
     expect(result.isError).toBeFalsy();
@@ -467,7 +429,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
 
-  it('refuses the tokens of a user the operator disables, at once', async () => {
+  it('refuses the tokens of a user the operator disables, at once', async ({ redis }) => {
     const other = new MemoryOAuthProvider(REDIRECT);
     const transport = new StreamableHTTPClientTransport(new URL(`${edge}/mcp`), { authProvider: other });
     await expect(new Client({ name: 'e2e', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);

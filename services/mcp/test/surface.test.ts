@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   Client,
   ResourceNotFoundError,
@@ -6,24 +5,14 @@ import {
   type CallToolResult,
   type ClientOptions,
 } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { SearchResponse } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { createLogger } from '@fragrance/http';
-import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
-import {
-  freePort,
-  startService,
-  testElasticsearch,
-  testRedis,
-  type RunningService,
-  type TestElasticsearch,
-  type TestRedis,
-} from '@fragrance/testkit';
 import { catalogueClient, CatalogueUnavailableError, createCatalogue } from '../src/catalogue/catalogue.ts';
 import { LISTED_BRANDS, listResourcesPage, RESOURCE_PAGE_SIZE } from '../src/resources/list.ts';
-import { startMcpOverHttp, type McpOverHttp } from './stack.ts';
+import { mcpOverCatalogue, mcpStackTest, type McpOverCatalogue } from '../src/testing/stack.ts';
 
 // The server's surface (tools, resources, completions, prompts) against the real catalogue service
 // over a small catalogue in the test Elasticsearch, through the SDK's own client over Streamable
@@ -56,42 +45,16 @@ const MATIN = makeRecord({
 });
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
-let redis: TestRedis;
-let es: TestElasticsearch;
-let catalogueService: RunningService | undefined;
-let mcp: McpOverHttp | undefined;
-
-beforeAll(async () => {
-  [redis, es] = await Promise.all([testRedis('mcp-surface'), testElasticsearch('mcp-surface')]);
-  const alias = es.index('fragrances');
-  await ingestCatalogue({
-    client: es.client,
-    alias,
-    records: [NOCTURNE, MATIN, ...generateCatalogue({ count: 400, seed: 3 })],
-    replicas: 0,
-  });
-  const port = await freePort();
-  catalogueService = await startService('catalogue', port, {
-    REDIS_URL: redis.url,
-    JOBS_PREFIX: redis.prefix.replace(/:$/, ''),
-    ELASTICSEARCH_URL: es.url,
-    CATALOGUE_ALIAS: alias,
-    CURSOR_SECRET: randomBytes(32).toString('base64url'),
-  });
-  mcp = await startMcpOverHttp({ redis: redis.redis, prefix: redis.prefix, catalogueUrl: `http://127.0.0.1:${port}` });
-}, 120_000);
-
-afterAll(async () => {
-  await mcp?.close();
-  await catalogueService?.stop();
-  await Promise.all([redis?.cleanup(), es?.cleanup()]);
-});
+/** The catalogue service (a process) over the test records, and this server's app in process calling it. */
+const it = mcpStackTest.extend('mcp', { scope: 'file' }, ({ es, startStack, startApp }) =>
+  mcpOverCatalogue({ es, startStack, startApp }, [NOCTURNE, MATIN, ...generateCatalogue({ count: 400, seed: 3 })]),
+);
 
 /** An SDK client connected over Streamable HTTP with the test token. */
-async function connect(options: ClientOptions = {}): Promise<Client> {
+async function connect(mcp: McpOverCatalogue, options: ClientOptions = {}): Promise<Client> {
   const client = new Client({ name: 'surface-test', version: '1' }, options);
   await client.connect(
-    new StreamableHTTPClientTransport(mcp!.url, { requestInit: { headers: { authorization: `Bearer ${mcp!.token}` } } }),
+    new StreamableHTTPClientTransport(mcp.endpoint, { requestInit: { headers: { authorization: `Bearer ${mcp.token}` } } }),
   );
   return client;
 }
@@ -104,10 +67,10 @@ const REVISIONS: { revision: string; options: ClientOptions }[] = [
 
 describe.each(REVISIONS)('on $revision', ({ revision, options }) => {
   let client: Client;
-  beforeAll(async () => {
-    client = await connect(options);
+  it.beforeAll(async ({ mcp }) => {
+    client = await connect(mcp, options);
   });
-  afterAll(async () => {
+  it.afterAll(async () => {
     await client?.close();
   });
 
@@ -345,7 +308,7 @@ describe.each(REVISIONS)('on $revision', ({ revision, options }) => {
   });
 
   describe('resources', () => {
-    it('lists the fixed resources, the MCP App views and the top brands, paginated, never more than the cap', async () => {
+    it('lists the fixed resources, the MCP App views and the top brands, paginated, never more than the cap', async ({ mcp }) => {
       // Without a cursor the SDK client walks every page itself and returns them together.
       const all = await client.listResources();
       expect(all.nextCursor).toBeUndefined();
@@ -365,7 +328,7 @@ describe.each(REVISIONS)('on $revision', ({ revision, options }) => {
       expect(uris).toContain('fragrance://brands/maison-testiere');
       // The pages on the wire: full pages of RESOURCE_PAGE_SIZE, each with the cursor of the next, adding up to the same list.
       const paged: string[] = [];
-      const catalogue = createCatalogue({ baseUrl: catalogueService!.url, timeoutMs: 10_000 });
+      const catalogue = createCatalogue({ baseUrl: mcp.catalogueUrl, timeoutMs: 10_000 });
       const ctx = {
         catalogue: catalogue.forRequest('r'),
         logger: createLogger('t', 'silent'),
@@ -518,8 +481,8 @@ describe('resource list without the catalogue', () => {
 
 describe('older revisions and negotiation', () => {
   // The SDK client offers the first entry of supportedProtocolVersions in its initialize request.
-  it.each(['2025-06-18', '2025-03-26'])('negotiates %s and serves it', async (older) => {
-    const client = await connect({ supportedProtocolVersions: [older] });
+  it.for(['2025-06-18', '2025-03-26'])('negotiates %s and serves it', async (older, { mcp }) => {
+    const client = await connect(mcp, { supportedProtocolVersions: [older] });
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe(older);
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('search_fragrances');
@@ -531,8 +494,8 @@ describe('older revisions and negotiation', () => {
     }
   });
 
-  it("settles on 2026-07-28 when the client probes ('auto')", async () => {
-    const client = await connect({ versionNegotiation: { mode: 'auto' } });
+  it("settles on 2026-07-28 when the client probes ('auto')", async ({ mcp }) => {
+    const client = await connect(mcp, { versionNegotiation: { mode: 'auto' } });
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
     } finally {

@@ -1,11 +1,12 @@
 import { createServer } from 'node:http';
 import express from 'express';
 import { createLocalJWKSet } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { problemHandler } from '@fragrance/http';
 import { MachineClientStore, RevocationStore } from '@fragrance/identity';
-import { close, listen, testRedis, type TestRedis } from '@fragrance/testkit';
-import { mintToken, signingKey, type SigningKey } from '../test-helpers.ts';
+import { close, listen } from '@fragrance/testkit';
+import { mcpTest } from '../testing/app.ts';
+import { mintToken, signingKey, type SigningKey } from '../testing/tokens.ts';
 import { requireBearer } from './bearer.ts';
 import { createTokenVerifier, QuotaExceededError, RevokedTokenError, type TokenVerifier } from './verify-token.ts';
 
@@ -15,17 +16,12 @@ import { createTokenVerifier, QuotaExceededError, RevokedTokenError, type TokenV
 const ISSUER = 'http://issuer.test';
 const AUDIENCE = 'http://mcp.test/mcp';
 
-let t: TestRedis;
-let key: SigningKey;
-let machines: MachineClientStore;
-let verify: TokenVerifier;
-
-beforeAll(async () => {
-  t = await testRedis('mcp-machine');
-  key = await signingKey('k1');
-  const revocations = new RevocationStore(t.redis, { prefix: t.prefix });
-  machines = new MachineClientStore(t.redis, { prefix: t.prefix, revocations });
-  verify = createTokenVerifier({
+/** A verifier of tokens of `key` counting machine clients on the test file's Redis. */
+const it = mcpTest.extend('machine', { scope: 'file' }, async ({ redis }) => {
+  const key = await signingKey('k1');
+  const revocations = new RevocationStore(redis.redis, { prefix: redis.prefix });
+  const machines = new MachineClientStore(redis.redis, { prefix: redis.prefix, revocations });
+  const verify: TokenVerifier = createTokenVerifier({
     issuer: ISSUER,
     audience: AUDIENCE,
     algorithm: 'RS256',
@@ -34,16 +30,20 @@ beforeAll(async () => {
     revocations,
     machineClients: machines,
   });
+  return { key, machines, verify };
 });
-afterAll(() => t?.cleanup());
 
 /** A token as the auth service issues it to a machine client. */
-const machineToken = (clientId: string) => mintToken(key, { issuer: ISSUER, audience: AUDIENCE, sub: clientId, clientId, gid: '' });
+const machineToken = (key: SigningKey, clientId: string) =>
+  mintToken(key, { issuer: ISSUER, audience: AUDIENCE, sub: clientId, clientId, gid: '' });
 
 describe('machine clients at the MCP server', () => {
-  it('counts each request against the daily quota; over it, 429 daily_quota_exceeded until midnight UTC, not counted', async () => {
+  it('counts each request against the daily quota; over it, 429 daily_quota_exceeded until midnight UTC, not counted', async ({
+    machine,
+  }) => {
+    const { key, machines, verify } = machine;
     const { client } = await machines.create({ name: 'Quota of two', quotaPerDay: 2 });
-    const token = await machineToken(client.id);
+    const token = await machineToken(key, client.id);
     const first = await verify(token);
     expect(first.extra.caller).toMatchObject({ sub: client.id, clientId: client.id, machine: true });
     await verify(token);
@@ -71,22 +71,25 @@ describe('machine clients at the MCP server', () => {
     }
   });
 
-  it('a client without a quota is counted, never refused for volume', async () => {
+  it('a client without a quota is counted, never refused for volume', async ({ machine }) => {
+    const { key, machines, verify } = machine;
     const { client } = await machines.create({ name: 'Unlimited' });
-    const token = await machineToken(client.id);
+    const token = await machineToken(key, client.id);
     for (let i = 0; i < 5; i++) await verify(token);
     expect((await machines.usage(client.id, 1))[0]!.requests).toBe(5);
   });
 
-  it('revocation is effective at once: the next request with a token issued before is refused', async () => {
+  it('revocation is effective at once: the next request with a token issued before is refused', async ({ machine }) => {
+    const { key, machines, verify } = machine;
     const { client } = await machines.create({ name: 'Revoked soon', quotaPerDay: 100 });
-    const token = await machineToken(client.id);
+    const token = await machineToken(key, client.id);
     await verify(token);
     await machines.revoke(client.id);
     await expect(verify(token)).rejects.toBeInstanceOf(RevokedTokenError);
   });
 
-  it("a person's token is not a machine client's: no quota, no usage", async () => {
+  it("a person's token is not a machine client's: no quota, no usage", async ({ machine }) => {
+    const { key, verify } = machine;
     const info = await verify(await mintToken(key, { issuer: ISSUER, audience: AUDIENCE }));
     expect(info.extra.caller.machine).toBeUndefined();
   });

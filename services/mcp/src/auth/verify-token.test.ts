@@ -1,6 +1,6 @@
 import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { mintToken, signingKey, type SigningKey } from '../test-helpers.ts';
+import { mintToken, signingKey, type SigningKey } from '../testing/tokens.ts';
 import { createTokenVerifier, InvalidTokenError, RevokedTokenError, VERIFIED_TOKEN_TTL_MS, type TokenVerifier } from './verify-token.ts';
 
 // The verifier remembers a verified token briefly (no second RSA check), which must never widen

@@ -1,89 +1,53 @@
 // The discovery routes of the real app (real Redis, tokens of a throw-away key) listening at its own
 // MCP_URL, so every URL the Server Card, the AI Catalog and server.json name can be followed.
-import { createServer, type Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '@fragrance/http';
-import { RevocationStore } from '@fragrance/identity';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { buildApp } from '../app.ts';
-import { tokenVerifierFor } from '../auth/verify-token.ts';
-import { createCatalogue, type Catalogue } from '../catalogue/catalogue.ts';
-import { McpConfig, resourceOf } from '../config.ts';
+import { describe, expect } from 'vitest';
 import { aiCatalog, serverCard, serverJson } from '../discovery/documents.ts';
-import { createRateLimiter } from '../rate-limit.ts';
-import { close, jwksServer, listen, MCP_HEADERS, mintToken, signingKey } from '../test-helpers.ts';
+import { mcpTest, TEST_ISSUER as ISSUER } from '../testing/app.ts';
+import { MCP_HEADERS } from '../testing/tokens.ts';
 import { CATALOG_PATHS, SERVER_CARD_PATHS } from './discovery.ts';
 
-const ISSUER = 'http://auth.example.test';
+/** The app at its own MCP_URL (nothing here reaches the catalogue: server/discover is answered by the server itself). */
+const it = mcpTest.extend('app', { scope: 'file' }, ({ startApp }) =>
+  startApp({ mcpUrlIsSelf: true, rateLimit: { perMinute: 600, burst: 100 } }),
+);
 
 describe('discovery routes', () => {
-  let redis: TestRedis;
-  let catalogue: Catalogue;
-  let jwks: { url: string; server: Server };
-  let server: Server;
-  let config: McpConfig;
-  let token: string;
+  it.for(SERVER_CARD_PATHS)(
+    'serves the Server Card at %s: its media type, open CORS, cacheable, revalidated by ETag',
+    async (path, { app }) => {
+      const res = await fetch(`${app.url}${path}`, {
+        headers: { accept: 'application/mcp-server-card+json', origin: 'https://elsewhere.example' },
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('application/mcp-server-card+json; charset=utf-8');
+      expect(res.headers.get('access-control-allow-origin')).toBe('*');
+      expect(res.headers.get('access-control-expose-headers')).toBe('ETag');
+      expect(res.headers.get('cache-control')).toBe('public, max-age=3600');
+      expect(await res.json()).toEqual(serverCard(app.config));
+      const etag = res.headers.get('etag');
+      expect(etag).toBeTruthy();
+      // fetch adds `Cache-Control: no-cache` to a request with If-None-Match unless told otherwise,
+      // and express (rightly) answers such a request in full; a cache revalidating sends no such header.
+      const again = await fetch(`${app.url}${path}`, { headers: { 'if-none-match': etag!, 'cache-control': 'max-age=0' } });
+      expect(again.status).toBe(304);
+      expect(await again.text()).toBe('');
+    },
+  );
 
-  beforeAll(async () => {
-    redis = await testRedis('mcp-discovery');
-    const key = await signingKey('discovery');
-    jwks = await jwksServer([key]);
-    // Listening first: the documents name MCP_URL, which must be this server's own address.
-    server = createServer();
-    const base = await listen(server);
-    config = McpConfig.parse({ MCP_URL: base, OAUTH_ISSUER: ISSUER, JWKS_URL: jwks.url });
-    // Nothing here reaches the catalogue (server/discover is answered by the server itself).
-    catalogue = createCatalogue({ baseUrl: 'http://127.0.0.1:1', timeoutMs: 500 });
-    const app = buildApp({
-      config,
-      logger: createLogger('mcp-discovery-test', 'silent'),
-      redis: redis.redis,
-      verify: tokenVerifierFor(config, new RevocationStore(redis.redis, { prefix: redis.prefix })),
-      rateLimiter: createRateLimiter({ redis: redis.redis, prefix: redis.prefix, perMinute: 600, burst: 100 }),
-      catalogue,
-    });
-    server.on('request', app);
-    token = await mintToken(key, { issuer: ISSUER, audience: resourceOf(config) });
-  });
-  afterAll(async () => {
-    await Promise.all([close(server), close(jwks.server)]);
-    await catalogue.close();
-    await redis.cleanup();
-  });
-
-  it.each(SERVER_CARD_PATHS)('serves the Server Card at %s: its media type, open CORS, cacheable, revalidated by ETag', async (path) => {
-    const res = await fetch(`${config.MCP_URL}${path}`, {
-      headers: { accept: 'application/mcp-server-card+json', origin: 'https://elsewhere.example' },
-    });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('application/mcp-server-card+json; charset=utf-8');
-    expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    expect(res.headers.get('access-control-expose-headers')).toBe('ETag');
-    expect(res.headers.get('cache-control')).toBe('public, max-age=3600');
-    expect(await res.json()).toEqual(serverCard(config));
-    const etag = res.headers.get('etag');
-    expect(etag).toBeTruthy();
-    // fetch adds `Cache-Control: no-cache` to a request with If-None-Match unless told otherwise,
-    // and express (rightly) answers such a request in full; a cache revalidating sends no such header.
-    const again = await fetch(`${config.MCP_URL}${path}`, { headers: { 'if-none-match': etag!, 'cache-control': 'max-age=0' } });
-    expect(again.status).toBe(304);
-    expect(await again.text()).toBe('');
-  });
-
-  it.each(CATALOG_PATHS)('serves the AI Catalog at %s, and its entry leads to the card', async (path) => {
-    const res = await fetch(`${config.MCP_URL}${path}`);
+  it.for(CATALOG_PATHS)('serves the AI Catalog at %s, and its entry leads to the card', async (path, { app }) => {
+    const res = await fetch(`${app.url}${path}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/ai-catalog+json; charset=utf-8');
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     const catalog = (await res.json()) as ReturnType<typeof aiCatalog>;
-    expect(catalog).toEqual(aiCatalog(config));
+    expect(catalog).toEqual(aiCatalog(app.config));
     const card = await fetch(catalog.entries[0]!.url, { headers: { accept: catalog.entries[0]!.type } });
     expect(card.status).toBe(200);
-    expect(await card.json()).toEqual(serverCard(config));
+    expect(await card.json()).toEqual(serverCard(app.config));
   });
 
-  it('answers a browser preflight for any origin, with If-None-Match allowed; other methods are 405', async () => {
-    const preflight = await fetch(`${config.MCP_URL}/mcp/server-card`, {
+  it('answers a browser preflight for any origin, with If-None-Match allowed; other methods are 405', async ({ app }) => {
+    const preflight = await fetch(`${app.url}/mcp/server-card`, {
       method: 'OPTIONS',
       headers: {
         origin: 'https://elsewhere.example',
@@ -95,21 +59,23 @@ describe('discovery routes', () => {
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
     expect(preflight.headers.get('access-control-allow-headers')).toBe('Content-Type,If-None-Match');
     for (const path of [...SERVER_CARD_PATHS, ...CATALOG_PATHS]) {
-      const res = await fetch(`${config.MCP_URL}${path}`, { method: 'POST', body: '{}' });
+      const res = await fetch(`${app.url}${path}`, { method: 'POST', body: '{}' });
       expect(res.status, path).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, HEAD');
     }
   });
 
-  it("the card's remote answers as the MCP endpoint it claims: the OAuth challenge, then server/discover and initialize agreeing with the card", async () => {
-    const card = serverCard(config);
+  it("the card's remote answers as the MCP endpoint it claims: the OAuth challenge, then server/discover and initialize agreeing with the card", async ({
+    app,
+  }) => {
+    const card = serverCard(app.config);
     const [remote] = card.remotes;
     // Without a token: the RFC 9728 challenge, whose metadata names this very remote as the resource.
     const challenge = await fetch(remote!.url, { method: 'POST', headers: MCP_HEADERS, body: '{}' });
     expect(challenge.status).toBe(401);
     const metadataUrl = /resource_metadata="([^"]+)"/.exec(challenge.headers.get('www-authenticate') ?? '')?.[1];
     expect(metadataUrl).toBe(
-      serverJson(config)._meta['io.modelcontextprotocol.registry/publisher-provided'].oauth.protectedResourceMetadata,
+      serverJson(app.config)._meta['io.modelcontextprotocol.registry/publisher-provided'].oauth.protectedResourceMetadata,
     );
     const metadata = await fetch(metadataUrl!);
     expect(metadata.status).toBe(200);
@@ -118,7 +84,12 @@ describe('discovery routes', () => {
     // With one: server/discover (2026-07-28) says the same name and version, and revisions the card lists.
     const discover = await fetch(remote!.url, {
       method: 'POST',
-      headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+      headers: {
+        ...MCP_HEADERS,
+        authorization: `Bearer ${await app.token()}`,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'server/discover',
+      },
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: 1,
@@ -144,7 +115,7 @@ describe('discovery routes', () => {
     for (const version of remote!.supportedProtocolVersions.filter((v) => !result.supportedVersions.includes(v))) {
       const initialize = await fetch(remote!.url, {
         method: 'POST',
-        headers: { ...MCP_HEADERS, authorization: `Bearer ${token}` },
+        headers: { ...MCP_HEADERS, authorization: `Bearer ${await app.token()}` },
         body: JSON.stringify({
           jsonrpc: '2.0',
           id: 1,

@@ -1,11 +1,9 @@
-// Test-only helpers: a local JWKS server and a token minter, so the resource-server tests
-// exercise real signatures, real key fetching and the real revocation store.
+// Signing keys, a local JWKS server and a token minter, so the resource-server tests (and the
+// bench and conformance scripts) exercise real signatures, real key fetching and the real
+// revocation store; and the requests every MCP test sends.
 import { createServer, type Server } from 'node:http';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { close, listen } from '@fragrance/testkit';
-
-// The one listen/close lives in the testkit; re-exported for the tests and scripts that import them from here.
-export { close, listen };
+import { listen } from '@fragrance/testkit';
 
 export interface SigningKey {
   kid: string;
