@@ -42,9 +42,14 @@
 // and the gateway add over Elasticsearch) and the caches' hit ratios (≈ 0 expected). Targets: c/a ≥
 // 0.8 at concurrency 32, c−a p50 ≤ 3 ms at concurrency 1. No cache-hit phase (it would repeat one).
 // BENCH_METRICS_OFF=1 adds the catalogue and gateway with METRICS_ENABLED=false to the same rounds
-// and reports metrics_on_off (throughput ratio on/off, target ≥ 0.97).
+// and reports metrics_on_off (throughput ratio on/off, target ≥ 0.97). `--baseline <checkout>` adds
+// instead the catalogue and gateway of another checkout (dependencies installed, e.g. a git
+// worktree of the previous commit) to the same rounds, rows "(b′)" and "(c′)": a before/after of a
+// change under the very same load, reported as `baseline` (throughput ratios now/before).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
 import { Client } from '@elastic/elasticsearch';
 import { SearchQuery } from '@fragrance/contracts';
@@ -70,6 +75,17 @@ const LOG_LEVEL = config.BENCH_LOG_LEVEL;
  * same interleaved rounds, and reports the throughput ratio metrics on / off (target ≥ 0.97).
  */
 const COMPARE_METRICS = config.BENCH_METRICS_OFF;
+/** `--baseline <checkout>`: twins of (b) and (c) run from that checkout's sources (see the header). */
+const BASELINE_DIR = ((dir) => (typeof dir === 'string' ? resolve(dir) : undefined))(
+  parseArgs({ args: process.argv.slice(2), options: { baseline: { type: 'string' } }, strict: false, allowPositionals: true }).values
+    .baseline,
+);
+if (BASELINE_DIR && COMPARE_METRICS) throw new Error('--baseline and BENCH_METRICS_OFF=1 both add twins: use one');
+/** A twin's entry: the baseline checkout's main.ts, else this checkout's. */
+const twinEntry = (name: string) => (BASELINE_DIR ? join(BASELINE_DIR, 'services', name, 'src', 'main.ts') : undefined);
+/** A twin's own settings: metrics off (BENCH_METRICS_OFF), or none (the baseline's code is the difference). */
+const twinEnv = (): Record<string, string> => (BASELINE_DIR ? {} : { METRICS_ENABLED: 'false' });
+const TWIN_LABEL = BASELINE_DIR ? 'baseline code' : 'metrics off';
 const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
 const ALIAS = config.BENCH_ALIAS;
 const WORKLOAD = parseWorkload(process.argv.slice(2));
@@ -384,7 +400,13 @@ function distinctTable(results: Map<string, Summary>, latency: Map<string, Summa
     `| target | req/s, concurrency ${CONCURRENCY} | ratio to (a) | p50 / p99 at ${CONCURRENCY} | p50 at concurrency 1 | p50 added over (a) at 1 |`,
     '| --- | --- | --- | --- | --- | --- |',
   ];
-  const labels: Record<string, string> = { a: '(a) Elasticsearch direct', b: '(b) catalogue', c: '(c) gateway' };
+  const labels: Record<string, string> = {
+    a: '(a) Elasticsearch direct',
+    b: '(b) catalogue',
+    c: '(c) gateway',
+    b_off: `(b′) catalogue, ${TWIN_LABEL}`,
+    c_off: `(c′) gateway, ${TWIN_LABEL}`,
+  };
   for (const [name, label] of Object.entries(labels)) {
     const t = results.get(name);
     const l = latency.get(name);
@@ -657,14 +679,19 @@ async function startCatalogues(services: Services): Promise<void> {
     },
     'search',
   ).pid;
-  if (COMPARE_METRICS) {
+  if (COMPARE_METRICS || BASELINE_DIR) {
     const port = await freePort();
     services.off.catalogueUrl = `http://127.0.0.1:${port}`;
-    // The same settings as (b) but metrics: its response cache needs the Redis too.
+    // The same settings as (b) but metrics (or its code): its response cache needs the Redis too.
     services.off.pids.catalogue = startService(
       'catalogue',
-      { ...catalogueEnv(port, services.redisUrl), METRICS_ENABLED: 'false' },
+      {
+        ...catalogueEnv(port, services.redisUrl),
+        ...(WORKLOAD === 'descriptions' ? { RESPONSE_CACHE_MAX_BYTES: '0' } : {}),
+        ...twinEnv(),
+      },
       'search',
+      twinEntry('catalogue'),
     ).pid;
     await waitForHealthy(services.off.catalogueUrl, 60_000);
   }
@@ -686,8 +713,9 @@ async function startGateways(services: Services): Promise<void> {
     services.off.gatewayUrl = `http://127.0.0.1:${offPort}`;
     services.off.pids.gateway = startService(
       'gateway',
-      { ...gatewayEnv(offPort, services.redisUrl, services.off.catalogueUrl), METRICS_ENABLED: 'false' },
+      { ...gatewayEnv(offPort, services.redisUrl, services.off.catalogueUrl), ...twinEnv() },
       'search',
+      twinEntry('gateway'),
     ).pid;
     await waitForHealthy(services.off.gatewayUrl, 60_000);
   }
@@ -716,11 +744,11 @@ function targetsOf(services: Services): Target[] {
     { name: 'b', label: '(b) catalogue service', url: services.catalogueUrl, pick: service },
     gatewayUrl && apiKey && { name: 'c', label: '(c) through the gateway', url: gatewayUrl, apiKey, pick: service },
     // The same services with METRICS_ENABLED=false (BENCH_METRICS_OFF=1), with their own CPU accounting.
-    off.catalogueUrl && { name: 'b_off', label: '(b) catalogue, metrics off', url: off.catalogueUrl, pick: service, pids: off.pids },
+    off.catalogueUrl && { name: 'b_off', label: `(b′) catalogue, ${TWIN_LABEL}`, url: off.catalogueUrl, pick: service, pids: off.pids },
     off.gatewayUrl &&
       apiKey && {
         name: 'c_off',
-        label: '(c) through the gateway, metrics off',
+        label: `(c′) through the gateway, ${TWIN_LABEL}`,
         url: off.gatewayUrl,
         apiKey,
         pick: service,
@@ -788,6 +816,24 @@ function metricsOnOff(results: Map<string, Summary>) {
     catalogue_cpu_ms_per_request_on_off: bOff ? [b.catalogue_cpu_ms_per_request, bOff.catalogue_cpu_ms_per_request] : null,
     gateway_cpu_ms_per_request_on_off: c && cOff ? [c.gateway_cpu_ms_per_request, cOff.gateway_cpu_ms_per_request] : null,
     target: 0.97,
+  };
+}
+
+/** `--baseline`: this checkout's catalogue and gateway against the baseline's, in the same rounds. */
+function baselineComparison(results: Map<string, Summary>, latency: Map<string, Summary>) {
+  const [b, c, bBase, cBase] = [results.get('b')!, results.get('c'), results.get('b_off'), results.get('c_off')];
+  const [la, lbBase, lcBase] = [latency.get('a')!, latency.get('b_off'), latency.get('c_off')];
+  const a = results.get('a')!;
+  return {
+    catalogue: bBase ?? null,
+    gateway: cBase ?? null,
+    ratio_b_a: bBase ? ratio(bBase.rps, a.rps) : null,
+    ratio_c_a: cBase ? ratio(cBase.rps, a.rps) : null,
+    p50_overhead_b_ms: lbBase ? ms(lbBase.p50_ms - la.p50_ms) : null,
+    p50_overhead_c_ms: lcBase ? ms(lcBase.p50_ms - la.p50_ms) : null,
+    // Now over before, at concurrency 32.
+    ratio_catalogue_now_before: bBase ? ratio(b.rps, bBase.rps) : null,
+    ratio_gateway_now_before: c && cBase ? ratio(c.rps, cBase.rps) : null,
   };
 }
 
@@ -876,6 +922,7 @@ function resultLine(documents: number, workload: Workload, phases: Phases, query
         }
       : {}),
     metrics_on_off: COMPARE_METRICS ? metricsOnOff(results) : null,
+    ...(BASELINE_DIR ? { baseline: { checkout: BASELINE_DIR, ...baselineComparison(results, latency) } } : {}),
     ...verdict(phases, stream !== undefined, queryEmbedding),
   };
 }
