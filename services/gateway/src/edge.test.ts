@@ -1,11 +1,8 @@
 // What the edge does with request targets, Expect and request ids a client, proxy or attacker
 // sends: raw-socket cases (fetch would normalise most of them away before they leave).
-import type { IncomingMessage, Server } from 'node:http';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createKeyStore } from '@fragrance/api-keys';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { bearer, captureLogs, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+import { describe, expect } from 'vitest';
+import { bearer, captureLogs, gatewayTest } from './testing/app.ts';
 
 interface RawResponse {
   status: number;
@@ -56,48 +53,32 @@ const get = (target: string, headers: Record<string, string> = {}): string =>
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('')}\r\n`;
 
-describe('the edge, as a hostile client meets it', () => {
-  let redis: TestRedis;
-  let upstream: Server;
-  let gateway: GatewayUnderTest;
-  let apiKey: string;
-  const forwarded: string[] = [];
-  const logs = captureLogs();
+/** The file's gateway, logging to `logs`, with its stand-in upstream as the authorization and MCP servers too; a key on it. */
+const it = gatewayTest
+  .extend('logs', { scope: 'file' }, () => captureLogs())
+  .extend('gatewayOptions', { scope: 'file' }, ({ upstream, logs }) => ({
+    env: { AUTH_SERVICE_URL: upstream.url, MCP_SERVICE_URL: upstream.url },
+    logger: logs.logger,
+  }))
+  .extend('apiKey', { scope: 'file' }, async ({ keys }) => {
+    const { apiKey } = await keys.create({ owner: 'edge', quota: 10_000, burst: 10_000 });
+    return apiKey;
+  });
 
-  beforeAll(async () => {
-    redis = await testRedis('gateway-edge');
-    upstream = fakeUpstream((req: IncomingMessage) => forwarded.push(`${req.method} ${req.url}`));
-    const upstreamUrl = await listen(upstream);
-    gateway = await startGateway({
-      redis: redis.redis,
-      prefix: redis.prefix,
-      upstreamUrl,
-      env: { AUTH_SERVICE_URL: upstreamUrl, MCP_SERVICE_URL: upstreamUrl },
-      logger: logs.logger,
-    });
-    ({ apiKey } = await createKeyStore({ redis: redis.redis, prefix: redis.prefix }).create({
-      owner: 'edge',
-      quota: 10_000,
-      burst: 10_000,
-    }));
-  });
-  beforeEach(() => {
-    forwarded.length = 0;
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await close(upstream);
-    await redis.cleanup();
+describe('the edge, as a hostile client meets it', () => {
+  // What reached the upstream during this test only.
+  it.beforeEach(({ upstream }) => {
+    upstream.requests.length = 0;
   });
 
   describe('Expect: 100-continue', () => {
-    it('is answered at the edge, not forwarded, on a data read', async () => {
+    it('is answered at the edge, not forwarded, on a data read', async ({ gateway, apiKey }) => {
       const res = await raw(gateway.url, get('/v1/fragrances?query=rose', { ...bearer(apiKey), Expect: '100-continue' }));
       expect(res.status).toBe(200);
       expect(JSON.parse(res.body)).toMatchObject({ url: '/v1/fragrances?query=rose' });
     });
 
-    it('lets a POST body through to the authorization server', async () => {
+    it('lets a POST body through to the authorization server', async ({ gateway }) => {
       const body = 'grant_type=authorization_code&code=x';
       const res = await raw(
         gateway.url,
@@ -108,30 +89,30 @@ describe('the edge, as a hostile client meets it', () => {
       expect(JSON.parse(res.body)).toMatchObject({ url: '/oauth/token', method: 'POST' });
     });
 
-    it('refuses an expectation it cannot meet with 417', async () => {
+    it('refuses an expectation it cannot meet with 417', async ({ gateway, apiKey, upstream }) => {
       const res = await raw(gateway.url, get('/v1/fragrances', { ...bearer(apiKey), Expect: 'something-else' }));
       expect(res.status).toBe(417);
-      expect(forwarded).toEqual([]);
+      expect(upstream.requests).toEqual([]);
     });
   });
 
   describe('request targets', () => {
-    it('serves an absolute-form target as its path and query', async () => {
+    it('serves an absolute-form target as its path and query', async ({ gateway, apiKey }) => {
       const res = await raw(gateway.url, get('http://127.0.0.1:8080/v1/fragrances?query=rose', bearer(apiKey)));
       expect(res.status).toBe(200);
       expect(JSON.parse(res.body)).toMatchObject({ url: '/v1/fragrances?query=rose' });
     });
 
-    it.each(['*', 'example.com:443', 'ftp://127.0.0.1/v1/fragrances', 'v1/fragrances', 'http://'])(
+    it.for(['*', 'example.com:443', 'ftp://127.0.0.1/v1/fragrances', 'v1/fragrances', 'http://'])(
       'refuses target %j with 400',
-      async (target) => {
+      async (target, { gateway, apiKey, upstream }) => {
         const res = await raw(gateway.url, get(target, bearer(apiKey)));
         expect(res.status).toBe(400);
-        expect(forwarded).toEqual([]);
+        expect(upstream.requests).toEqual([]);
       },
     );
 
-    it.each([
+    it.for([
       '/v1/fragrances/../../health',
       '/v1/fragrances/%2e%2e/%2e%2e/health',
       '/v1/fragrances/%2E%2E/%2E%2E/v1/openapi.json',
@@ -146,15 +127,15 @@ describe('the edge, as a hostile client meets it', () => {
       '/v1//fragrances',
       '/oauth/../health',
       '/mcp/..',
-    ])('refuses %j with 400 invalid_path and forwards nothing', async (target) => {
+    ])('refuses %j with 400 invalid_path and forwards nothing', async (target, { gateway, apiKey, upstream }) => {
       const res = await raw(gateway.url, get(target, bearer(apiKey)));
       expect(res.status).toBe(400);
       expect(res.headers['content-type']).toMatch(/problem\+json/);
       expect(JSON.parse(res.body)).toMatchObject({ status: 400, code: 'invalid_path' });
-      expect(forwarded).toEqual([]);
+      expect(upstream.requests).toEqual([]);
     });
 
-    it.each([
+    it.for([
       '/v1/fragrances/abc/def',
       '/v1/fragrances/abc/similar/x',
       '/v1/fragrances/abc/health',
@@ -168,13 +149,13 @@ describe('the edge, as a hostile client meets it', () => {
       '/v1/suggestx',
       '/v1/notes/rose',
       '/MCP',
-    ])('forwards only the public routes: %j is a 404 at the edge', async (target) => {
+    ])('forwards only the public routes: %j is a 404 at the edge', async (target, { gateway, apiKey, upstream }) => {
       const res = await raw(gateway.url, get(target, bearer(apiKey)));
       expect(res.status).toBe(404);
-      expect(forwarded).toEqual([]);
+      expect(upstream.requests).toEqual([]);
     });
 
-    it.each([
+    it.for([
       '/v1/fragrances',
       '/v1/fragrances/',
       '/v1/fragrances/frg-00001',
@@ -187,10 +168,10 @@ describe('the edge, as a hostile client meets it', () => {
       '/v1/notes',
       '/v1/accords',
       '/v1/perfumers?search=ellena',
-    ])('forwards the public route %j as sent', async (target) => {
+    ])('forwards the public route %j as sent', async (target, { gateway, apiKey, upstream }) => {
       const res = await raw(gateway.url, get(target, bearer(apiKey)));
       expect(res.status).toBe(200);
-      expect(forwarded).toEqual([`GET ${target}`]);
+      expect(upstream.requests).toEqual([`GET ${target}`]);
     });
   });
 
@@ -199,15 +180,15 @@ describe('the edge, as a hostile client meets it', () => {
     const keyShaped = `fcs_${'A1b2C3d4E5'.repeat(4)}xyz`;
     const jwtShaped = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlc2lnbmF0dXJl';
 
-    it('keeps a short, safe client id end to end', async () => {
+    it('keeps a short, safe client id end to end', async ({ gateway, apiKey }) => {
       const res = await raw(gateway.url, get('/v1/fragrances', { ...bearer(apiKey), 'X-Request-Id': 'trace.42_A-b' }));
       expect(res.headers['x-request-id']).toBe('trace.42_A-b');
       expect(JSON.parse(res.body)).toMatchObject({ requestId: 'trace.42_A-b' });
     });
 
-    it.each([keyShaped, jwtShaped, 'a'.repeat(65), 'has space', 'semi;colon', 'colon:s', 'ünï'])(
+    it.for([keyShaped, jwtShaped, 'a'.repeat(65), 'has space', 'semi;colon', 'colon:s', 'ünï'])(
       'replaces %j with its own id everywhere: response, upstream and logs',
-      async (id) => {
+      async (id, { gateway, apiKey, logs }) => {
         logs.lines.length = 0;
         const res = await raw(gateway.url, get('/v1/fragrances', { ...bearer(apiKey), 'X-Request-Id': id }));
         expect(res.status).toBe(200);
@@ -219,17 +200,17 @@ describe('the edge, as a hostile client meets it', () => {
     );
   });
 
-  it('refuses oversized headers with 431 before anything is forwarded', async () => {
+  it('refuses oversized headers with 431 before anything is forwarded', async ({ gateway, apiKey, upstream }) => {
     const res = await raw(gateway.url, get('/v1/fragrances', { ...bearer(apiKey), 'X-Padding': 'a'.repeat(32 * 1024) }));
     expect(res.status).toBe(431);
-    expect(forwarded).toEqual([]);
+    expect(upstream.requests).toEqual([]);
   });
 
-  it('answers a write to the OpenAPI document with 405 and Allow', async () => {
+  it('answers a write to the OpenAPI document with 405 and Allow', async ({ gateway, upstream }) => {
     const res = await raw(gateway.url, `DELETE /v1/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
     expect(res.status).toBe(405);
     expect(res.headers.allow).toBe('GET, HEAD');
     expect(JSON.parse(res.body)).toMatchObject({ code: 'method_not_allowed' });
-    expect(forwarded).toEqual([]);
+    expect(upstream.requests).toEqual([]);
   });
 });

@@ -1,21 +1,10 @@
 // GET /v1/fragrances/export and the new search parameters through the edge, with the real
 // catalogue service (its own process) over a real Elasticsearch index, and real Redis quotas.
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
+import { describe, expect } from 'vitest';
 import { createFragranceClient, FragranceApiError } from '@fragrance/client';
-import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
-import {
-  freePort,
-  startService,
-  testElasticsearch,
-  testRedis,
-  type RunningService,
-  type TestElasticsearch,
-  type TestRedis,
-} from '@fragrance/testkit';
-import { bearer, startGateway, type GatewayUnderTest } from './test-support.ts';
+import { bearer } from './testing/app.ts';
+import { catalogueGatewayTest } from './testing/catalogue.ts';
 
 const RECORDS = 2_500;
 const records = Array.from({ length: RECORDS }, (_, i) => ({
@@ -23,36 +12,16 @@ const records = Array.from({ length: RECORDS }, (_, i) => ({
   updated_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
 }));
 
-describe('export billing and sync through the gateway', () => {
-  let es: TestElasticsearch;
-  let redis: TestRedis;
-  let catalogue: RunningService;
-  let gateway: GatewayUnderTest;
-  let keys: KeyStore;
+const it = catalogueGatewayTest.extend('catalogueRecords', { scope: 'file' }, records).extend(
+  'exportOf',
+  { scope: 'file' },
+  ({ gateway }) =>
+    (apiKey: string, query = '') =>
+      fetch(`${gateway.url}/v1/fragrances/export${query}`, { headers: bearer(apiKey) }),
+);
 
-  beforeAll(async () => {
-    [es, redis] = await Promise.all([testElasticsearch('gw-export'), testRedis('gw-export')]);
-    const alias = es.index('fragrances');
-    await ingestCatalogue({ client: es.client, alias, records });
-    catalogue = await startService('catalogue', await freePort(), {
-      ELASTICSEARCH_URL: es.url,
-      CATALOGUE_ALIAS: alias,
-      CURSOR_SECRET: randomBytes(32).toString('base64url'),
-    });
-    gateway = await startGateway({
-      redis: redis.redis,
-      prefix: redis.prefix,
-      upstreamUrl: catalogue.url,
-      env: { UPSTREAM_TIMEOUT_MS: '10000' },
-    });
-    keys = createKeyStore({ redis: redis.redis, prefix: redis.prefix });
-  }, 120_000);
-  afterAll(async () => {
-    await gateway.close();
-    await catalogue.stop();
-    await Promise.all([es.cleanup(), redis.cleanup()]);
-  });
-
+// The first test waits for the catalogue process too.
+describe('export billing and sync through the gateway', { timeout: 120_000 }, () => {
   const refusal = async (call: Promise<unknown>): Promise<FragranceApiError> => {
     const error: unknown = await call.then(
       () => null,
@@ -61,9 +30,8 @@ describe('export billing and sync through the gateway', () => {
     expect(error).toBeInstanceOf(FragranceApiError);
     return error as FragranceApiError;
   };
-  const exportOf = (apiKey: string, query = '') => fetch(`${gateway.url}/v1/fragrances/export${query}`, { headers: bearer(apiKey) });
 
-  it('bills one request per 1,000 records up front and streams them all', async () => {
+  it('bills one request per 1,000 records up front and streams them all', async ({ keys, gateway, exportOf }) => {
     const { apiKey, record } = await keys.create({ owner: 'mirror', quota: 5 });
     const res = await exportOf(apiKey);
     expect(res.status).toBe(200);
@@ -90,7 +58,7 @@ describe('export billing and sync through the gateway', () => {
     expect(await keys.usedToday(record.id, 'UTC')).toBe(4);
   });
 
-  it('gzip passes through the edge; bad parameters and missing keys are refused for free', async () => {
+  it('gzip passes through the edge; bad parameters and missing keys are refused for free', async ({ keys, gateway }) => {
     const { apiKey, record } = await keys.create({ owner: 'gz', quota: 100 });
     const client = createFragranceClient({ baseUrl: `${gateway.url}/v1`, apiKey });
     let since = 0;
@@ -112,7 +80,7 @@ describe('export billing and sync through the gateway', () => {
     expect(await keys.usedToday(record.id, 'UTC')).toBe(4);
   });
 
-  it('sort and updated_since on GET /v1/fragrances, paged by cursor, one request a page', async () => {
+  it('sort and updated_since on GET /v1/fragrances, paged by cursor, one request a page', async ({ keys, gateway }) => {
     const { apiKey } = await keys.create({ owner: 'sorter', quota: 100 });
     const since = records[2_000]!.updated_at;
     // Through the project's own client, as a customer mirrors: it follows next_cursor to the end.
