@@ -176,6 +176,60 @@ function localQuota(entry: CachedKey, window: { day: string; resetsAt: number },
   };
 }
 
+/** Remembers a key Redis found live as the most recently seen; the least recently seen goes past maxKeys. */
+function remember(
+  cache: Map<string, CachedKey>,
+  hash: string,
+  sighting: Sighting & { live: true },
+  now: number,
+  maxKeys: number,
+): CachedKey {
+  const entry = cache.get(hash) ?? newEntry(sighting.keyId, sighting.kind);
+  cache.delete(hash); // re-inserted last: the Map's order is the recency order
+  // Redis's count now includes what it was told; the allowance starts again from this sighting.
+  Object.assign(entry, {
+    owner: sighting.owner,
+    validatedAt: now,
+    limit: sighting.limit,
+    used: sighting.used,
+    day: sighting.day,
+    local: 0,
+  });
+  cache.set(hash, entry);
+  if (cache.size > maxKeys) cache.delete(cache.keys().next().value!);
+  return entry;
+}
+
+type DecisionRules = Pick<LocalAdmissionOptions, 'journal' | 'maxAgeMs' | 'timeZone' | 'bucketDefaults' | 'visitorDefaults'>;
+
+/** One request decided from a key's cache entry; an admission is journalled and spends the key's allowance. */
+function decideFromCache(
+  rules: DecisionRules,
+  entry: CachedKey | undefined,
+  request: { mode: 'admit' | 'peek'; units: number; facts: RequestFacts; edgeId: string | undefined },
+  now: number,
+): LocalDecision {
+  if (!entry?.record || now - entry.validatedAt > rules.maxAgeMs) return { outcome: 'unavailable' };
+  const { mode, units } = request;
+  const refusal = restrictionRefusal(entry, entry.record, request.facts, now, rules.visitorDefaults.maxLimit);
+  if (refusal) return refusal;
+  const window = dayWindow(now, rules.timeZone);
+  if (entry.localDay !== window.day) Object.assign(entry, { local: 0, localDay: window.day });
+  const seen = entry.day === window.day ? entry.used : 0;
+  const quota = (used: number) => localQuota(entry, window, used, now);
+  if (mode === 'peek') return { outcome: 'authenticated', entry: quota(seen + entry.local) };
+  const allowance =
+    entry.kind === 'publishable'
+      ? (entry.record.visitorBurst ?? rules.visitorDefaults.capacity)
+      : (entry.record.burst ?? rules.bucketDefaults.capacity);
+  if (seen + entry.local + units > entry.limit) return { outcome: 'daily_quota_exceeded', entry: quota(seen + entry.local) };
+  if (entry.local + units > allowance) return { outcome: 'burst_limit_exceeded', entry: quota(seen + entry.local) };
+  const admissionId = request.edgeId ?? `local.${randomUUID()}`;
+  rules.journal.append({ id: admissionId, key: entry.keyId, day: window.day, units, at: now });
+  entry.local += units;
+  return { outcome: 'admitted', entry: quota(seen + entry.local), admissionId };
+}
+
 /**
  * Admission while Redis cannot answer (docs/operations.md#degraded-admission): a key Redis found
  * live within `maxAgeMs` is admitted here against a per-key allowance of its burst capacity
@@ -184,7 +238,7 @@ function localQuota(entry: CachedKey, window: { day: string; resetsAt: number },
  * stale keys are 'unavailable' (the caller answers 503).
  */
 export function createLocalAdmission(options: LocalAdmissionOptions): LocalAdmission {
-  const { redis, journal, maxAgeMs, timeZone, clock = Date.now, maxKeys = 100_000 } = options;
+  const { redis, maxAgeMs, clock = Date.now, maxKeys = 100_000 } = options;
   const keys = redisKeys(options.prefix);
   const cache = new Map<string, CachedKey>();
   const recordRefreshMs = Math.max(1, Math.floor(maxAgeMs / 3));
@@ -209,19 +263,7 @@ export function createLocalAdmission(options: LocalAdmissionOptions): LocalAdmis
       }
       const now = clock();
       lastSightingAt = now;
-      const entry = cache.get(hash) ?? newEntry(sighting.keyId, sighting.kind);
-      cache.delete(hash); // re-inserted last: the Map's order is the recency order
-      // Redis's count now includes what it was told; the allowance starts again from this sighting.
-      Object.assign(entry, {
-        owner: sighting.owner,
-        validatedAt: now,
-        limit: sighting.limit,
-        used: sighting.used,
-        day: sighting.day,
-        local: 0,
-      });
-      cache.set(hash, entry);
-      if (cache.size > maxKeys) cache.delete(cache.keys().next().value!);
+      const entry = remember(cache, hash, sighting, now, maxKeys);
       if (now - entry.recordAt < recordRefreshMs) return undefined;
       const read = readRecord(hash, entry);
       return entry.record ? undefined : read;
@@ -229,38 +271,10 @@ export function createLocalAdmission(options: LocalAdmissionOptions): LocalAdmis
     decide(hash, mode, units, facts, edgeId) {
       const now = clock();
       period ??= { startedAt: now, durationMs: 0, admittedLocally: 0, refused: 0 };
-      const entry = cache.get(hash);
-      if (!entry?.record || now - entry.validatedAt > maxAgeMs) {
-        period.refused += 1;
-        return { outcome: 'unavailable' };
-      }
-      const refusal = restrictionRefusal(entry, entry.record, facts, now, options.visitorDefaults.maxLimit);
-      if (refusal) {
-        period.refused += 1;
-        return refusal;
-      }
-      const window = dayWindow(now, timeZone);
-      if (entry.localDay !== window.day) Object.assign(entry, { local: 0, localDay: window.day });
-      const seen = entry.day === window.day ? entry.used : 0;
-      const quota = (used: number) => localQuota(entry, window, used, now);
-      if (mode === 'peek') return { outcome: 'authenticated', entry: quota(seen + entry.local) };
-      const allowance =
-        entry.kind === 'publishable'
-          ? (entry.record.visitorBurst ?? options.visitorDefaults.capacity)
-          : (entry.record.burst ?? options.bucketDefaults.capacity);
-      if (seen + entry.local + units > entry.limit) {
-        period.refused += 1;
-        return { outcome: 'daily_quota_exceeded', entry: quota(seen + entry.local) };
-      }
-      if (entry.local + units > allowance) {
-        period.refused += 1;
-        return { outcome: 'burst_limit_exceeded', entry: quota(seen + entry.local) };
-      }
-      const admissionId = edgeId ?? `local.${randomUUID()}`;
-      journal.append({ id: admissionId, key: entry.keyId, day: window.day, units, at: now });
-      entry.local += units;
-      period.admittedLocally += 1;
-      return { outcome: 'admitted', entry: quota(seen + entry.local), admissionId };
+      const decision = decideFromCache(options, cache.get(hash), { mode, units, facts, edgeId }, now);
+      if (decision.outcome === 'admitted') period.admittedLocally += 1;
+      else if (decision.outcome !== 'authenticated') period.refused += 1;
+      return decision;
     },
     degradedSince: () => period?.startedAt,
     recovered,
