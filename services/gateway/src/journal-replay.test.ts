@@ -1,14 +1,11 @@
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyStore } from '@fragrance/api-keys';
-import { freePort, REPO_ROOT, startLocalRedis, startService, stopLocalRedis, uniquePrefix, type RunningService } from '@fragrance/testkit';
-import { bearer, close, fakeUpstream, listen } from './test-support.ts';
+import { describe, expect } from 'vitest';
+import { freePort, startService, type RunningService } from '@fragrance/testkit';
+import { bearer } from './testing/app.ts';
+import { ownRedisTest } from './testing/own-redis.ts';
 
-const localDir = process.env.FRAGRANCE_LOCAL_DIR ?? `${REPO_ROOT}.local`;
 const today = () => new Date().toISOString().slice(0, 10);
 
 /** The pid of the gateway process the testkit started on `port` (its environment names the port). */
@@ -26,60 +23,61 @@ function gatewayPid(port: number): number {
   throw new Error(`no gateway process on port ${port}`);
 }
 
-// A gateway process SIGKILLed while it admits without Redis: its journal is on disk, and the next
-// start of the gateway replays it into Redis, each request once (own redis-server).
-describe('journal replay after a crash (real gateway process, own redis-server)', () => {
-  let redisPort: number;
-  let name: string;
-  let url: string;
-  let control: Redis;
-  let upstream: Server;
-  let gateway: RunningService | undefined;
-  let gatewayPort: number;
-  let env: Record<string, string>;
-  const dir = mkdtempSync(join(tmpdir(), 'fcs-journal-'));
-  const prefix = uniquePrefix('journal').replace(/-$/, ':');
-
-  beforeAll(async () => {
-    redisPort = await freePort();
-    name = `gateway-journal-${redisPort}`;
-    url = await startLocalRedis({ name, port: redisPort });
-    control = new Redis(url, { maxRetriesPerRequest: null });
-    control.on('error', () => undefined); // this file stops its Redis on purpose
-    upstream = fakeUpstream();
-    gatewayPort = await freePort();
-    env = {
-      REDIS_URL: url,
-      REDIS_PREFIX: prefix,
+/**
+ * `journal`, the directory the test's gateway processes journal to; `startGatewayProcess`, which
+ * starts the gateway (main.ts) on the file's own Redis and stand-in upstream, always on the same
+ * port, and stops it after the test.
+ */
+const it = ownRedisTest
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+  .extend('journal', async ({}, { onCleanup }) => {
+    const dir = mkdtempSync(join(tmpdir(), 'fcs-journal-'));
+    onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+    return dir;
+  })
+  .extend('startGatewayProcess', async ({ redis, upstream, journal }, { onCleanup }) => {
+    const port = await freePort();
+    const env = {
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: redis.prefix,
       REDIS_COMMAND_TIMEOUT_MS: '300',
-      CATALOGUE_SERVICE_URL: await listen(upstream),
-      ADMISSION_JOURNAL_DIR: dir,
+      CATALOGUE_SERVICE_URL: upstream.url,
+      ADMISSION_JOURNAL_DIR: journal,
       // Every line synced: this test kills the process, not the host, so the default would do too.
       ADMISSION_JOURNAL_FSYNC_MS: '0',
     };
-  });
-  afterAll(async () => {
-    await gateway?.stop();
-    await close(upstream);
-    control.disconnect();
-    await stopLocalRedis({ name, port: redisPort });
-    rmSync(`${localDir}/redis/${name}`, { recursive: true, force: true });
-    rmSync(`${localDir}/redis/.${name}.lock`, { force: true });
-    rmSync(dir, { recursive: true, force: true });
+    const started: RunningService[] = [];
+    onCleanup(async () => {
+      await Promise.all(started.map((gateway) => gateway.stop()));
+    });
+    return async () => {
+      const gateway = await startService('gateway', port, env);
+      started.push(gateway);
+      return { gateway, port };
+    };
   });
 
-  it('replays what a killed gateway admitted, once, even when the same journal is replayed again', async () => {
-    const { apiKey, record } = await createKeyStore({ redis: control, prefix }).create({ owner: 'crash', quota: 1_000 });
-    const usageKey = `${prefix}usage:${record.id}:${today()}`;
-    gateway = await startService('gateway', gatewayPort, env);
-    const get = async () => (await fetch(`${gateway!.url}/v1/fragrances`, { headers: bearer(apiKey) })).status;
+// A gateway process SIGKILLed while it admits without Redis: its journal is on disk, and the next
+// start of the gateway replays it into Redis, each request once (own redis-server).
+describe('journal replay after a crash (real gateway process, own redis-server)', () => {
+  it('replays what a killed gateway admitted, once, even when the same journal is replayed again', async ({
+    redis,
+    keys,
+    journal: dir,
+    startGatewayProcess,
+  }) => {
+    const { apiKey, record } = await keys.create({ owner: 'crash', quota: 1_000 });
+    const usageKey = `${redis.prefix}usage:${record.id}:${today()}`;
+    const used = async () => Number(await redis.redis.get(usageKey));
+    let { gateway, port } = await startGatewayProcess();
+    const get = async () => (await fetch(`${gateway.url}/v1/fragrances`, { headers: bearer(apiKey) })).status;
     expect(await get()).toBe(200);
 
-    await stopLocalRedis({ name, port: redisPort });
+    await redis.stop();
     const during: number[] = [];
     for (let i = 0; i < 7; i++) during.push(await get());
     expect(during).toEqual(Array.from({ length: 7 }, () => 200));
-    process.kill(gatewayPid(gatewayPort), 'SIGKILL');
+    process.kill(gatewayPid(port), 'SIGKILL');
     await gateway.stop(); // resolves once the killed process is gone
     const [file] = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
     const journal = join(dir, file!);
@@ -87,17 +85,17 @@ describe('journal replay after a crash (real gateway process, own redis-server)'
     const copy = `${journal}.copy`;
     copyFileSync(journal, copy);
 
-    await startLocalRedis({ name, port: redisPort });
-    expect(Number(await control.get(usageKey))).toBe(1);
-    gateway = await startService('gateway', gatewayPort, env);
-    await expect.poll(async () => Number(await control.get(usageKey)), { timeout: 10_000 }).toBe(8);
+    await redis.start();
+    expect(await used()).toBe(1);
+    ({ gateway, port } = await startGatewayProcess());
+    await expect.poll(used, { timeout: 10_000 }).toBe(8);
     await expect.poll(() => readFileSync(journal, 'utf8'), { timeout: 5_000 }).toBe('');
 
     // A crash between the replay and the journal's truncation leaves it whole: counted once anyway.
     await gateway.stop();
     copyFileSync(copy, journal);
-    gateway = await startService('gateway', gatewayPort, env);
+    ({ gateway, port } = await startGatewayProcess());
     await expect.poll(() => readFileSync(journal, 'utf8'), { timeout: 5_000 }).toBe('');
-    expect(Number(await control.get(usageKey))).toBe(8);
+    expect(await used()).toBe(8);
   });
 });

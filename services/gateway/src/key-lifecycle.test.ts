@@ -1,34 +1,26 @@
-import type { Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
+import { describe, expect } from 'vitest';
+import { createKeyStore } from '@fragrance/api-keys';
 import { Problem } from '@fragrance/contracts';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+import { bearer, gatewayTest } from './testing/app.ts';
+
+let now = Date.parse('2026-05-01T10:00:00Z');
+const HOUR = 3_600_000;
+
+/** The file's gateway and key store on a clock the tests move (`now`). */
+const it = gatewayTest
+  .extend('gatewayOptions', { scope: 'file' }, { clock: () => now })
+  .extend('keys', { scope: 'file' }, ({ redis }) => createKeyStore({ redis: redis.redis, prefix: redis.prefix, clock: () => now }))
+  .extend(
+    'get',
+    { scope: 'file' },
+    ({ gateway }) =>
+      (path: string, apiKey: string, headers: Record<string, string> = {}) =>
+        fetch(`${gateway.url}${path}`, { headers: { ...bearer(apiKey), ...headers } }),
+  );
 
 // Key lifecycle at the edge, on a clock the test moves: expiry, rolls with a grace period,
 // scopes of secret keys, and the last use (time and address) operators see.
 describe('key lifecycle at the edge (real Redis, fake clock)', () => {
-  let redis: TestRedis;
-  let store: KeyStore;
-  let upstream: Server;
-  let gateway: GatewayUnderTest;
-  let now = Date.parse('2026-05-01T10:00:00Z');
-  const HOUR = 3_600_000;
-
-  beforeAll(async () => {
-    redis = await testRedis('gateway-lifecycle');
-    store = createKeyStore({ redis: redis.redis, prefix: redis.prefix, clock: () => now });
-    upstream = fakeUpstream();
-    gateway = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl: await listen(upstream), clock: () => now });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await close(upstream);
-    await redis.cleanup();
-  });
-
-  const get = (path: string, apiKey: string, headers: Record<string, string> = {}) =>
-    fetch(`${gateway.url}${path}`, { headers: { ...bearer(apiKey), ...headers } });
   async function refusal(res: Response, status: number, code: string): Promise<Problem> {
     expect(res.status).toBe(status);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -37,8 +29,8 @@ describe('key lifecycle at the edge (real Redis, fake clock)', () => {
     return problem;
   }
 
-  it('answers an expired key 401 key_expired, counting nothing', async () => {
-    const { apiKey, record } = await store.create({ owner: 'Temp', quota: 100, expiresAt: now + HOUR });
+  it('answers an expired key 401 key_expired, counting nothing', async ({ keys, get }) => {
+    const { apiKey, record } = await keys.create({ owner: 'Temp', quota: 100, expiresAt: now + HOUR });
     expect((await get('/v1/fragrances?query=rose', apiKey)).status).toBe(200);
     now += HOUR;
     for (const path of ['/v1/fragrances?query=rose', '/v1/me']) {
@@ -47,11 +39,11 @@ describe('key lifecycle at the edge (real Redis, fake clock)', () => {
       expect(problem.detail).toContain('2026-05-01T11:00:00.000Z');
       expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="fragrance-catalogue", error="invalid_token"/);
     }
-    expect(await store.usedToday(record.id, 'UTC')).toBe(1);
+    expect(await keys.usedToday(record.id, 'UTC')).toBe(1);
   });
 
-  it('rolls a key: both work during the grace, then the old one refuses naming its successor', async () => {
-    const { apiKey: oldKey, record } = await store.create({
+  it('rolls a key: both work during the grace, then the old one refuses naming its successor', async ({ keys, get }) => {
+    const { apiKey: oldKey, record } = await keys.create({
       kind: 'publishable',
       owner: 'Shop',
       quota: 500,
@@ -59,7 +51,7 @@ describe('key lifecycle at the edge (real Redis, fake clock)', () => {
       maxLimit: 20,
     });
     const page = { origin: 'https://shop.example' };
-    const rolled = await store.roll(record.id, { graceMs: 7 * 24 * HOUR });
+    const rolled = await keys.roll(record.id, { graceMs: 7 * 24 * HOUR });
     expect(rolled.record).toMatchObject({
       kind: 'publishable',
       owner: 'Shop',
@@ -83,11 +75,11 @@ describe('key lifecycle at the edge (real Redis, fake clock)', () => {
     expect(problem.detail).not.toContain(rolled.apiKey);
     expect((await get('/v1/suggest?q=ro', rolled.apiKey, page)).status).toBe(200);
     // Rolling twice is refused: roll the successor.
-    await expect(store.roll(record.id, { graceMs: 0 })).rejects.toThrow(/already rolled/);
+    await expect(keys.roll(record.id, { graceMs: 0 })).rejects.toThrow(/already rolled/);
   });
 
-  it('limits a secret key to its scopes (403 insufficient_scope), /v1/me answering any secret key', async () => {
-    const { apiKey, record } = await store.create({ owner: 'Searcher', quota: 100, scopes: ['search'] });
+  it('limits a secret key to its scopes (403 insufficient_scope), /v1/me answering any secret key', async ({ keys, get }) => {
+    const { apiKey, record } = await keys.create({ owner: 'Searcher', quota: 100, scopes: ['search'] });
     expect((await get('/v1/fragrances?query=rose', apiKey)).status).toBe(200);
     expect((await get('/v1/suggest?q=ro', apiKey)).status).toBe(200);
     expect((await get('/v1/me', apiKey)).status).toBe(200);
@@ -95,25 +87,25 @@ describe('key lifecycle at the edge (real Redis, fake clock)', () => {
       const problem = await refusal(await get(path, apiKey), 403, 'insufficient_scope');
       expect(problem.detail).toMatch(/scopes do not include (export|usage)/);
     }
-    const usageOnly = await store.create({ owner: 'Accountant', quota: 100, scopes: ['usage'] });
+    const usageOnly = await keys.create({ owner: 'Accountant', quota: 100, scopes: ['usage'] });
     expect((await get('/v1/usage', usageOnly.apiKey)).status).toBe(200);
     await refusal(await get('/v1/fragrances?query=rose', usageOnly.apiKey), 403, 'insufficient_scope');
-    expect(await store.usedToday(record.id, 'UTC')).toBe(2);
-    expect(await store.usedToday(usageOnly.record.id, 'UTC')).toBe(0);
+    expect(await keys.usedToday(record.id, 'UTC')).toBe(2);
+    expect(await keys.usedToday(usageOnly.record.id, 'UTC')).toBe(0);
   });
 
-  it('records the last use: time and client address, at most once a minute', async () => {
-    const { apiKey, record } = await store.create({ owner: 'Tracked', quota: 100 });
-    expect((await store.get(record.id)).lastUsedAt).toBeUndefined();
+  it('records the last use: time and client address, at most once a minute', async ({ keys, get }) => {
+    const { apiKey, record } = await keys.create({ owner: 'Tracked', quota: 100 });
+    expect((await keys.get(record.id)).lastUsedAt).toBeUndefined();
     expect((await get('/v1/fragrances?query=rose', apiKey)).status).toBe(200);
-    const first = await store.get(record.id);
+    const first = await keys.get(record.id);
     expect(first.lastUsedAt).toBe(new Date(now).toISOString());
     expect(first.lastUsedFrom).toBe('127.0.0.1');
     now += 30_000;
     await get('/v1/me', apiKey);
-    expect((await store.get(record.id)).lastUsedAt).toBe(first.lastUsedAt);
+    expect((await keys.get(record.id)).lastUsedAt).toBe(first.lastUsedAt);
     now += 30_000;
     await get('/v1/me', apiKey);
-    expect((await store.get(record.id)).lastUsedAt).toBe(new Date(now).toISOString());
+    expect((await keys.get(record.id)).lastUsedAt).toBe(new Date(now).toISOString());
   });
 });

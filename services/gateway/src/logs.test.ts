@@ -1,44 +1,31 @@
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import express from 'express';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY_PREFIX, createKeyStore, generateApiKey } from '@fragrance/api-keys';
+import { describe, expect } from 'vitest';
+import { API_KEY_PREFIX, generateApiKey } from '@fragrance/api-keys';
 import { notFoundHandler, problemHandler, requestLogger } from '@fragrance/http';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { bearer, captureLogs, close, startGateway, type GatewayUnderTest } from './test-support.ts';
+import { close, listen } from '@fragrance/testkit';
+import { bearer, captureLogs, gatewayTest } from './testing/app.ts';
 
-describe('logs', () => {
-  let redis: TestRedis;
-  let upstream: Server;
-  let gateway: GatewayUnderTest;
-  const gatewayLogs = captureLogs('gateway');
-  const upstreamLogs = captureLogs('catalogue');
-
-  beforeAll(async () => {
-    redis = await testRedis('gateway-logs');
-    // An upstream built like every service: the shared request logger, then its routes.
+/** The file's gateway and an upstream built like every service, each logging to its own capture. */
+const it = gatewayTest
+  .extend('gatewayLogs', { scope: 'file' }, () => captureLogs('gateway'))
+  .extend('upstreamLogs', { scope: 'file' }, () => captureLogs('catalogue'))
+  .extend('gatewayOptions', { scope: 'file' }, async ({ gatewayLogs, upstreamLogs }, { onCleanup }) => {
+    // The shared request logger, then its routes.
     const app = express();
     app.use(requestLogger(upstreamLogs.logger));
     app.get('/v1/fragrances', (_req, res) => void res.json({ data: [] }));
     app.get('/health', (_req, res) => void res.send('ok'));
     app.use(notFoundHandler);
     app.use(problemHandler);
-    upstream = app.listen(0, '127.0.0.1');
-    await new Promise((resolve) => upstream.once('listening', resolve));
-    gateway = await startGateway({
-      redis: redis.redis,
-      prefix: redis.prefix,
-      upstreamUrl: `http://127.0.0.1:${(upstream.address() as { port: number }).port}`,
-      logger: gatewayLogs.logger,
-    });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await close(upstream);
-    await redis.cleanup();
+    const upstream = createServer(app);
+    const upstreamUrl = await listen(upstream);
+    onCleanup(() => close(upstream));
+    return { upstreamUrl, logger: gatewayLogs.logger };
   });
 
-  it('never contain an API key, whatever the request', async () => {
-    const store = createKeyStore({ redis: redis.redis, prefix: redis.prefix });
+describe('logs', () => {
+  it('never contain an API key, whatever the request', async ({ keys: store, gateway, gatewayLogs, upstreamLogs }) => {
     const good = await store.create({ owner: 'logged', quota: 1, burst: 100 });
     const revoked = await store.create({ owner: 'revoked', quota: 2 });
     await store.revoke(revoked.record.id);
@@ -71,8 +58,13 @@ describe('logs', () => {
     }
   });
 
-  it('carry the same request id at the gateway and the upstream, generated or passed in', async () => {
-    const { apiKey } = await createKeyStore({ redis: redis.redis, prefix: redis.prefix }).create({ owner: 'traced', quota: 10 });
+  it('carry the same request id at the gateway and the upstream, generated or passed in', async ({
+    keys,
+    gateway,
+    gatewayLogs,
+    upstreamLogs,
+  }) => {
+    const { apiKey } = await keys.create({ owner: 'traced', quota: 10 });
     const passed = await fetch(`${gateway.url}/v1/fragrances`, { headers: { ...bearer(apiKey), 'x-request-id': 'trace-me-42' } });
     expect(passed.status).toBe(200);
     const generated = await fetch(`${gateway.url}/v1/fragrances`, { headers: bearer(apiKey) });
