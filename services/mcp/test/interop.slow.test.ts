@@ -1,30 +1,19 @@
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Client, type CallToolResult } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { decodeJwt } from 'jose';
-import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { describe, expect } from 'vitest';
 import { generateCatalogue } from '@fragrance/dataset';
 import { UserStore } from '@fragrance/identity';
-import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
-import {
-  freePort,
-  startService,
-  testElasticsearch,
-  testRedis,
-  waitFor,
-  type RunningService,
-  type TestElasticsearch,
-  type TestRedis,
-} from '@fragrance/testkit';
+import { freePort } from '@fragrance/testkit';
+import { launchChromium } from '@fragrance/testkit/browser';
+import { catalogueOf, mcpStackTest } from '../src/testing/stack.ts';
 
 // Interop with the clients desktop assistants and developers really use, against the whole stack
 // behind the edge (gateway, auth, catalogue and this MCP server as child processes): the
@@ -32,7 +21,6 @@ import {
 // Inspector's CLI. Each signs in through OAuth in headless Chromium (Debian's chromium, driven by
 // playwright-core), then initialize → list tools/resources/prompts → call every tool → read a
 // resource → complete an argument → go on after its access token expired (a refresh).
-const CHROMIUM = '/usr/bin/chromium';
 // mcp-remote refreshes an access token once less than a minute of it is left (TOKEN_EXPIRY_MARGIN_MS):
 // a lifetime just over that makes it refresh a few seconds after sign-in.
 const ACCESS_TOKEN_TTL = 65;
@@ -63,8 +51,8 @@ const EVERY_TOOL: Record<string, Record<string, unknown>> = {
   list_accords: { limit: 3 },
   list_perfumers: { search: 'quillon' },
   compare_fragrances: { ids: [KNOWN.id, OTHER.id] },
-  // The catalogue here loads the embedding model, but these records have no vectors yet, so the
-  // search is lexical: the description's words must match.
+  // These records have no vectors (and the catalogue loads no embedding model), so the search is
+  // lexical: the description's words must match.
   discover_fragrances: { description: 'zygomatic vetiver', limit: 3 },
 };
 
@@ -74,84 +62,44 @@ function binOf(pkg: string, relative: string): string {
   return join(dirname(requireHere.resolve(`${pkg}/package.json`)), relative);
 }
 
-let redis: TestRedis;
-let es: TestElasticsearch;
-let services: RunningService[] = [];
-let edge: string;
-let browser: Browser;
-let scratch: string;
-
-beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (infra/chromium.sh ensure)`);
-  [redis, es] = await Promise.all([testRedis('mcp-interop'), testElasticsearch('mcp-interop')]);
-  const alias = es.index('fragrances');
-  await ingestCatalogue({ client: es.client, alias, records: [KNOWN, OTHER, ...generateCatalogue({ count: 60, seed: 13 })], replicas: 0 });
-  await new UserStore(redis.redis, { prefix: redis.prefix, scrypt: TEST_SCRYPT }).create(person.email, person.password);
-  scratch = await mkdtemp(join(tmpdir(), 'mcp-interop-'));
-
-  const [gatewayPort, authPort, cataloguePort, mcpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  edge = `http://127.0.0.1:${gatewayPort}`;
-  const shared = { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix };
-  // Four services boot at once beside Chromium: give each more than the default minute on a busy machine.
-  const BOOT_MS = 150_000;
-  services = await Promise.all([
-    startService(
-      'catalogue',
-      cataloguePort,
-      {
-        REDIS_URL: redis.url,
-        JOBS_PREFIX: redis.prefix.replace(/:$/, ''),
-        ELASTICSEARCH_URL: es.url,
-        CATALOGUE_ALIAS: alias,
-        CURSOR_SECRET: randomBytes(32).toString('base64url'),
+const it = mcpStackTest
+  /** The whole stack behind the edge, as processes, with a short access-token lifetime; the person who signs in. */
+  .extend('stack', { scope: 'file' }, async ({ redis, es, startStack }) => {
+    const alias = await catalogueOf(es, [KNOWN, OTHER, ...generateCatalogue({ count: 60, seed: 13 })]);
+    await new UserStore(redis.redis, { prefix: redis.prefix, scrypt: TEST_SCRYPT }).create(person.email, person.password);
+    return startStack({
+      services: ['catalogue', 'auth', 'mcp', 'gateway'],
+      alias,
+      env: {
+        auth: { ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TOKEN_TTL) },
+        mcp: { MCP_RATE_LIMIT_PER_MINUTE: '6000', MCP_RATE_LIMIT_BURST: '1000' },
       },
-      BOOT_MS,
-    ),
-    startService('auth', authPort, { ...shared, MCP_URL: edge, ACCESS_TOKEN_TTL_SECONDS: String(ACCESS_TOKEN_TTL) }, BOOT_MS),
-    startService(
-      'mcp',
-      mcpPort,
-      {
-        ...shared,
-        MCP_URL: edge,
-        AUTH_SERVICE_URL: `http://127.0.0.1:${authPort}`,
-        CATALOGUE_SERVICE_URL: `http://127.0.0.1:${cataloguePort}`,
-        MCP_RATE_LIMIT_PER_MINUTE: '6000',
-        MCP_RATE_LIMIT_BURST: '1000',
-      },
-      BOOT_MS,
-    ),
-  ]);
-  services.push(
-    await startService(
-      'gateway',
-      gatewayPort,
-      {
-        REDIS_URL: redis.url,
-        CATALOGUE_SERVICE_URL: `http://127.0.0.1:${cataloguePort}`,
-        AUTH_SERVICE_URL: `http://127.0.0.1:${authPort}`,
-        MCP_SERVICE_URL: `http://127.0.0.1:${mcpPort}`,
-        MCP_URL: edge,
-      },
-      BOOT_MS,
-    ),
-  );
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      // Four services boot at once beside Chromium: give each more than the default minute on a busy machine.
+      bootMs: 150_000,
+    });
+  })
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+  .extend('browser', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const browser = await launchChromium();
+    onCleanup(() => browser.close());
+    return browser;
+  })
+  /** A directory for the clients' homes and config, removed after the file. */
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+  .extend('scratch', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const scratch = await mkdtemp(join(tmpdir(), 'mcp-interop-'));
+    onCleanup(() => rm(scratch, { recursive: true, force: true }));
+    return scratch;
   });
+
+// The stack and the browser start before the first test, under the hook's timeout.
+it.beforeAll(async ({ stack, browser }) => {
+  expect(stack.urls.edge).toBeTruthy();
+  expect(browser.isConnected()).toBe(true);
 }, 400_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await Promise.all(services.map((s) => s.stop()));
-  await Promise.all([redis?.cleanup(), es?.cleanup()]);
-  if (scratch) await rm(scratch, { recursive: true, force: true });
-});
-
 /** What a person does in the browser the client sent them to: sign in, allow, and land on the client's callback. */
-async function signInAndAllow(authorizationUrl: string, callbackPrefix: string): Promise<void> {
+async function signInAndAllow(browser: Browser, authorizationUrl: string, callbackPrefix: string): Promise<void> {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
@@ -173,8 +121,8 @@ async function signInAndAllow(authorizationUrl: string, callbackPrefix: string):
   }
 }
 
-/** The first URL of the edge's authorization endpoint a client printed to its stderr. */
-function authorizationUrlIn(text: string): string | undefined {
+/** The first URL of the authorization endpoint at `edge` a client printed to its stderr. */
+function authorizationUrlIn(edge: string, text: string): string | undefined {
   return new RegExp(`${edge.replaceAll('.', '\\.')}/oauth/authorize\\?\\S+`).exec(text)?.[0];
 }
 
@@ -185,7 +133,8 @@ function expectSucceeded(name: string, result: CallToolResult): void {
 }
 
 describe('mcp-remote (the stdio proxy desktop hosts launch)', () => {
-  it('signs in through the browser, then lists, calls every tool, reads, completes, and refreshes', async () => {
+  it('signs in through the browser, then lists, calls every tool, reads, completes, and refreshes', async ({ stack, browser, scratch }) => {
+    const { edge } = stack.urls;
     const configDir = join(scratch, 'mcp-remote');
     const callbackPort = await freePort();
     const transport = new StdioClientTransport({
@@ -202,12 +151,10 @@ describe('mcp-remote (the stdio proxy desktop hosts launch)', () => {
     const client = new Client({ name: 'interop-mcp-remote', version: '1.0.0' });
     try {
       const connected = client.connect(transport);
-      const url = await waitFor(() => authorizationUrlIn(stderr), {
-        timeoutMs: 30_000,
-        description: 'the authorization URL from mcp-remote',
-      });
+      await expect.poll(() => authorizationUrlIn(edge, stderr), { timeout: 30_000 }).toBeTruthy();
+      const url = authorizationUrlIn(edge, stderr)!;
       expect(new URL(url).searchParams.get('resource')).toBe(`${edge}/mcp`);
-      await signInAndAllow(url, `http://localhost:${callbackPort}/oauth/callback`);
+      await signInAndAllow(browser, url, `http://localhost:${callbackPort}/oauth/callback`);
       await connected;
       expect(client.getServerVersion()?.name).toBe('fragrance-catalogue');
 
@@ -234,15 +181,18 @@ describe('mcp-remote (the stdio proxy desktop hosts launch)', () => {
       };
       const before = await tokens();
       const refreshFrom = (decodeJwt(before.access_token).iat! + ACCESS_TOKEN_TTL - MCP_REMOTE_REFRESH_MARGIN + 1) * 1000;
-      await sleep(Math.max(0, refreshFrom - Date.now()));
       // The proxy refreshes on a call past its margin and stores the new tokens on its own schedule:
-      // call again (each call must succeed) until the stored token changes, for at most ~15 s.
-      let after = before;
-      for (let attempt = 0; attempt < 15 && after.access_token === before.access_token; attempt++) {
-        expectSucceeded('get_fragrance', await client.callTool({ name: 'get_fragrance', arguments: { id: KNOWN.id } }));
-        await sleep(1_000);
-        after = await tokens();
-      }
+      // call (each call must succeed) until the stored token changes, at most ~15 s past the margin.
+      await expect
+        .poll(
+          async () => {
+            expectSucceeded('get_fragrance', await client.callTool({ name: 'get_fragrance', arguments: { id: KNOWN.id } }));
+            return (await tokens()).access_token;
+          },
+          { timeout: Math.max(0, refreshFrom - Date.now()) + 15_000, interval: 1_000 },
+        )
+        .not.toBe(before.access_token);
+      const after = await tokens();
       expect(after.access_token).not.toBe(before.access_token);
       expect(after.refresh_token).not.toBe(before.refresh_token);
     } catch (error) {
@@ -327,7 +277,8 @@ async function spoilAccessTokens(file: string): Promise<string[]> {
 }
 
 describe('MCP Inspector CLI', () => {
-  it('signs in through the browser, then lists, calls every tool, reads, completes, and refreshes', async () => {
+  it('signs in through the browser, then lists, calls every tool, reads, completes, and refreshes', async ({ stack, browser, scratch }) => {
+    const { edge } = stack.urls;
     const home = join(scratch, 'inspector');
     const callback = `http://127.0.0.1:${await freePort()}/oauth/callback`;
     // MCP_AUTO_OPEN_ENABLED: interactive sign-in without a terminal; BROWSER=true: its opener opens nothing;
@@ -343,16 +294,11 @@ describe('MCP Inspector CLI', () => {
       env,
       (stderr) => (printed = stderr),
     );
-    const failed = first.then(
-      () => undefined,
-      (error: unknown) => (error instanceof Error ? error : new Error(JSON.stringify(error))),
-    );
-    const url = await waitFor(async () => authorizationUrlIn(printed) ?? (await Promise.race([failed, sleep(100)])), {
-      timeoutMs: 30_000,
-      description: 'the authorization URL from the Inspector',
-    });
-    if (typeof url !== 'string') throw url instanceof Error ? url : new Error('the Inspector printed no authorization URL');
-    await signInAndAllow(url, callback);
+    // Until the URL shows, the CLI must not have exited (its error says why it did).
+    await Promise.race([expect.poll(() => authorizationUrlIn(edge, printed), { timeout: 30_000 }).toBeTruthy(), first]);
+    const url = authorizationUrlIn(edge, printed);
+    if (!url) throw new Error('the Inspector printed no authorization URL');
+    await signInAndAllow(browser, url, callback);
     const tools = (await first) as { tools: { name: string }[] };
     expect(tools.tools.map((t) => t.name)).toEqual(expect.arrayContaining(Object.keys(EVERY_TOOL)));
 
