@@ -66,6 +66,8 @@ describe('outage figures', () => {
       unavailable_503: 1,
       other_failures: 1,
       answered_share: 0.6,
+      compared: 3,
+      compared_after_outage: 0,
       wrong: 0,
       unverified: 0,
     });
@@ -77,6 +79,21 @@ describe('outage figures', () => {
     expect(f.wrong).toBe(1);
     expect(f.unverified).toBe(1);
     expect(esOutageTargetMet(f, true)).toBe(false);
+  });
+
+  it('checks an answer first seen during the outage against the first one after it', () => {
+    const after = answersBefore([sample('/new', 200, 'h3'), sample('/other', 200, 'h4')]);
+    const f = outageFigures([sample('/new', 200, 'h3'), sample('/other', 200, 'stale'), sample('/never', 200, 'h5')], before, after);
+    expect(f).toMatchObject({ compared: 2, compared_after_outage: 2, wrong: 1, unverified: 1 });
+  });
+
+  it('checks that a detail names the record asked for, with or without an earlier answer', () => {
+    const right = dataIdsHash({ data: { id: 'p 1', name: 'Rose' } });
+    const f = outageFigures(
+      [sample('/v1/fragrances/p%201', 200, right), sample('/v1/fragrances/p2', 200, right), sample('/v1/fragrances/p2', 200, right)],
+      before,
+    );
+    expect(f).toMatchObject({ compared: 3, compared_after_outage: 0, wrong: 2, unverified: 0 });
   });
 
   it('meets the target at 80 % answered, none wrong, searches back', () => {

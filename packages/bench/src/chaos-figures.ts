@@ -73,24 +73,54 @@ export interface OutageFigures {
   other_failures: number;
   /** answered / sent (0..1). */
   answered_share: number;
-  /** 200s whose data differ from what the same request got before the outage. */
+  /** 200s checked: against the same request's answer before the outage, else after it, and a detail's id against the one asked for. */
+  compared: number;
+  /** …of them checked against the first answer after the outage (no answer before it to compare). */
+  compared_after_outage: number;
+  /** 200s whose data differ from the reference answer, or a detail naming another record than asked. */
   wrong: number;
-  /** 200s for a request never answered before the outage (cannot be checked). */
+  /** 200s for a request answered neither before nor after the outage, and no detail (cannot be checked). */
   unverified: number;
 }
 
-/** The first 200's hash per target, from the requests before the outage. */
+/** The first 200's hash per target, from the requests before the outage (or after it). */
 export function answersBefore(samples: readonly ZipfSample[]): Map<string, string> {
   const out = new Map<string, string>();
   for (const s of samples) if (s.status === 200 && s.hash !== null && !out.has(s.target)) out.set(s.target, s.hash);
   return out;
 }
 
-export function outageFigures(during: readonly ZipfSample[], before: ReadonlyMap<string, string>): OutageFigures {
+const DETAIL = /^\/v1\/fragrances\/([^/?]+)$/;
+
+/** A detail target's expected hash: its answer names the record asked for, whatever else it says. */
+function detailHash(target: string): string | undefined {
+  const id = DETAIL.exec(target)?.[1];
+  return id === undefined ? undefined : dataIdsHash({ data: { id: decodeURIComponent(id) } });
+}
+
+/**
+ * The outage's figures. `before`: each target's first answer before the outage; `after`: its first
+ * answer once searches answer again (the reference for a target first answered during the outage).
+ */
+export function outageFigures(
+  during: readonly ZipfSample[],
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string> = new Map(),
+): OutageFigures {
   const answered = during.filter((s) => s.status === 200);
   const stale = answered.filter((s) => s.stale).length;
   const unavailable = during.filter((s) => s.status === 503).length;
-  const known = answered.filter((s) => before.has(s.target));
+  let compared = 0;
+  let comparedAfter = 0;
+  let wrong = 0;
+  for (const s of answered) {
+    const detail = detailHash(s.target);
+    const reference = before.get(s.target) ?? after.get(s.target);
+    if (detail === undefined && reference === undefined) continue;
+    compared++;
+    if (!before.has(s.target) && reference !== undefined) comparedAfter++;
+    if ((detail !== undefined && s.hash !== detail) || (reference !== undefined && s.hash !== reference)) wrong++;
+  }
   return {
     sent: during.length,
     answered: answered.length,
@@ -99,8 +129,10 @@ export function outageFigures(during: readonly ZipfSample[], before: ReadonlyMap
     unavailable_503: unavailable,
     other_failures: during.length - answered.length - unavailable,
     answered_share: during.length ? Math.round((answered.length / during.length) * 1000) / 1000 : 0,
-    wrong: known.filter((s) => s.hash !== before.get(s.target)).length,
-    unverified: answered.length - known.length,
+    compared,
+    compared_after_outage: comparedAfter,
+    wrong,
+    unverified: answered.length - compared,
   };
 }
 

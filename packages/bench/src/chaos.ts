@@ -14,8 +14,8 @@
 // data-API requests and MCP tool calls, every key exact, over-admission within the bound.
 //
 // Options (env): BENCH_CHAOS_SETTLE_S (8: load after each fault before the next), BENCH_CONCURRENCY (8),
-// BENCH_REQUEST_TIMEOUT_MS (10000), BENCH_CHAOS_FAULTS (instances,rolling,es,redis,worker by default; es-outage
-// is opt-in: e.g. `es-outage,redis` runs only those).
+// BENCH_REQUEST_TIMEOUT_MS (60000: the edge answers first), BENCH_CHAOS_FAULTS (instances,rolling,es,es-outage,redis,worker by default; e.g.
+// `es-outage,redis` runs only those).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, createHash } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -129,6 +129,8 @@ interface Sample {
   key: number;
   /** Charged to `key` for sure (2xx/4xx data read but 429), or maybe (no answer). */
   charged: 'yes' | 'no' | 'unknown';
+  /** A failure's answer, shortened: who answered it (HAProxy's page, a service's problem code) or the error. */
+  detail?: string;
 }
 
 const samples: Sample[] = [];
@@ -137,8 +139,15 @@ let running = true;
 
 // The Elasticsearch-outage fault: its Zipf workload (its own loops and samples).
 const OUTAGE_MS = 30_000;
-const ZIPF_WARM_MS = 20_000;
+/**
+ * Warm-up by requests, not time: how much of the workload the caches hold when Elasticsearch stops
+ * depends only on how many requests warmed them (1,500 Zipf draws over 365 targets: ≈ 93 % of its
+ * mass). At 20 s of warming, a run at load 26 had sent 150 (≈ 65 %) and one at load 15 about 2,000.
+ */
+const ZIPF_WARM_REQUESTS = 1_500;
+const ZIPF_WARM_MAX_MS = 300_000;
 const ZIPF_WORKERS = 4;
+const ZIPF_AFTER_MS = 10_000;
 const zipfSamples: ZipfSample[] = [];
 let zipfRunning = false;
 /** Elasticsearch pids stopped with SIGSTOP and not yet continued (the run's teardown continues them). */
@@ -149,12 +158,29 @@ async function timed(kind: Kind, key: number, send: () => Promise<Response>, cha
   const current = phase;
   try {
     const res = await send();
-    await res.arrayBuffer();
+    const body = await res.text();
     const charged = chargeable && res.status !== 429 && res.status !== 401 && res.status < 500 ? 'yes' : 'no';
-    return { phase: current, kind, start, end: Date.now(), failed: res.status >= 500, status: res.status, key, charged };
-  } catch {
-    return { phase: current, kind, start, end: Date.now(), failed: true, status: 0, key, charged: chargeable ? 'unknown' : 'no' };
+    const sample: Sample = { phase: current, kind, start, end: Date.now(), failed: res.status >= 500, status: res.status, key, charged };
+    if (res.status >= 500) sample.detail = failureDetail(res, body);
+    return sample;
+  } catch (error) {
+    const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return { phase: current, kind, start, end: Date.now(), failed: true, status: 0, key, charged: chargeable ? 'unknown' : 'no', detail };
   }
+}
+
+/** Which tier answered a 5xx: HAProxy's own page (no server), or a service's problem+json code. */
+function failureDetail(res: Response, body: string): string {
+  const type = res.headers.get('content-type') ?? '';
+  if (type.includes('json')) {
+    try {
+      const problem = JSON.parse(body) as { code?: unknown; detail?: unknown; error?: unknown };
+      return `json ${JSON.stringify(problem.code ?? problem.error ?? '')} ${JSON.stringify(problem.detail ?? '').slice(0, 100)}`;
+    } catch {
+      // not JSON after all
+    }
+  }
+  return `${type || 'no type'} ${body.replace(/\s+/g, ' ').slice(0, 100)}`;
 }
 
 interface Grant {
@@ -267,6 +293,8 @@ interface PhaseFigures {
   failed_by_kind: Partial<Record<Kind, number>>;
   /** Failures by kind and answer, e.g. `mcp 502`; `0` is a reset or a timeout (no answer). */
   failed_by_status: Record<string, number>;
+  /** Each distinct failure (kind, status, who answered) with its count and first time after the fault (ms). */
+  failure_details?: { what: string; count: number; first_after_ms: number }[];
   longest_error_window_ms: number;
   /** From the fault's start to the end of its last failed request (0: nothing failed). */
   last_failure_after_ms: number;
@@ -289,7 +317,14 @@ interface PhaseFigures {
   /** Redis fault only: a key 2 short of its quota when the primary died, sending through the outage. */
   over_admission?: OverAdmission;
   /** Elasticsearch outage only: the Zipf workload while every node was stopped. */
-  es_outage?: OutageFigures & { outage_ms: number; targets: number; warmed_targets: number; searches_answer_again_after_ms: number | null };
+  es_outage?: OutageFigures & {
+    outage_ms: number;
+    targets: number;
+    warmed_targets: number;
+    /** Zipf requests sent before Elasticsearch stopped. */
+    warm_requests: number;
+    searches_answer_again_after_ms: number | null;
+  };
   /** Whether the issue's target for this fault was met (absent for the baseline). */
   target_met?: boolean;
   step_error?: string;
@@ -336,9 +371,17 @@ function figures(fault: string, startedAt: number, retries: Record<string, numbe
     byKind[f.kind] = (byKind[f.kind] ?? 0) + 1;
     byStatus[`${f.kind} ${f.status}`] = (byStatus[`${f.kind} ${f.status}`] ?? 0) + 1;
   }
+  const details = new Map<string, { what: string; count: number; first_after_ms: number }>();
+  for (const f of failures) {
+    const what = `${f.kind} ${f.status} ${f.detail ?? ''}`.trim();
+    const seen = details.get(what);
+    if (seen) seen.count++;
+    else details.set(what, { what, count: 1, first_after_ms: f.start - startedAt });
+  }
   return {
     fault,
     sent: inPhase.length,
+    ...(details.size ? { failure_details: [...details.values()] } : {}),
     failed: failures.length,
     failed_by_kind: byKind,
     failed_by_status: byStatus,
@@ -424,6 +467,7 @@ try {
       ...(error ? { step_error: error } : {}),
     };
     results.push(f);
+    for (const d of f.failure_details ?? []) say(`  failed ×${d.count} (first ${d.first_after_ms} ms after the fault): ${d.what}`);
     say(
       `  ${name}: ${f.sent} sent, ${f.failed} failed ${JSON.stringify(f.failed_by_status)}, longest error window ${f.longest_error_window_ms} ms, last failure ${f.last_failure_after_ms} ms after the fault (load average ${f.load_average}); HAProxy retries ${JSON.stringify(f.haproxy_retries)}`,
     );
@@ -733,7 +777,12 @@ async function esOutage(key: string, ids: readonly string[]): Promise<NonNullabl
   zipfRunning = true;
   const workers = Array.from({ length: ZIPF_WORKERS }, (_, w) => zipfWorker(w, plan, key));
   try {
-    await sleep(ZIPF_WARM_MS);
+    const warmStart = Date.now();
+    await until(`the Zipf workload to send ${ZIPF_WARM_REQUESTS} requests`, ZIPF_WARM_MAX_MS, () =>
+      Promise.resolve(zipfSamples.length >= ZIPF_WARM_REQUESTS),
+    ).catch((error: unknown) => say(`  ${String(error)}; stopping Elasticsearch anyway`));
+    const warmedWith = zipfSamples.length;
+    say(`  warmed with ${warmedWith} Zipf requests in ${Date.now() - warmStart} ms`);
     const nodes = (await status()).elasticsearch.nodes;
     const stopAt = Date.now();
     for (const node of nodes) {
@@ -748,6 +797,7 @@ async function esOutage(key: string, ids: readonly string[]): Promise<NonNullabl
     frozen.clear();
     say('SIGCONT every Elasticsearch node');
     let answersAgainAfter: number | null = null;
+    let recoveredAt = Number.POSITIVE_INFINITY;
     await until('an uncached search to answer again', 120_000, async () => {
       const res = await fetch(`${EDGE}/v1/fragrances?query=rose+${randomBytes(4).toString('hex')}&limit=3`, {
         headers: { authorization: `Bearer ${key}` },
@@ -756,13 +806,20 @@ async function esOutage(key: string, ids: readonly string[]): Promise<NonNullabl
       await res.arrayBuffer();
       return res.status === 200;
     }).then(
-      () => (answersAgainAfter = Date.now() - resumeAt),
+      () => {
+        recoveredAt = Date.now();
+        answersAgainAfter = recoveredAt - resumeAt;
+      },
       (error: unknown) => say(`  ${String(error)}`),
     );
+    // A while longer, so a target first answered during the outage has an answer after it to compare with.
+    if (Number.isFinite(recoveredAt)) await sleep(ZIPF_AFTER_MS);
     const before = answersBefore(zipfSamples.filter((x) => x.start < stopAt));
+    const after = answersBefore(zipfSamples.filter((x) => x.start >= recoveredAt));
     const during = outageFigures(
       zipfSamples.filter((x) => x.start >= stopAt && x.start < resumeAt),
       before,
+      after,
     );
     say(
       `  Zipf workload while Elasticsearch was stopped: ${JSON.stringify(during)}; searches answer again ${String(answersAgainAfter)} ms after SIGCONT`,
@@ -772,6 +829,7 @@ async function esOutage(key: string, ids: readonly string[]): Promise<NonNullabl
       outage_ms: resumeAt - stopAt,
       targets: targets.length,
       warmed_targets: before.size,
+      warm_requests: warmedWith,
       searches_answer_again_after_ms: answersAgainAfter,
     };
   } finally {

@@ -133,10 +133,12 @@ export const ImportBenchConfig = z.object({
 export const ChaosBenchConfig = z.object({
   BENCH_CHAOS_SETTLE_S: positive(8),
   BENCH_CONCURRENCY: whole(8),
-  BENCH_REQUEST_TIMEOUT_MS: whole(10_000),
+  // Longer than the gateway's upstream timeout (10 s) and HAProxy's server timeout (30 s): the edge
+  // answers every request before the bench gives up on it, so which ones were charged is known.
+  BENCH_REQUEST_TIMEOUT_MS: whole(60_000),
   BENCH_CHAOS_FAULTS: z
     .string()
-    .default('instances,rolling,es,redis,worker')
+    .default('instances,rolling,es,es-outage,redis,worker')
     .transform((list) => new Set(list.split(',').map((f) => f.trim()))),
 });
 
