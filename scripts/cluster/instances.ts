@@ -37,6 +37,11 @@ export function instanceSpec(instance: Instance, sharedEnv: NodeJS.ProcessEnv, s
       // It also appends the client's address to X-Forwarded-For, which the gateways (behind it on
       // loopback) read for publishable keys' per-visitor limits.
       ...(instance.service === 'gateway' ? { TRUST_EDGE_REQUEST_ID: 'true', TRUST_PROXY: 'loopback' } : {}),
+      // A token request makes a few Redis calls and nothing serves it locally: a spurious timeout
+      // (a 500 ms timer firing after an event-loop stall on a loaded machine, the reply already
+      // there) is a refused refresh. The hot-path services keep 500 ms: they admit or skip the
+      // cache on a timeout instead of failing.
+      ...(instance.service === 'auth' ? { REDIS_COMMAND_TIMEOUT_MS: '2000' } : {}),
     },
     stopTimeoutMs: 25_000,
   };
