@@ -3,11 +3,11 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, problemHandler, requestLogger } from '@fragrance/http';
+import { close, listen } from '@fragrance/testkit';
 import { createUpstreamAgent, proxyTo, UPSTREAM_IDLE_MS } from './proxy.ts';
 
 /** HAProxy's `timeout http-keep-alive` in the cluster (packages/stack/src/haproxy.ts). */
 const EDGE_IDLE_TIMEOUT_MS = 10_000;
-import { close, listen } from './test-support.ts';
 
 describe('proxyTo', () => {
   let upstream: Server;

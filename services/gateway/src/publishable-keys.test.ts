@@ -1,10 +1,7 @@
-import type { Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { parseList } from 'structured-headers';
-import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
 import { Problem, UsageResponse } from '@fragrance/contracts';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+import { bearer, gatewayTest } from './testing/app.ts';
 
 // Publishable keys (fcs_pk_…) and CORS on the read endpoints, against a real Redis: what a page
 // may reach, from which origins, the per-visitor limit, and secret keys sent from a page.
@@ -21,34 +18,31 @@ const READ_PATHS = [
   '/v1/perfumers',
 ];
 
-describe('publishable keys and CORS at the edge (real Redis)', () => {
-  let redis: TestRedis;
-  let store: KeyStore;
-  let upstream: Server;
-  let gateway: GatewayUnderTest;
-  let upstreamHits = 0;
-
-  beforeAll(async () => {
-    redis = await testRedis('gateway-publishable');
-    store = createKeyStore({ redis: redis.redis, prefix: redis.prefix });
-    upstream = fakeUpstream(() => void (upstreamHits += 1));
-    gateway = await startGateway({
-      redis: redis.redis,
-      prefix: redis.prefix,
-      upstreamUrl: await listen(upstream),
-      // Visitors are told apart by X-Forwarded-For from the test (a proxy on loopback).
+const it = gatewayTest
+  // Visitors are told apart by X-Forwarded-For from the test (a proxy on loopback).
+  .extend(
+    'gatewayOptions',
+    { scope: 'file' },
+    {
       env: { UPSTREAM_TIMEOUT_MS: '10000', TRUST_PROXY: 'loopback', PUBLISHABLE_MAX_LIMIT: '40' },
-    });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await close(upstream);
-    await redis.cleanup();
-  });
+    },
+  )
+  .extend(
+    'get',
+    { scope: 'file' },
+    ({ gateway }) =>
+      (path: string, headers: Record<string, string> = {}) =>
+        fetch(`${gateway.url}${path}`, { headers }),
+  )
+  .extend(
+    'publishable',
+    { scope: 'file' },
+    ({ keys }) =>
+      (origins = [SHOP, 'https://*.shop.example'], extra: { visitorBurst?: number; quota?: number } = {}) =>
+        keys.create({ owner: 'Shop', quota: extra.quota ?? 10_000, kind: 'publishable', origins, ...extra }),
+  );
 
-  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${gateway.url}${path}`, { headers });
-  const publishable = (origins = [SHOP, 'https://*.shop.example'], extra: { visitorBurst?: number; quota?: number } = {}) =>
-    store.create({ owner: 'Shop', quota: extra.quota ?? 10_000, kind: 'publishable', origins, ...extra });
+describe('publishable keys and CORS at the edge (real Redis)', () => {
   async function refusal(res: Response, status: number, code: string): Promise<Problem> {
     expect(res.status).toBe(status);
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -57,7 +51,7 @@ describe('publishable keys and CORS at the edge (real Redis)', () => {
     return problem;
   }
 
-  it('answers the preflight of every read endpoint without a key', async () => {
+  it('answers the preflight of every read endpoint without a key', async ({ gateway, get }) => {
     for (const path of READ_PATHS) {
       const res = await fetch(`${gateway.url}${path}`, {
         method: 'OPTIONS',
@@ -73,7 +67,7 @@ describe('publishable keys and CORS at the edge (real Redis)', () => {
     }
   });
 
-  it('serves the read endpoints to an allowed origin, exposing the quota headers, and counts each', async () => {
+  it('serves the read endpoints to an allowed origin, exposing the quota headers, and counts each', async ({ keys, get, publishable }) => {
     const { apiKey, record } = await publishable();
     for (const path of READ_PATHS) {
       const res = await get(path, { ...bearer(apiKey), origin: SHOP });
@@ -85,12 +79,12 @@ describe('publishable keys and CORS at the edge (real Redis)', () => {
       expect(res.headers.get('ratelimit-limit')).toBe('10000');
     }
     // The key's own meter, which billing reads and the owner's secret key reads through /v1/usage.
-    expect(await store.usedToday(record.id, 'UTC')).toBe(READ_PATHS.length);
-    const server = await store.create({ owner: 'Shop', quota: 10 });
+    expect(await keys.usedToday(record.id, 'UTC')).toBe(READ_PATHS.length);
+    const server = await keys.create({ owner: 'Shop', quota: 10 });
     const usage = await get(`/v1/usage?key_id=${record.id}`, bearer(server.apiKey));
     expect(usage.status).toBe(200);
     expect(UsageResponse.parse(await usage.json())).toMatchObject({ key_id: record.id, owner: 'Shop', total: READ_PATHS.length });
-    const stranger = await store.create({ owner: 'Someone else', quota: 10 });
+    const stranger = await keys.create({ owner: 'Someone else', quota: 10 });
     const refused = await refusal(await get(`/v1/usage?key_id=${record.id}`, bearer(stranger.apiKey)), 400, 'invalid_parameter');
     expect(refused.invalid_params?.[0]?.name).toBe('key_id');
     await refusal(await get('/v1/usage?key_id=key_0000000000000000', bearer(server.apiKey)), 400, 'invalid_parameter');
@@ -99,9 +93,14 @@ describe('publishable keys and CORS at the edge (real Redis)', () => {
     expect((await get('/v1/suggest?q=ro', { ...bearer(apiKey), referer: 'https://shop.example/search?q=x' })).status).toBe(200);
   });
 
-  it('refuses other origins, no origin and the wildcard edge cases with 403 origin_not_allowed, counting nothing', async () => {
+  it('refuses other origins, no origin and the wildcard edge cases with 403 origin_not_allowed, counting nothing', async ({
+    keys,
+    upstream,
+    get,
+    publishable,
+  }) => {
     const { apiKey, record } = await publishable();
-    const before = upstreamHits;
+    const before = upstream.requests.length;
     for (const origin of [
       'https://a.b.shop.example', // a label too many
       'http://eu.shop.example', // another scheme
@@ -120,31 +119,31 @@ describe('publishable keys and CORS at the edge (real Redis)', () => {
     }
     const none = await refusal(await get('/v1/fragrances?query=rose', bearer(apiKey)), 403, 'origin_not_allowed');
     expect(none.detail).toMatch(/no Origin/);
-    expect(upstreamHits).toBe(before);
-    expect(await store.usedToday(record.id, 'UTC')).toBe(0);
+    expect(upstream.requests.length).toBe(before);
+    expect(await keys.usedToday(record.id, 'UTC')).toBe(0);
   });
 
-  it('refuses export, usage and /v1/me with 403 endpoint_not_allowed, counting nothing', async () => {
+  it('refuses export, usage and /v1/me with 403 endpoint_not_allowed, counting nothing', async ({ keys, get, publishable }) => {
     const { apiKey, record } = await publishable();
     for (const path of ['/v1/fragrances/export', '/v1/usage', '/v1/usage/searches', '/v1/me']) {
       const problem = await refusal(await get(path, { ...bearer(apiKey), origin: SHOP }), 403, 'endpoint_not_allowed');
       expect(problem.detail).toMatch(/secret key/);
     }
-    expect(await store.usedToday(record.id, 'UTC')).toBe(0);
+    expect(await keys.usedToday(record.id, 'UTC')).toBe(0);
   });
 
-  it('caps limit for publishable keys (400 naming limit), not for secret keys', async () => {
+  it('caps limit for publishable keys (400 naming limit), not for secret keys', async ({ keys, get, publishable }) => {
     const { apiKey } = await publishable();
     expect((await get('/v1/fragrances?limit=40', { ...bearer(apiKey), origin: SHOP })).status).toBe(200);
     const problem = await refusal(await get('/v1/fragrances?li%6Dit=41', { ...bearer(apiKey), origin: SHOP }), 400, 'invalid_parameter');
     expect(problem.invalid_params).toEqual([{ name: 'limit', reason: 'must be at most 40 with a publishable key' }]);
-    const own = await store.create({ kind: 'publishable', owner: 'Shop', quota: 100, origins: [SHOP], maxLimit: 10 });
+    const own = await keys.create({ kind: 'publishable', owner: 'Shop', quota: 100, origins: [SHOP], maxLimit: 10 });
     expect((await get('/v1/suggest?limit=11', { ...bearer(own.apiKey), origin: SHOP })).status).toBe(400);
-    const secret = await store.create({ owner: 'Server', quota: 100 });
+    const secret = await keys.create({ owner: 'Server', quota: 100 });
     expect((await get('/v1/fragrances?limit=100', bearer(secret.apiKey))).status).toBe(200);
   });
 
-  it('limits each visitor (key + client address) with 429 visitor_limit_exceeded, others unaffected', async () => {
+  it('limits each visitor (key + client address) with 429 visitor_limit_exceeded, others unaffected', async ({ get, publishable }) => {
     const { apiKey } = await publishable([SHOP], { visitorBurst: 3 });
     const from = (address: string) => get('/v1/suggest?q=ro', { ...bearer(apiKey), origin: SHOP, 'x-forwarded-for': address });
     for (let i = 0; i < 3; i += 1) expect((await from('203.0.113.7')).status).toBe(200);
@@ -160,8 +159,8 @@ describe('publishable keys and CORS at the edge (real Redis)', () => {
     expect((await from('2001:db8:1:2:ffff::9')).status).toBe(429);
   });
 
-  it('keeps the daily quota exact while 1,000 requests race, a limited visitor among them', async () => {
-    const { apiKey, record } = await store.create({
+  it('keeps the daily quota exact while 1,000 requests race, a limited visitor among them', async ({ keys, get }) => {
+    const { apiKey, record } = await keys.create({
       kind: 'publishable',
       owner: 'Shop',
       quota: 250,
@@ -189,30 +188,35 @@ describe('publishable keys and CORS at the edge (real Redis)', () => {
     const codes = new Set(results.filter((r) => r.status === 429).map((r) => r.code));
     expect(codes).toEqual(new Set(['daily_quota_exceeded', 'visitor_limit_exceeded']));
     expect(results.every((r) => r.status === 200 || (r.retry ?? 0) >= 1)).toBe(true);
-    expect(await store.usedToday(record.id, 'UTC')).toBe(250);
+    expect(await keys.usedToday(record.id, 'UTC')).toBe(250);
   });
 
-  it('refuses a secret key sent from a foreign page (403, counted nowhere) but not from its own pages', async () => {
-    const { apiKey, record } = await store.create({ owner: 'Leaky', quota: 100 });
-    const before = upstreamHits;
+  it('refuses a secret key sent from a foreign page (403, counted nowhere) but not from its own pages', async ({
+    keys,
+    upstream,
+    gateway,
+    get,
+  }) => {
+    const { apiKey, record } = await keys.create({ owner: 'Leaky', quota: 100 });
+    const before = upstream.requests.length;
     for (const path of ['/v1/fragrances?query=rose', '/v1/me', '/v1/usage', '/v1/fragrances/export']) {
       const res = await get(path, { ...bearer(apiKey), origin: SHOP });
       const problem = await refusal(res, 403, 'secret_key_in_browser');
       expect(problem.detail).toMatch(/roll/i);
       expect(problem.detail).not.toContain(apiKey);
     }
-    expect(upstreamHits).toBe(before);
-    expect(await store.usedToday(record.id, 'UTC')).toBe(0);
-    expect((await store.get(record.id)).lastUsedAt).toBeUndefined();
+    expect(upstream.requests.length).toBe(before);
+    expect(await keys.usedToday(record.id, 'UTC')).toBe(0);
+    expect((await keys.get(record.id)).lastUsedAt).toBeUndefined();
     // The edge's own pages (the /docs "try it") and servers (no Origin) are fine.
     const host = new URL(gateway.url).host;
     expect((await get('/v1/fragrances?query=rose', { ...bearer(apiKey), origin: `http://${host}` })).status).toBe(200);
     expect((await get('/v1/fragrances?query=rose', bearer(apiKey))).status).toBe(200);
-    expect(await store.usedToday(record.id, 'UTC')).toBe(2);
+    expect(await keys.usedToday(record.id, 'UTC')).toBe(2);
   });
 
-  it('keeps server-to-server answers free of CORS headers but marks them Vary: Origin', async () => {
-    const { apiKey } = await store.create({ owner: 'Server', quota: 100 });
+  it('keeps server-to-server answers free of CORS headers but marks them Vary: Origin', async ({ keys, gateway, get }) => {
+    const { apiKey } = await keys.create({ owner: 'Server', quota: 100 });
     const res = await get('/v1/fragrances?query=rose', bearer(apiKey));
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
