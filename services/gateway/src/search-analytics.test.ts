@@ -1,70 +1,54 @@
-import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
+import { createServer } from 'node:http';
+import { describe, expect } from 'vitest';
+import { createKeyStore } from '@fragrance/api-keys';
 import { createFragranceClient } from '@fragrance/client';
 import { MeResponse, Problem, SearchUsageResponse } from '@fragrance/contracts';
-import { ingestCatalogue } from '@fragrance/search';
 import { SEARCH_OUTCOME_HEADER, searchAnalyticsKeys } from '@fragrance/search-analytics';
 import { makeRecord } from '@fragrance/search/testing';
-import {
-  freePort,
-  startService,
-  testElasticsearch,
-  testRedis,
-  waitFor,
-  type RunningService,
-  type TestElasticsearch,
-  type TestRedis,
-} from '@fragrance/testkit';
-import { bearer, captureLogs, close, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+import { close, listen, waitFor } from '@fragrance/testkit';
+import { bearer, captureLogs, startGatewayApp, type GatewayUnderTest } from './testing/app.ts';
+import { catalogueGatewayTest, gatewayInFrontOf } from './testing/catalogue.ts';
 
 const TODAY = '2026-03-10';
 const clock = () => Date.parse(`${TODAY}T12:00:00Z`);
 
-// Real gateway (with and without its edge cache), real catalogue process, real Redis and Elasticsearch.
-describe('search analytics through the gateway (real catalogue)', () => {
-  let es: TestElasticsearch;
-  let redis: TestRedis;
-  let catalogue: RunningService;
-  let withEdge: GatewayUnderTest;
-  let withoutEdge: GatewayUnderTest;
-  let store: KeyStore;
-  let alias: string;
-
-  beforeAll(async () => {
-    es = await testElasticsearch('gw-search-analytics');
-    redis = await testRedis('gw-search-analytics');
-    alias = es.index('fragrances');
-    const prefix = redis.prefix.replace(/:$/, '');
-    await ingestCatalogue({
-      client: es.client,
-      alias,
-      records: [1, 2, 3].map((n) => makeRecord({ name: `Rose Garden ${n}`, brand: 'Analytics House', votes: 100 + n })),
+/**
+ * The file's catalogue and gateway on the fake clock, `keys` on it too; `standIn`, a gateway in
+ * front of a stand-in catalogue that states any outcome, logging to `standInLogs`.
+ */
+const it = catalogueGatewayTest
+  .extend(
+    'catalogueRecords',
+    { scope: 'file' },
+    [1, 2, 3].map((n) => makeRecord({ name: `Rose Garden ${n}`, brand: 'Analytics House', votes: 100 + n })),
+  )
+  .extend('gatewayOptions', { scope: 'file' }, ({ catalogue }) => ({ ...gatewayInFrontOf(catalogue), clock }))
+  .extend('keys', { scope: 'file' }, ({ redis }) => createKeyStore({ redis: redis.redis, prefix: redis.prefix, clock }))
+  .extend('standInLogs', { scope: 'file' }, () => captureLogs('gateway'))
+  .extend('standIn', { scope: 'file' }, async ({ redis, standInLogs }, { onCleanup }) => {
+    const upstream = createServer((req, res) => {
+      const query = new URL(req.url ?? '/', 'http://x').searchParams.get('query') ?? '';
+      res.setHeader('content-type', 'application/json');
+      res.setHeader(SEARCH_OUTCOME_HEADER, query.includes('toilette') ? 'total=4; relaxed=1' : 'total=2; relaxed=0');
+      res.end('{}');
     });
-    catalogue = await startService('catalogue', await freePort(), {
-      ELASTICSEARCH_URL: es.url,
-      REDIS_URL: redis.url,
-      JOBS_PREFIX: prefix,
-      CATALOGUE_ALIAS: alias,
-      CURSOR_SECRET: randomBytes(32).toString('base64url'),
-      EMBEDDINGS_ENABLED: 'false',
+    const gateway = await startGatewayApp({
+      redisUrl: redis.url,
+      prefix: redis.prefix,
+      upstreamUrl: await listen(upstream),
+      clock,
+      logger: standInLogs.logger,
     });
-    const env = { UPSTREAM_TIMEOUT_MS: '5000', JOBS_PREFIX: prefix, CATALOGUE_ALIAS: alias };
-    const common = { redis: redis.redis, prefix: redis.prefix, upstreamUrl: catalogue.url, clock };
-    withEdge = await startGateway({ ...common, env });
-    withoutEdge = await startGateway({ ...common, env: { ...env, EDGE_CACHE_MAX_BYTES: '0' } });
-    store = createKeyStore({ redis: redis.redis, prefix: redis.prefix, clock });
-  }, 90_000);
-  afterAll(async () => {
-    await withEdge.close();
-    await withoutEdge.close();
-    await catalogue.stop();
-    await redis.cleanup();
-    await es.cleanup();
+    onCleanup(async () => {
+      await gateway.close();
+      await close(upstream);
+    });
+    return gateway;
   });
 
-  const newKey = async (owner: string) => (await store.create({ owner, quota: 1_000, burst: 1_000 })).apiKey;
+// Real gateway (with and without its edge cache), real catalogue process, real Redis and Elasticsearch.
+// The first test waits for the catalogue process too.
+describe('search analytics through the gateway (real catalogue)', { timeout: 120_000 }, () => {
   const report = async (gateway: GatewayUnderTest, apiKey: string, query = '') => {
     const res = await fetch(`${gateway.url}/v1/usage/searches${query}`, { headers: bearer(apiKey) });
     expect(res.status).toBe(200);
@@ -79,8 +63,13 @@ describe('search analytics through the gateway (real catalogue)', () => {
     });
 
   for (const edge of [true, false]) {
-    it(`counts each answered text search for the key's owner and strips the internal header (edge cache ${edge ? 'on' : 'off'})`, async () => {
-      const gateway = edge ? withEdge : withoutEdge;
+    it(`counts each answered text search for the key's owner and strips the internal header (edge cache ${edge ? 'on' : 'off'})`, async ({
+      keys,
+      gateway: withEdge,
+      startGateway,
+    }) => {
+      const gateway = edge ? withEdge : await startGateway({ env: { EDGE_CACHE_MAX_BYTES: '0' } });
+      const newKey = async (owner: string) => (await keys.create({ owner, quota: 1_000, burst: 1_000 })).apiKey;
       const owner = `Shop ${edge ? 'A' : 'B'}`;
       const [first, second] = [await newKey(owner), await newKey(owner)];
       const other = await newKey(`${owner} (other)`);
@@ -141,8 +130,11 @@ describe('search analytics through the gateway (real catalogue)', () => {
     });
   }
 
-  it('answers GET /v1/usage/searches for a day and a limit, and refuses bad ones with problem+json naming them', async () => {
-    const apiKey = await newKey('Shop C');
+  it('answers GET /v1/usage/searches for a day and a limit, and refuses bad ones with problem+json naming them', async ({
+    keys,
+    gateway: withEdge,
+  }) => {
+    const { apiKey } = await keys.create({ owner: 'Shop C', quota: 1_000, burst: 1_000 });
     for (const query of ['rose garden', 'rose garden', 'garden']) {
       expect((await fetch(`${withEdge.url}/v1/fragrances?query=${encodeURIComponent(query)}`, { headers: bearer(apiKey) })).status).toBe(
         200,
@@ -192,37 +184,8 @@ describe('search analytics through the gateway (real catalogue)', () => {
 
 // A stand-in catalogue that states any outcome: a relaxed search, and counting that fails.
 describe('search analytics through the gateway (stand-in catalogue)', () => {
-  let redis: TestRedis;
-  let upstream: Server;
-  let gateway: GatewayUnderTest;
-  let store: KeyStore;
-  const logs = captureLogs('gateway');
-
-  beforeAll(async () => {
-    redis = await testRedis('gw-search-analytics-stand-in');
-    upstream = createServer((req, res) => {
-      const query = new URL(req.url ?? '/', 'http://x').searchParams.get('query') ?? '';
-      res.setHeader('content-type', 'application/json');
-      res.setHeader(SEARCH_OUTCOME_HEADER, query.includes('toilette') ? 'total=4; relaxed=1' : 'total=2; relaxed=0');
-      res.end('{}');
-    });
-    gateway = await startGateway({
-      redis: redis.redis,
-      prefix: redis.prefix,
-      upstreamUrl: await listen(upstream),
-      clock,
-      logger: logs.logger,
-    });
-    store = createKeyStore({ redis: redis.redis, prefix: redis.prefix, clock });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await close(upstream);
-    await redis.cleanup();
-  });
-
-  it('counts a relaxed search among the relaxed ones', async () => {
-    const { apiKey } = await store.create({ owner: 'Relaxed Ltd', quota: 100 });
+  it('counts a relaxed search among the relaxed ones', async ({ keys, standIn: gateway }) => {
+    const { apiKey } = await keys.create({ owner: 'Relaxed Ltd', quota: 100 });
     for (const query of ['Cerruti Image eau de toilette', 'cerruti image']) {
       const res = await fetch(`${gateway.url}/v1/fragrances?query=${encodeURIComponent(query)}`, { headers: bearer(apiKey) });
       expect(res.status).toBe(200);
@@ -241,8 +204,13 @@ describe('search analytics through the gateway (stand-in catalogue)', () => {
     });
   });
 
-  it('answers as usual when counting fails, and logs the failure with neither the key nor the query', async () => {
-    const { apiKey } = await store.create({ owner: 'Broken Counters', quota: 100 });
+  it('answers as usual when counting fails, and logs the failure with neither the key nor the query', async ({
+    redis,
+    keys,
+    standIn: gateway,
+    standInLogs: logs,
+  }) => {
+    const { apiKey } = await keys.create({ owner: 'Broken Counters', quota: 100 });
     // A key of the wrong type where the owner's sorted set belongs: the counting script fails.
     await redis.redis.set(searchAnalyticsKeys(redis.prefix).top(TODAY, 'Broken Counters'), 'not a sorted set');
     const res = await fetch(`${gateway.url}/v1/fragrances?query=secret%20garden%20query`, { headers: bearer(apiKey) });
