@@ -236,7 +236,7 @@ describe('MCP end to end: SDK client with OAuth through the edge', () => {
     await expect
       .poll(() => linesOf('gateway').some((line) => line.trace_id === traceId && line.req?.path === '/mcp'), { timeout: 10_000 })
       .toBe(true);
-    // The catalogue's line reaches this process through its stdout pipe, a moment after the answer.
+    // The catalogue flushes its log each second too.
     await expect
       .poll(
         () =>
