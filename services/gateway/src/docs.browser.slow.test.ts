@@ -2,78 +2,65 @@
 // the reference renders every operation of the OpenAPI document from our own server only, with
 // no console error (a CSP violation is one), and "try it" with a real key searches the real
 // catalogue service over a real Elasticsearch index. Screenshots go to .local/screenshots.
-import { randomBytes } from 'node:crypto';
-import type { BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKeyStore } from '@fragrance/api-keys';
+import { describe, expect } from 'vitest';
 import { buildOpenApiDocument } from '@fragrance/contracts';
-import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
-import {
-  freePort,
-  startService,
-  testElasticsearch,
-  testRedis,
-  type RunningService,
-  type TestElasticsearch,
-  type TestRedis,
-} from '@fragrance/testkit';
+import { freePort } from '@fragrance/testkit';
 import { launchChromiumContext, screenshotPath } from '@fragrance/testkit/browser';
-import { startGateway, type GatewayUnderTest } from './test-support.ts';
+import { catalogueGatewayTest, startCatalogueProcess } from './testing/catalogue.ts';
 
 const records = Array.from({ length: 30 }, (_, i) => makeRecord({ name: `Vetiver Study ${i}`, brand: `Maison ${i % 3}`, votes: 100 - i }));
 
-describe('the API reference in a real browser', () => {
-  let es: TestElasticsearch;
-  let redis: TestRedis;
-  let catalogue: RunningService;
-  let gateway: GatewayUnderTest;
-  let context: BrowserContext;
-  let apiKey: string;
-  const outside: string[] = [];
-
-  beforeAll(async () => {
-    [es, redis] = await Promise.all([testElasticsearch('gw-docs'), testRedis('gw-docs')]);
-    const alias = es.index('fragrances');
-    await ingestCatalogue({ client: es.client, alias, records });
-    // The document's server must be this edge (the page's own origin): the catalogue is told the
-    // gateway's address, so it starts second, on a port the gateway already forwards to.
-    const cataloguePort = await freePort();
-    gateway = await startGateway({
-      redis: redis.redis,
-      prefix: redis.prefix,
-      upstreamUrl: `http://127.0.0.1:${cataloguePort}`,
-      env: { UPSTREAM_TIMEOUT_MS: '10000' },
+const it = catalogueGatewayTest
+  .extend('catalogueRecords', { scope: 'file' }, records)
+  // The document's server must be this edge (the page's own origin): the catalogue is told the
+  // gateway's address, so it starts second, on a port the gateway already forwards to.
+  .extend('cataloguePort', { scope: 'file' }, () => freePort())
+  .extend('gatewayOptions', { scope: 'file' }, ({ cataloguePort }) => ({
+    upstreamUrl: `http://127.0.0.1:${cataloguePort}`,
+    env: { UPSTREAM_TIMEOUT_MS: '10000' },
+  }))
+  .extend('catalogue', { scope: 'file' }, async ({ es, redis, catalogueRecords, cataloguePort, gateway }, { onCleanup }) => {
+    const catalogue = await startCatalogueProcess({
+      es,
+      redis,
+      records: catalogueRecords,
+      port: cataloguePort,
+      env: { PUBLIC_BASE_URL: `${gateway.url}/v1` },
     });
-    catalogue = await startService('catalogue', cataloguePort, {
-      ELASTICSEARCH_URL: es.url,
-      CATALOGUE_ALIAS: alias,
-      CURSOR_SECRET: randomBytes(32).toString('base64url'),
-      PUBLIC_BASE_URL: `${gateway.url}/v1`,
-    });
-    ({ apiKey } = await createKeyStore({ redis: redis.redis, prefix: redis.prefix }).create({ owner: 'docs-reader', quota: 100 }));
-    context = await launchChromiumContext({ viewport: { width: 1400, height: 900 } });
-    // Works offline: any request to another origin is refused and remembered.
+    onCleanup(() => catalogue.stop());
+    return catalogue;
+  })
+  .extend('apiKey', { scope: 'file' }, async ({ keys }) => (await keys.create({ owner: 'docs-reader', quota: 100 })).apiKey)
+  // A browser that works offline: any request to another origin than the gateway's is refused and remembered in `outside`.
+  .extend('outside', { scope: 'file' }, [] as string[])
+  .extend('context', { scope: 'file' }, async ({ gateway, outside }, { onCleanup }) => {
+    const context = await launchChromiumContext({ viewport: { width: 1400, height: 900 } });
+    onCleanup(() => context.close());
     await context.route('**/*', async (route) => {
       const url = route.request().url();
       if (url.startsWith(gateway.url) || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
       outside.push(url);
       return route.abort();
     });
-  }, 120_000);
-  afterAll(async () => {
-    await context?.close();
-    await gateway?.close();
-    await catalogue?.stop();
-    await Promise.all([es?.cleanup(), redis?.cleanup()]);
+    return context;
   });
 
+// The first test waits for the catalogue process and the browser too.
+describe('the API reference in a real browser', { timeout: 240_000 }, () => {
   /** The DOM calls made inside the page (the project compiles without the DOM lib). */
   interface Labelled {
     getAttribute(name: string): string | null;
   }
 
-  it('renders every operation from our own server, with no console error; "try it" searches with a real key', async () => {
+  it('renders every operation from our own server, with no console error; "try it" searches with a real key', async ({
+    catalogue,
+    gateway,
+    context,
+    apiKey,
+    outside,
+  }) => {
+    expect(gateway.config.CATALOGUE_SERVICE_URL).toBe(catalogue.url);
     const page = await context.newPage();
     const problems: string[] = [];
     page.on('console', (message) => {
@@ -123,9 +110,11 @@ describe('the API reference in a real browser', () => {
 
     expect(problems).toEqual([]);
     expect(outside).toEqual([]);
-  }, 240_000);
+  });
 
-  it('GET / is a home page linking the reference, the document and the MCP endpoint, nothing the public edge does not route', async () => {
+  it('GET / is a home page linking the reference, the document and the MCP endpoint, nothing the public edge does not route', async ({
+    gateway,
+  }) => {
     const res = await fetch(`${gateway.url}/`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toMatch(/^default-src 'none'/);

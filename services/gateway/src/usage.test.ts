@@ -1,36 +1,34 @@
-import type { Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { parseList } from 'structured-headers';
-import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
+import { createKeyStore } from '@fragrance/api-keys';
 import { createFragranceClient, FragranceApiError } from '@fragrance/client';
 import { Problem, UsageResponse } from '@fragrance/contracts';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
-import { bearer, close, fakeUpstream, listen, startGateway, type GatewayUnderTest } from './test-support.ts';
+import { bearer, gatewayTest } from './testing/app.ts';
+
+let now = Date.parse('2026-03-10T12:00:00Z');
+const at = (iso: string) => void (now = Date.parse(iso));
+
+/** The file's gateway and key store on a clock the tests move (`at`). */
+const it = gatewayTest
+  .extend('gatewayOptions', { scope: 'file' }, { clock: () => now })
+  .extend('keys', { scope: 'file' }, ({ redis }) => createKeyStore({ redis: redis.redis, prefix: redis.prefix, clock: () => now }))
+  .extend(
+    'get',
+    { scope: 'file' },
+    ({ gateway }) =>
+      (path: string, apiKey: string) =>
+        fetch(`${gateway.url}${path}`, { headers: bearer(apiKey) }),
+  )
+  // The project's own client on this gateway, as a customer calls the API.
+  .extend(
+    'clientOf',
+    { scope: 'file' },
+    ({ gateway }) =>
+      (apiKey: string) =>
+        createFragranceClient({ baseUrl: `${gateway.url}/v1`, apiKey }),
+  );
 
 describe('GET /v1/usage and the quota headers (real Redis, fake clock)', () => {
-  let redis: TestRedis;
-  let store: KeyStore;
-  let upstream: Server;
-  let gateway: GatewayUnderTest;
-  let now = Date.parse('2026-03-10T12:00:00Z');
-
-  beforeAll(async () => {
-    redis = await testRedis('gateway-usage');
-    store = createKeyStore({ redis: redis.redis, prefix: redis.prefix, clock: () => now });
-    upstream = fakeUpstream();
-    gateway = await startGateway({ redis: redis.redis, prefix: redis.prefix, upstreamUrl: await listen(upstream), clock: () => now });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await close(upstream);
-    await redis.cleanup();
-  });
-
-  const get = (path: string, apiKey: string) => fetch(`${gateway.url}${path}`, { headers: bearer(apiKey) });
-  const at = (iso: string) => void (now = Date.parse(iso));
-
-  /** The project's own client on this gateway, as a customer calls the API. */
-  const clientOf = (apiKey: string) => createFragranceClient({ baseUrl: `${gateway.url}/v1`, apiKey });
   const refusal = async (call: Promise<unknown>): Promise<FragranceApiError> => {
     const error: unknown = await call.then(
       () => null,
@@ -40,8 +38,8 @@ describe('GET /v1/usage and the quota headers (real Redis, fake clock)', () => {
     return error as FragranceApiError;
   };
 
-  it("returns the key's counted requests per day, free of charge", async () => {
-    const { apiKey, record } = await store.create({ owner: 'Usage Pty Ltd', quota: 1_000, burst: 1_000 });
+  it("returns the key's counted requests per day, free of charge", async ({ keys, get, clientOf }) => {
+    const { apiKey, record } = await keys.create({ owner: 'Usage Pty Ltd', quota: 1_000, burst: 1_000 });
     const client = clientOf(apiKey);
     const made: Record<string, number> = { '2026-03-08': 3, '2026-03-09': 0, '2026-03-10': 5 };
     for (const [day, count] of Object.entries(made)) {
@@ -74,9 +72,9 @@ describe('GET /v1/usage and the quota headers (real Redis, fake clock)', () => {
     expect((await client.me()).used_today).toBe(5);
   });
 
-  it('defaults to the last 30 days ending today, and never reaches past 90', async () => {
+  it('defaults to the last 30 days ending today, and never reaches past 90', async ({ keys, clientOf }) => {
     at('2026-03-10T08:00:00Z');
-    const client = clientOf((await store.create({ owner: 'defaults', quota: 10 })).apiKey);
+    const client = clientOf((await keys.create({ owner: 'defaults', quota: 10 })).apiKey);
     const body = await client.usage();
     expect(body).toMatchObject({ from: '2026-02-09', to: '2026-03-10', total: 0 });
     expect(body.days).toHaveLength(30);
@@ -84,9 +82,9 @@ describe('GET /v1/usage and the quota headers (real Redis, fake clock)', () => {
     expect(await client.usage({ to: '2025-12-20' })).toMatchObject({ from: '2025-12-11', to: '2025-12-20' });
   });
 
-  it('refuses bad ranges with problem+json naming the parameter', async () => {
+  it('refuses bad ranges with problem+json naming the parameter', async ({ keys, get, clientOf }) => {
     at('2026-03-10T08:00:00Z');
-    const { apiKey } = await store.create({ owner: 'bad ranges', quota: 10 });
+    const { apiKey } = await keys.create({ owner: 'bad ranges', quota: 10 });
     const client = clientOf(apiKey);
     const cases: [{ from?: string; to?: string }, string][] = [
       [{ to: '2026-03-11' }, 'to'],
@@ -120,9 +118,9 @@ describe('GET /v1/usage and the quota headers (real Redis, fake clock)', () => {
     expect((await client.me()).used_today).toBe(0);
   });
 
-  it('states the daily quota in the IETF RateLimit fields beside the three legacy headers', async () => {
+  it('states the daily quota in the IETF RateLimit fields beside the three legacy headers', async ({ keys, get }) => {
     at('2026-03-10T23:00:00Z');
-    const { apiKey } = await store.create({ owner: 'draft headers', quota: 250 });
+    const { apiKey } = await keys.create({ owner: 'draft headers', quota: 250 });
     const res = await get('/v1/fragrances', apiKey);
     expect(res.status).toBe(200);
     expect(res.headers.get('ratelimit-policy')).toBe('"daily";q=250;w=86400');
@@ -135,9 +133,9 @@ describe('GET /v1/usage and the quota headers (real Redis, fake clock)', () => {
     });
   });
 
-  it('names the burst policy in a burst 429, its reset equal to Retry-After', async () => {
+  it('names the burst policy in a burst 429, its reset equal to Retry-After', async ({ keys, get }) => {
     at('2026-03-10T23:00:00Z');
-    const { apiKey } = await store.create({ owner: 'bursty', quota: 100, burst: 1, refillPerSecond: 0.25 });
+    const { apiKey } = await keys.create({ owner: 'bursty', quota: 100, burst: 1, refillPerSecond: 0.25 });
     expect((await get('/v1/fragrances', apiKey)).status).toBe(200);
     const res = await get('/v1/fragrances', apiKey);
     expect(res.status).toBe(429);
@@ -147,9 +145,9 @@ describe('GET /v1/usage and the quota headers (real Redis, fake clock)', () => {
     expect(Problem.parse(await res.json()).retry_after_seconds).toBe(retryAfter);
   });
 
-  it('says a refunded request is not counted, in RateLimit too', async () => {
+  it('says a refunded request is not counted, in RateLimit too', async ({ keys, get }) => {
     at('2026-03-10T23:00:00Z');
-    const { apiKey } = await store.create({ owner: 'refunded', quota: 50 });
+    const { apiKey } = await keys.create({ owner: 'refunded', quota: 50 });
     const res = await get('/v1/fragrances/slow', apiKey); // the stand-in upstream never answers: 504
     expect(res.status).toBe(504);
     expect(res.headers.get('ratelimit-remaining')).toBe('50');
