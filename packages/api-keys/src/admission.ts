@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { dayWindow, secondsUntil, systemClock, type Clock } from './day-window.ts';
+import { dayWindow, secondsUntil, systemClock, type Clock, type DayWindow } from './day-window.ts';
 import { hashApiKey, keyIdOfHash, keyKindOf, type KeyKind } from './key-format.ts';
 import { ADMISSION_ID, ADMISSION_ID_TTL_SECONDS, redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
 import type { LocalAdmission, LocalDecision, Sighting } from './local-admission.ts';
@@ -223,6 +223,193 @@ function fromLocal(decision: Exclude<LocalDecision, { outcome: 'unavailable' }>,
   }
 }
 
+/** What every admission sends besides the request's own values. */
+interface ScriptSettings {
+  keys: ReturnType<typeof redisKeys>;
+  readAlongKey: string;
+  bucketDefaults: BucketSettings;
+  visitorDefaults: BucketSettings & { maxLimit: number };
+}
+
+/** One admitter's connection to Redis, its deadlines and its fallback. */
+interface AdmitterState {
+  command: AdmitCommand;
+  settings: ScriptSettings;
+  deadlines: ReturnType<typeof admissionDeadlines>;
+  local: LocalAdmission | undefined;
+}
+
+/** One admission's inputs, checked, with the key hashed and the candidate quota days worked out. */
+interface AdmitRequest {
+  mode: 'admit' | 'peek';
+  units: number;
+  admissionId: string | undefined;
+  facts: RequestFacts;
+  kind: KeyKind;
+  hash: string;
+  keyId: string;
+  /** The tests' clock reading; undefined when Redis's clock decides. */
+  fakeNow: number | undefined;
+  /** This host's estimate of the quota day; `days` holds the day before it, it and the day after (the script picks one by Redis's clock). */
+  today: DayWindow;
+  days: readonly [DayWindow, DayWindow, DayWindow];
+  /** Set when the request is remembered under its admission id (admit mode with an id). */
+  admission: { id: string; attempt: string } | undefined;
+}
+
+const USAGE_TTL_SECONDS = USAGE_RETENTION_DAYS * 86_400;
+
+function checkArguments(units: number, admissionId: string | undefined): void {
+  if (!Number.isSafeInteger(units) || units < 1) throw new RangeError(`units must be a positive integer, got ${units}`);
+  if (admissionId !== undefined && !ADMISSION_ID.test(admissionId)) throw new RangeError('admission id must match ' + String(ADMISSION_ID));
+}
+
+function admitRequestOf(
+  call: { apiKey: string; kind: KeyKind; mode: 'admit' | 'peek'; units: number; admissionId: string | undefined; facts: RequestFacts },
+  fakeNow: number | undefined,
+  hostClock: Clock,
+  timeZone: string,
+): AdmitRequest {
+  const { apiKey, admissionId, ...rest } = call;
+  const hash = hashApiKey(apiKey);
+  // This host's estimate of the day; the script picks it or a neighbour by Redis's clock.
+  const today = dayWindow(fakeNow ?? hostClock(), timeZone);
+  const days = [dayWindow(today.startsAt - 1, timeZone), today, dayWindow(today.resetsAt, timeZone)] as const;
+  // Which attempt answers for the charge (a repeat takes it over): its refund alone gives it back.
+  const admission =
+    admissionId !== undefined && call.mode === 'admit' ? { id: admissionId, attempt: randomBytes(9).toString('base64url') } : undefined;
+  return { ...rest, admissionId, hash, keyId: keyIdOfHash(hash), fakeNow, today, days, admission };
+}
+
+/** The script's keys, then its arguments (admit-7.lua reads them in this order). */
+function scriptArguments(
+  { keys, readAlongKey, bucketDefaults, visitorDefaults }: ScriptSettings,
+  request: AdmitRequest,
+  deadline: number | '',
+): ScriptArg[] {
+  const { keyId, facts } = request;
+  const clientAddress = facts.clientAddress ?? '';
+  return [
+    keys.record(request.hash),
+    ...request.days.map((d) => keys.usage(keyId, d.day)),
+    // A publishable key is limited per visitor (key + client address), a secret key as a whole.
+    request.kind === 'publishable' ? keys.visitorBucket(keyId, clientAddress) : keys.bucket(keyId),
+    // Always seven keys (one script shape); without an id this one is never touched…
+    keys.admitted(keyId, request.admissionId ?? ''),
+    // …and this one is only read.
+    readAlongKey,
+    request.mode,
+    request.fakeNow ?? '',
+    USAGE_TTL_SECONDS,
+    bucketDefaults.capacity,
+    bucketDefaults.refillPerSecond,
+    request.today.startsAt,
+    request.today.resetsAt,
+    request.units,
+    request.admission ? '1' : '',
+    ADMISSION_ID_TTL_SECONDS,
+    request.admission?.attempt ?? '',
+    facts.access ?? 'any',
+    facts.origin ?? '',
+    facts.limit ?? '',
+    clientAddress,
+    visitorDefaults.capacity,
+    visitorDefaults.refillPerSecond,
+    visitorDefaults.maxLimit,
+    deadline,
+  ];
+}
+
+/** Runs the script once; a run past its deadline counted nothing and is an AdmissionLateError. */
+async function runScript({ command, settings, deadlines }: AdmitterState, request: AdmitRequest): Promise<AdmitReply> {
+  // The caller's clock is faked in tests (its instants are not Redis's): no deadline then.
+  const deadline = request.fakeNow === undefined ? deadlines.next() : '';
+  const reply = await command(...scriptArguments(settings, request, deadline));
+  if (reply[0] === 'late') {
+    if (request.fakeNow === undefined) deadlines.learn(reply[5]);
+    throw new AdmissionLateError(reply[5] - reply[4]);
+  }
+  return reply;
+}
+
+/** Redis failed (or ran late): the local admission decides if it can, else the error propagates. */
+function decideWithoutRedis(local: LocalAdmission | undefined, request: AdmitRequest, error: unknown): Admission {
+  if (!local) throw error;
+  const decision = local.decide(request.hash, request.mode, request.units, request.facts, request.admissionId);
+  if (decision.outcome === 'unavailable') throw error;
+  return fromLocal(decision, request.kind);
+}
+
+/** The quota day the script counted on (1, 2 or 3: the day before, this host's day, the day after). */
+const windowOf = (request: AdmitRequest, day: AdmitReply[6]): DayWindow => request.days[day - 1] ?? request.today;
+
+/** Tells the local admission what Redis decided (a key's first sighting waits for its record) and learns Redis's clock. */
+async function learnFrom({ local, deadlines }: AdmitterState, request: AdmitRequest, reply: AdmitReply): Promise<void> {
+  const [status, owner, limit, used, , now, day] = reply;
+  // A key's first sighting waits for its record (one more round trip per key and process), so a
+  // key seen once can be admitted locally right after.
+  const sighting = sightingOf(status, request.keyId, request.kind, owner, limit, used, windowOf(request, day).day);
+  const firstRead = local?.saw(request.hash, sighting);
+  if (firstRead) await firstRead;
+  // An unknown or revoked key's reply carries no time (0).
+  if (request.fakeNow === undefined && now > 0) deadlines.learn(now);
+}
+
+/** A key refused before its quota was looked at, if the script's status says so. */
+function keyRefusalOf([status, owner, , , detail]: AdmitReply, kind: KeyKind): Decision | undefined {
+  switch (status) {
+    case 'unknown':
+    case 'revoked':
+      return { outcome: 'invalid_key', reason: status };
+    case 'expired':
+      return { outcome: 'key_expired', expiredAt: detail };
+    case 'rolled':
+      return { outcome: 'key_rolled', successorHint: owner, retiredAt: detail };
+    case 'scope':
+    case 'origin':
+      return { outcome: 'not_allowed', kind, reason: status };
+    case 'limit':
+      return { outcome: 'not_allowed', kind, reason: status, maxLimit: detail };
+    default:
+      return undefined;
+  }
+}
+
+/** What a reply of the script decided. */
+function decisionOf(reply: AdmitReply, request: AdmitRequest): Decision {
+  const refusal = keyRefusalOf(reply, request.kind);
+  if (refusal) return refusal;
+  const [status, owner, limit, used, detail, now, day] = reply;
+  const window = windowOf(request, day);
+  const resetInSeconds = secondsUntil(window.resetsAt, now);
+  const quota: QuotaState = {
+    keyId: request.keyId,
+    kind: request.kind,
+    day: window.day,
+    owner,
+    limit,
+    used,
+    remaining: Math.max(0, limit - used),
+    resetsAt: window.resetsAt,
+    resetInSeconds,
+    ...(request.admission ? { admission: request.admission } : {}),
+  };
+  switch (status) {
+    case 'ok':
+      return { outcome: request.mode === 'admit' ? 'admitted' : 'authenticated', quota };
+    case 'again':
+      return { outcome: 'admitted', quota, repeat: true };
+    case 'daily':
+      return { outcome: 'daily_quota_exceeded', quota, retryAfterSeconds: resetInSeconds };
+    case 'burst':
+      return { outcome: 'burst_limit_exceeded', quota, retryAfterSeconds: Math.max(1, Math.ceil(detail / 1000)) };
+    case 'visitor':
+      return { outcome: 'visitor_limit_exceeded', quota, retryAfterSeconds: Math.max(1, Math.ceil(detail / 1000)) };
+    default:
+      throw new Error(`unexpected admission status ${status}`);
+  }
+}
+
 /**
  * Builds the per-request admission check: hash the presented key, then one atomic script decides
  * (authenticate, daily quota, token bucket, count). Redis errors propagate: the caller fails closed.
@@ -242,120 +429,27 @@ export function createAdmitter({
   local,
 }: AdmitterOptions): Admitter {
   const keys = redisKeys(prefix);
-  const readAlongKey = readAlong ?? keys.nothingToRead();
-  const admitCommand = admitCommandOf(redis);
-  const usageTtlSeconds = USAGE_RETENTION_DAYS * 86_400;
-  const deadlines = admissionDeadlines(redis.options.commandTimeout, hostClock);
+  const admitter: AdmitterState = {
+    command: admitCommandOf(redis),
+    settings: { keys, readAlongKey: readAlong ?? keys.nothingToRead(), bucketDefaults, visitorDefaults },
+    deadlines: admissionDeadlines(redis.options.commandTimeout, hostClock),
+    local,
+  };
   return async (apiKey, mode, units = 1, admissionId, facts = {}): Promise<Admission> => {
-    if (!Number.isSafeInteger(units) || units < 1) throw new RangeError(`units must be a positive integer, got ${units}`);
-    if (admissionId !== undefined && !ADMISSION_ID.test(admissionId))
-      throw new RangeError('admission id must match ' + String(ADMISSION_ID));
+    checkArguments(units, admissionId);
     // The shape check does not depend on whether a key exists, so skipping Redis here leaks nothing.
     const kind = keyKindOf(apiKey);
     if (kind === undefined) return { outcome: 'invalid_key', reason: 'malformed' };
-    const hash = hashApiKey(apiKey);
-    const id = keyIdOfHash(hash);
-    // This host's estimate of the day; the script picks it or a neighbour by Redis's clock.
-    const fakeNow = clock?.();
-    const today = dayWindow(fakeNow ?? hostClock(), timeZone);
-    const days = [dayWindow(today.startsAt - 1, timeZone), today, dayWindow(today.resetsAt, timeZone)] as const;
-    const remember = admissionId !== undefined && mode === 'admit';
-    // Which attempt answers for the charge (a repeat takes it over): its refund alone gives it back.
-    const attempt = remember ? randomBytes(9).toString('base64url') : '';
-    const clientAddress = facts.clientAddress ?? '';
-    // The caller's clock is faked in tests (its instants are not Redis's): no deadline then.
-    const deadline = fakeNow === undefined ? deadlines.next() : '';
+    const request = admitRequestOf({ apiKey, kind, mode, units, admissionId, facts }, clock?.(), hostClock, timeZone);
     let reply: AdmitReply;
     try {
-      reply = await admitCommand(
-        keys.record(hash),
-        ...days.map((d) => keys.usage(id, d.day)),
-        // A publishable key is limited per visitor (key + client address), a secret key as a whole.
-        kind === 'publishable' ? keys.visitorBucket(id, clientAddress) : keys.bucket(id),
-        // Always seven keys (one script shape); without an id this one is never touched…
-        keys.admitted(id, admissionId ?? ''),
-        // …and this one is only read.
-        readAlongKey,
-        mode,
-        fakeNow ?? '',
-        usageTtlSeconds,
-        bucketDefaults.capacity,
-        bucketDefaults.refillPerSecond,
-        today.startsAt,
-        today.resetsAt,
-        units,
-        remember ? '1' : '',
-        ADMISSION_ID_TTL_SECONDS,
-        attempt,
-        facts.access ?? 'any',
-        facts.origin ?? '',
-        facts.limit ?? '',
-        clientAddress,
-        visitorDefaults.capacity,
-        visitorDefaults.refillPerSecond,
-        visitorDefaults.maxLimit,
-        deadline,
-      );
-      if (reply[0] === 'late') {
-        if (fakeNow === undefined) deadlines.learn(reply[5]);
-        throw new AdmissionLateError(reply[5] - reply[4]);
-      }
+      reply = await runScript(admitter, request);
     } catch (error) {
-      if (!local) throw error;
-      const decision = local.decide(hash, mode, units, facts, admissionId);
-      if (decision.outcome === 'unavailable') throw error;
-      return fromLocal(decision, kind);
+      return decideWithoutRedis(admitter.local, request, error);
     }
-    const [status, owner, limit, used, detail, now, day, readValue] = reply;
-    // A key's first sighting waits for its record (one more round trip per key and process), so a
-    // key seen once can be admitted locally right after.
-    const firstRead = local?.saw(hash, sightingOf(status, id, kind, owner, limit, used, (days[day - 1] ?? today).day));
-    if (firstRead) await firstRead;
-    // An unknown or revoked key's reply carries no time (0).
-    if (fakeNow === undefined && now > 0) deadlines.learn(now);
-    const along: { readAlong?: string } = readAlong === undefined ? {} : { readAlong: readValue };
-    switch (status) {
-      case 'unknown':
-      case 'revoked':
-        return { outcome: 'invalid_key', reason: status, ...along };
-      case 'expired':
-        return { outcome: 'key_expired', expiredAt: detail, ...along };
-      case 'rolled':
-        return { outcome: 'key_rolled', successorHint: owner, retiredAt: detail, ...along };
-      case 'scope':
-      case 'origin':
-        return { outcome: 'not_allowed', kind, reason: status, ...along };
-      case 'limit':
-        return { outcome: 'not_allowed', kind, reason: status, maxLimit: detail, ...along };
-    }
-    const window = days[day - 1] ?? today;
-    const resetInSeconds = secondsUntil(window.resetsAt, now);
-    const quota: QuotaState = {
-      keyId: id,
-      kind,
-      day: window.day,
-      owner,
-      limit,
-      used,
-      remaining: Math.max(0, limit - used),
-      resetsAt: window.resetsAt,
-      resetInSeconds,
-      ...(remember ? { admission: { id: admissionId, attempt } } : {}),
-    };
-    switch (status) {
-      case 'ok':
-        return { outcome: mode === 'admit' ? 'admitted' : 'authenticated', quota, ...along };
-      case 'again':
-        return { outcome: 'admitted', quota, repeat: true, ...along };
-      case 'daily':
-        return { outcome: 'daily_quota_exceeded', quota, retryAfterSeconds: resetInSeconds, ...along };
-      case 'burst':
-        return { outcome: 'burst_limit_exceeded', quota, retryAfterSeconds: Math.max(1, Math.ceil(detail / 1000)), ...along };
-      case 'visitor':
-        return { outcome: 'visitor_limit_exceeded', quota, retryAfterSeconds: Math.max(1, Math.ceil(detail / 1000)), ...along };
-      default:
-        throw new Error(`unexpected admission status ${status}`);
-    }
+    await learnFrom(admitter, request, reply);
+    const decision = decisionOf(reply, request);
+    return readAlong === undefined ? decision : { ...decision, readAlong: reply[7] };
   };
 }
 
