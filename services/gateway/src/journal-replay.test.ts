@@ -53,7 +53,7 @@ const it = ownRedisTest
     return async () => {
       const gateway = await startService('gateway', port, env);
       started.push(gateway);
-      return { gateway, port };
+      return gateway;
     };
   });
 
@@ -69,7 +69,7 @@ describe('journal replay after a crash (real gateway process, own redis-server)'
     const { apiKey, record } = await keys.create({ owner: 'crash', quota: 1_000 });
     const usageKey = `${redis.prefix}usage:${record.id}:${today()}`;
     const used = async () => Number(await redis.redis.get(usageKey));
-    let { gateway, port } = await startGatewayProcess();
+    let gateway = await startGatewayProcess();
     const get = async () => (await fetch(`${gateway.url}/v1/fragrances`, { headers: bearer(apiKey) })).status;
     expect(await get()).toBe(200);
 
@@ -77,7 +77,7 @@ describe('journal replay after a crash (real gateway process, own redis-server)'
     const during: number[] = [];
     for (let i = 0; i < 7; i++) during.push(await get());
     expect(during).toEqual(Array.from({ length: 7 }, () => 200));
-    process.kill(gatewayPid(port), 'SIGKILL');
+    process.kill(gatewayPid(Number(new URL(gateway.url).port)), 'SIGKILL');
     await gateway.stop(); // resolves once the killed process is gone
     const [file] = readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
     const journal = join(dir, file!);
@@ -87,14 +87,14 @@ describe('journal replay after a crash (real gateway process, own redis-server)'
 
     await redis.start();
     expect(await used()).toBe(1);
-    ({ gateway, port } = await startGatewayProcess());
+    gateway = await startGatewayProcess();
     await expect.poll(used, { timeout: 10_000 }).toBe(8);
     await expect.poll(() => readFileSync(journal, 'utf8'), { timeout: 5_000 }).toBe('');
 
     // A crash between the replay and the journal's truncation leaves it whole: counted once anyway.
     await gateway.stop();
     copyFileSync(copy, journal);
-    ({ gateway, port } = await startGatewayProcess());
+    gateway = await startGatewayProcess();
     await expect.poll(() => readFileSync(journal, 'utf8'), { timeout: 5_000 }).toBe('');
     expect(await used()).toBe(8);
   });

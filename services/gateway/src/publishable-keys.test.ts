@@ -51,7 +51,7 @@ describe('publishable keys and CORS at the edge (real Redis)', () => {
     return problem;
   }
 
-  it('answers the preflight of every read endpoint without a key', async ({ gateway, get }) => {
+  it('answers the preflight of every read endpoint without a key', async ({ gateway }) => {
     for (const path of READ_PATHS) {
       const res = await fetch(`${gateway.url}${path}`, {
         method: 'OPTIONS',

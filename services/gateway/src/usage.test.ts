@@ -38,7 +38,7 @@ describe('GET /v1/usage and the quota headers (real Redis, fake clock)', () => {
     return error as FragranceApiError;
   };
 
-  it("returns the key's counted requests per day, free of charge", async ({ keys, get, clientOf }) => {
+  it("returns the key's counted requests per day, free of charge", async ({ keys, clientOf }) => {
     const { apiKey, record } = await keys.create({ owner: 'Usage Pty Ltd', quota: 1_000, burst: 1_000 });
     const client = clientOf(apiKey);
     const made: Record<string, number> = { '2026-03-08': 3, '2026-03-09': 0, '2026-03-10': 5 };
