@@ -2,7 +2,8 @@
 // Redis under the test file's own prefix, tokens signed by a throw-away key whose JWKS is served
 // here), and the vitest fixtures that hand a test its Redis and the apps it starts.
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
+import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { test } from 'vitest';
 import { createLogger, type Logger } from '@fragrance/http';
@@ -64,23 +65,33 @@ export interface McpAppOptions {
   verify?: (config: McpConfig, revocations: RevocationStore) => TokenVerifier;
 }
 
-/** A server listening on a free loopback port, and the signing key of its tokens with the JWKS serving it. */
-async function listeningWithKey(): Promise<{ server: Server; url: string; key: SigningKey; jwks: { url: string; server: Server } }> {
+/**
+ * A server listening on a free loopback port (MCP_URL may have to be its own address), not serving
+ * yet, and the signing key of its tokens with the JWKS serving it; `serve` puts the app in.
+ */
+async function listeningWithKey() {
   const key = await signingKey('test-key');
   const jwks = await jwksServer([key]);
-  // Listening first: MCP_URL may have to be the server's own address.
   const server = createServer();
-  return { server, url: await listen(server), key, jwks };
-}
-
-/** The token minter and /mcp poster of an app at `url` with `config`. */
-function appClient(url: string, config: McpConfig, key: SigningKey): Pick<RunningApp, 'endpoint' | 'token' | 'post'> {
-  return {
-    endpoint: new URL(`${url}/mcp`),
-    token: (options = {}, signer = key) => mintToken(signer, { issuer: config.OAUTH_ISSUER, audience: resourceOf(config), ...options }),
-    post: (headers = {}, body = INITIALIZE) =>
-      fetch(`${url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(body) }),
+  const url = await listen(server);
+  /** Serves `app` configured by `config`; closing it closes the server, the JWKS and then `closeDeps`. */
+  const serve = (app: Express, config: McpConfig, closeDeps: () => Promise<void>): RunningApp => {
+    server.on('request', app);
+    return {
+      url,
+      endpoint: new URL(`${url}/mcp`),
+      config,
+      key,
+      token: (options = {}, signer = key) => mintToken(signer, { issuer: config.OAUTH_ISSUER, audience: resourceOf(config), ...options }),
+      post: (headers = {}, body = INITIALIZE) =>
+        fetch(`${url}/mcp`, { method: 'POST', headers: { ...MCP_HEADERS, ...headers }, body: JSON.stringify(body) }),
+      close: async () => {
+        await Promise.all([close(server), close(jwks.server)]);
+        await closeDeps();
+      },
+    };
   };
+  return { url, jwksUrl: jwks.url, serve };
 }
 
 /**
@@ -88,11 +99,11 @@ function appClient(url: string, config: McpConfig, key: SigningKey): Pick<Runnin
  * a JWKS served here, the real revocation store and rate limiter, and a catalogue client.
  */
 export async function startMcpApp(redis: RedisUnderPrefix, options: McpAppOptions = {}): Promise<McpApp> {
-  const { server, url, key, jwks } = await listeningWithKey();
+  const { url, jwksUrl, serve } = await listeningWithKey();
   const config = McpConfig.parse({
     MCP_URL: options.mcpUrlIsSelf ? url : TEST_MCP_URL,
     OAUTH_ISSUER: TEST_ISSUER,
-    JWKS_URL: jwks.url,
+    JWKS_URL: jwksUrl,
     ...options.env,
   });
   const revocations = new RevocationStore(redis.redis, { prefix: redis.prefix });
@@ -110,19 +121,7 @@ export async function startMcpApp(redis: RedisUnderPrefix, options: McpAppOption
     rateLimiter,
     catalogue,
   });
-  server.on('request', app);
-  return {
-    url,
-    config,
-    key,
-    revocations,
-    rateLimiter,
-    ...appClient(url, config, key),
-    close: async () => {
-      await Promise.all([close(server), close(jwks.server)]);
-      await catalogue.close();
-    },
-  };
+  return { ...serve(app, config, () => catalogue.close()), revocations, rateLimiter };
 }
 
 export interface WiredMcpApp extends RunningApp {
@@ -134,11 +133,11 @@ export interface WiredMcpApp extends RunningApp {
  * revocation copy, machine clients, usage), from `env` over the test defaults and the test Redis.
  */
 export async function startWiredMcpApp(redis: RedisUnderPrefix, env: Record<string, string> = {}): Promise<WiredMcpApp> {
-  const { server, url, key, jwks } = await listeningWithKey();
+  const { jwksUrl, serve } = await listeningWithKey();
   const config = loadConfig({
     MCP_URL: TEST_MCP_URL,
     OAUTH_ISSUER: TEST_ISSUER,
-    JWKS_URL: jwks.url,
+    JWKS_URL: jwksUrl,
     REDIS_URL: redis.url,
     REDIS_PREFIX: redis.prefix,
     CATALOGUE_SERVICE_URL: NO_CATALOGUE,
@@ -147,18 +146,8 @@ export async function startWiredMcpApp(redis: RedisUnderPrefix, env: Record<stri
   const deps = createDeps(config, createLogger('mcp-test', 'silent'));
   // main.ts's connection does not queue commands while connecting; wait so the first request is not a 503.
   if (deps.redis.status !== 'ready') await once(deps.redis, 'ready');
-  server.on('request', buildApp(deps));
-  return {
-    url,
-    config,
-    key,
-    deps,
-    ...appClient(url, config, key),
-    close: async () => {
-      await Promise.all([close(server), close(jwks.server)]);
-      await deps.close().catch(() => undefined);
-    },
-  };
+  const closeDeps = () => deps.close().catch(() => undefined);
+  return { ...serve(buildApp(deps), config, closeDeps), deps };
 }
 
 /**
