@@ -66,6 +66,7 @@ function envOf(name: StackService, urls: StackUrls, redis: RedisUnderPrefix, opt
  */
 export async function startStack(redis: RedisUnderPrefix, es: TestElasticsearch | undefined, options: StackOptions): Promise<Stack> {
   const wanted = new Set(options.services);
+  if (options.inProcessMcp && wanted.has('mcp')) throw new Error('an MCP server in process and one as a process: start one of them');
   const [edgePort, cataloguePort, authPort, mcpPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const loopback = (port: number) => `http://127.0.0.1:${port}`;
   const urls: StackUrls = {
