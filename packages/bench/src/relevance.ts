@@ -37,6 +37,7 @@ import { benchConfig, RelevanceBenchConfig } from './config.ts';
 import { descriptionKind, drawQueries, indexCatalogue, RELEVANCE_KINDS, type RelevanceQuery } from './relevance/queries.ts';
 import { readRealCatalogue } from './relevance/real-catalogue.ts';
 import { drawShopperQueries, SHOPPER_KINDS, type JudgedBy } from './relevance/shopper-queries.ts';
+import { similarThroughGateway } from './similar-gateway.ts';
 import { ensureElasticsearch, say as sayAs } from './support.ts';
 
 const options = parseRelevanceOptions(process.argv.slice(2), benchConfig(RelevanceBenchConfig));
@@ -51,6 +52,24 @@ const REAL_TARGETS: Readonly<Record<string, { judgedBy: JudgedBy; target: number
   ...Object.fromEntries(SHOPPER_KINDS.map((k) => [k.name, { judgedBy: k.judgedBy, target: k.target, zeroResults: true }])),
   // Description queries keep precision@10 ≥ 0.9 in the default mode; a page may rightly be empty.
   description: { judgedBy: 'precision_at_10', target: 0.9, zeroResults: false },
+};
+
+/** Each similar filter (--kind similar) and what every result it lets through must satisfy. */
+const SIMILAR_FILTERS: Record<string, { filters: SimilarFilters; ok: (source: FragranceDetail, alt: FragranceDetail) => boolean }> = {
+  other_brands: { filters: { other_brands: true }, ok: (s, a) => foldKey(s.brand) !== foldKey(a.brand) },
+  available_in_au: { filters: { available_in_au: true }, ok: (_s, a) => a.available_in_au },
+  max_price_aud: {
+    filters: { max_price_aud: 100 },
+    ok: (_s, a) => a.au_availability.price_min_aud !== null && a.au_availability.price_min_aud <= 100,
+  },
+  exclude_flankers: {
+    filters: { exclude_flankers: true },
+    ok: (s, a) => {
+      const line = lineName(s.name);
+      const name = foldKey(a.name);
+      return foldKey(s.brand) !== foldKey(a.brand) || (name !== line && !name.startsWith(`${line} `));
+    },
+  },
 };
 
 ensureElasticsearch(options.elasticsearchUrl);
@@ -269,29 +288,12 @@ async function similarRepository() {
   return { records, repository };
 }
 
-/** Each similar filter (--kind similar) and what every result it lets through must satisfy. */
-const SIMILAR_FILTERS: Record<string, { filters: SimilarFilters; ok: (source: FragranceDetail, alt: FragranceDetail) => boolean }> = {
-  other_brands: { filters: { other_brands: true }, ok: (s, a) => foldKey(s.brand) !== foldKey(a.brand) },
-  available_in_au: { filters: { available_in_au: true }, ok: (_s, a) => a.available_in_au },
-  max_price_aud: {
-    filters: { max_price_aud: 100 },
-    ok: (_s, a) => a.au_availability.price_min_aud !== null && a.au_availability.price_min_aud <= 100,
-  },
-  exclude_flankers: {
-    filters: { exclude_flankers: true },
-    ok: (s, a) => {
-      const line = lineName(s.name);
-      const name = foldKey(a.name);
-      return foldKey(s.brand) !== foldKey(a.brand) || (name !== line && !name.startsWith(`${line} `));
-    },
-  },
-};
-
 /**
  * --kind similar (issue 38): alternatives of sampled records (with main accords), through the
  * catalogue's repository: the share of alternatives sharing a main accord with their source,
  * distinct houses in the top ten, every alternative with its reasons, each filter checked on
- * every result, and the p50 of the unfiltered call at concurrency 1.
+ * every result; then the p50 of the unfiltered call through the gateway at concurrency 1, beside
+ * the similar before issue 38 in the same run (similar-gateway.ts).
  */
 async function benchSimilar(): Promise<void> {
   const { records, repository } = await similarRepository();
@@ -302,7 +304,6 @@ async function benchSimilar(): Promise<void> {
     { length: Math.min(options.perKind, candidates.length) },
     () => candidates[Math.floor(random() * candidates.length)]!,
   );
-  const latencies: number[] = [];
   let alternatives = 0;
   let sharingMain = 0;
   let withReasons = 0;
@@ -310,12 +311,8 @@ async function benchSimilar(): Promise<void> {
   const checks: Record<string, { results: number; wrong: number }> = Object.fromEntries(
     Object.keys(SIMILAR_FILTERS).map((k) => [k, { results: 0, wrong: 0 }]),
   );
-  // Warm-up: the first calls pay for connections and caches.
-  for (const s of sources.slice(0, 5)) await repository.similar(s.id, 10);
   for (const source of sources) {
-    const started = performance.now();
     const data = (await repository.similar(source.id, 10)) ?? [];
-    latencies.push(performance.now() - started);
     const main = new Set(source.main_accords.map(foldKey));
     for (const alt of data) {
       alternatives++;
@@ -337,8 +334,6 @@ async function benchSimilar(): Promise<void> {
     share_with_common_main_accord: alternatives ? sharingMain / alternatives : 0,
     share_with_reasons: alternatives ? withReasons / alternatives : 0,
     median_houses_in_top_ten: median(houses),
-    p50_ms: Math.round(median(latencies) * 100) / 100,
-    p90_ms: Math.round(([...latencies].sort((a, b) => a - b)[Math.floor(latencies.length * 0.9)] ?? 0) * 100) / 100,
     filters: Object.fromEntries(Object.entries(checks).map(([k, c]) => [k, { ...c, exact: c.wrong === 0 }])),
   };
   say(`sources ${figures.sources}, alternatives ${alternatives}`);
@@ -348,8 +343,14 @@ async function benchSimilar(): Promise<void> {
   );
   for (const [k, c] of Object.entries(checks))
     say(`filter ${k.padEnd(17)} ${String(c.results).padStart(6)} results, ${c.wrong} wrong${c.results === 0 ? ' (none to check)' : ''}`);
-  say(`similar p50 ${figures.p50_ms} ms, p90 ${figures.p90_ms} ms (repository, concurrency 1); load average ${loadAverage()}`);
+  const ids = [...new Set(sources.map((s) => s.id))];
+  const gateway = await similarThroughGateway({ alias, elasticsearchUrl: options.elasticsearchUrl, ids, rounds: 3, say });
+  say(
+    `similar through the gateway (concurrency 1, ${gateway.requests} requests a side): p50 ${gateway.p50_ms} ms, p90 ${gateway.p90_ms} ms; ` +
+      `before issue 38 (${gateway.baseline.commit.slice(0, 7)}) p50 ${gateway.baseline.p50_ms} ms, p90 ${gateway.baseline.p90_ms} ms; ` +
+      `ratio ${gateway.p50_ratio} (target ≤ 1); load average ${loadAverage()}`,
+  );
   process.stdout.write(
-    `${JSON.stringify({ bench: 'relevance', kind: 'similar', catalogue: options.catalogue, documents: records.length, seed: options.seed, ...figures, load_average: loadavg() })}\n`,
+    `${JSON.stringify({ bench: 'relevance', kind: 'similar', catalogue: options.catalogue, documents: records.length, seed: options.seed, ...figures, gateway, load_average: loadavg() })}\n`,
   );
 }
