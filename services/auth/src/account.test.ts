@@ -1,31 +1,19 @@
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FormUser, parseForms, testRedis, type Page, type TestRedis } from '@fragrance/testkit';
+import { describe, expect } from 'vitest';
+import { FormUser, parseForms, type Page } from '@fragrance/testkit';
 import { signIns } from './metrics.ts';
+import { authTest as test, type AuthApp, type Credentials } from './testing/app.ts';
 import { authorizeUrl, exchange, obtainCode, pkcePair, registerClient, token } from './testing/flow.ts';
-import { startAuth, type Harness } from './testing/harness.ts';
 
 // The account page over plain HTTP, the way a browser posts its forms (the real-browser run is
 // in the gateway's account-browser test): sign-in, CSRF, throttle, connected apps, disconnect,
 // change password, sign out everywhere.
 const REDIRECT = 'http://127.0.0.1:11990/callback';
-const person = { email: 'account.page@example.com', password: 'the first long password' };
 
-let t: TestRedis;
-let auth: Harness;
-
-beforeAll(async () => {
-  t = await testRedis('auth-account');
-  auth = await startAuth(t.redis, t.prefix, { login: { perAccount: 3, perAddress: 50, windowSeconds: 900 } });
-  await auth.users.create(person.email, person.password);
-});
-afterAll(async () => {
-  await auth?.close();
-  await t?.cleanup();
-});
+test.override('authOptions', { login: { perAccount: 3, perAddress: 50, windowSeconds: 900 } });
 
 /** Connects a new client for `who` through the sign-in and consent pages; returns its tokens. */
-async function connect(name: string, who: { email: string; password: string }, browser = new FormUser(auth.issuer)) {
+async function connect(auth: AuthApp, name: string, who: Credentials, browser = new FormUser(auth.issuer)) {
   const clientId = await registerClient(auth.issuer, [REDIRECT], name);
   const result = await obtainCode(auth.issuer, clientId, REDIRECT, who, {}, browser);
   const tokens = await exchange(auth.issuer, clientId, REDIRECT, result);
@@ -33,15 +21,15 @@ async function connect(name: string, who: { email: string; password: string }, b
   return { clientId, access: tokens.body.access_token as string, refresh: tokens.body.refresh_token as string };
 }
 
-async function signIn(browser: FormUser, who: { email: string; password: string }): Promise<Page> {
-  const page = await browser.request(`${auth.issuer}/account`);
+async function signIn(browser: FormUser, who: Credentials): Promise<Page> {
+  const page = await browser.request(`${browser.origin}/account`);
   const form = parseForms(page.body, page.url).find((f) => f.action.endsWith('/account/sign-in'))!;
   return browser.request(form.action, { form: { ...Object.fromEntries(form.fields), ...who } });
 }
 
 /** Submits the account page's form whose action ends with `action` (for Disconnect: the one naming `clientId`). */
 async function submit(browser: FormUser, action: string, extra: Record<string, string> = {}, clientId?: string): Promise<Page> {
-  const page = await browser.request(`${auth.issuer}/account`);
+  const page = await browser.request(`${browser.origin}/account`);
   const form = parseForms(page.body, page.url).find(
     (f) => f.action.endsWith(action) && (!clientId || f.fields.get('client_id') === clientId),
   );
@@ -49,11 +37,14 @@ async function submit(browser: FormUser, action: string, extra: Record<string, s
   return browser.request(form.action, { form: { ...Object.fromEntries(form.fields), ...extra } });
 }
 
-const refresh = (clientId: string, refreshToken: string) =>
+const refresh = (auth: AuthApp, clientId: string, refreshToken: string) =>
   token(auth.issuer, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
 
 describe('/account', () => {
-  it('shows a sign-in form with a strict CSP, refuses a post without the CSRF token, and throttles guessing', async () => {
+  test('shows a sign-in form with a strict CSP, refuses a post without the CSRF token, and throttles guessing', async ({
+    auth,
+    person,
+  }) => {
     const browser = new FormUser(auth.issuer);
     const res = await fetch(`${auth.issuer}/account`);
     expect(res.status).toBe(200);
@@ -76,9 +67,9 @@ describe('/account', () => {
     expect(blocked.body).toContain('Too many failed sign-ins');
   });
 
-  it('lists the connected apps; Disconnect revokes that app at once and leaves the other working', async () => {
-    const first = await connect('First App', person);
-    const second = await connect('Second App', person);
+  test('lists the connected apps; Disconnect revokes that app at once and leaves the other working', async ({ auth, person }) => {
+    const first = await connect(auth, 'First App', person);
+    const second = await connect(auth, 'Second App', person);
     const browser = new FormUser(auth.issuer);
     const signedIn = await signIn(browser, person);
     expect(signedIn.status).toBe(303);
@@ -98,17 +89,17 @@ describe('/account', () => {
 
     // Its access token is recorded revoked (the MCP server refuses it), its refresh token is dead.
     expect(await auth.revocations.isRevoked({ gid: decodeJwt(first.access).gid as string })).toBe(true);
-    expect((await refresh(first.clientId, first.refresh)).body.error).toBe('invalid_grant');
+    expect((await refresh(auth, first.clientId, first.refresh)).body.error).toBe('invalid_grant');
     // The other app keeps working.
     expect(await auth.revocations.isRevoked({ gid: decodeJwt(second.access).gid as string })).toBe(false);
-    expect((await refresh(second.clientId, second.refresh)).status).toBe(200);
+    expect((await refresh(auth, second.clientId, second.refresh)).status).toBe(200);
   });
 
-  it('changes the password with the current one, signing out every other session (account and sign-in)', async () => {
+  test('changes the password with the current one, signing out every other session (account and sign-in)', async ({ auth }) => {
     const who = { email: 'password.change@example.com', password: 'the old long password' };
     await auth.users.create(who.email, who.password);
     const oauthBrowser = new FormUser(auth.issuer);
-    const app = await connect('Kept App', who, oauthBrowser);
+    const app = await connect(auth, 'Kept App', who, oauthBrowser);
     const here = new FormUser(auth.issuer);
     const elsewhere = new FormUser(auth.issuer);
     await signIn(here, who);
@@ -152,10 +143,10 @@ describe('/account', () => {
     );
     expect((await oauthBrowser.request(again.location!)).body).toContain('type="password"');
     // Connected apps stay connected.
-    expect((await refresh(app.clientId, app.refresh)).status).toBe(200);
+    expect((await refresh(auth, app.clientId, app.refresh)).status).toBe(200);
   });
 
-  it('signs out everywhere: every session of the person ends', async () => {
+  test('signs out everywhere: every session of the person ends', async ({ auth }) => {
     const who = { email: 'sign.out@example.com', password: 'a long enough password' };
     await auth.users.create(who.email, who.password);
     const here = new FormUser(auth.issuer);
@@ -172,7 +163,10 @@ describe('/account', () => {
     expect(late.location).toBe(`${auth.issuer}/account`);
   });
 
-  it('keeps its session in Redis behind an httpOnly, SameSite=Lax cookie on /account, a new id at each sign-in, gone at sign-out', async () => {
+  test('keeps its session in Redis behind an httpOnly, SameSite=Lax cookie on /account, a new id at each sign-in, gone at sign-out', async ({
+    auth,
+    redis,
+  }) => {
     const who = { email: 'session.cookie@example.com', password: 'a long session password' };
     await auth.users.create(who.email, who.password);
     const browser = new FormUser(auth.issuer);
@@ -205,23 +199,23 @@ describe('/account', () => {
     const post = () => browser.request(signInForm.action, { form: { ...Object.fromEntries(signInForm.fields), ...who } });
     expect((await post()).status).toBe(303);
     const first = sessionId()!;
-    expect(await t.redis.exists(`${t.prefix}account:session:${first}`)).toBe(1);
+    expect(await redis.redis.exists(`${redis.prefix}account:session:${first}`)).toBe(1);
     expect((await post()).status).toBe(303);
     const second = sessionId()!;
     expect(second).not.toBe(first);
-    expect(await t.redis.exists(`${t.prefix}account:session:${first}`)).toBe(0);
-    expect(await t.redis.exists(`${t.prefix}account:session:${second}`)).toBe(1);
+    expect(await redis.redis.exists(`${redis.prefix}account:session:${first}`)).toBe(0);
+    expect(await redis.redis.exists(`${redis.prefix}account:session:${second}`)).toBe(1);
 
     // Sign-out ends the session in Redis: the cookie presented again is signed out.
     const stolen = browser.cookieHeader();
     const out = await submit(browser, '/account/sign-out');
     expect(out.location).toBe(`${auth.issuer}/account?done=signed-out`);
-    expect(await t.redis.exists(`${t.prefix}account:session:${second}`)).toBe(0);
+    expect(await redis.redis.exists(`${redis.prefix}account:session:${second}`)).toBe(0);
     const replay = await fetch(`${auth.issuer}/account`, { headers: { cookie: stolen } });
     expect(await replay.text()).toContain('action="/account/sign-in"');
   });
 
-  it('counts its sign-ins in auth_sign_ins_total, as the consent pages do', async () => {
+  test('counts its sign-ins in auth_sign_ins_total, as the consent pages do', async ({ auth }) => {
     const count = async (result: string) => (await signIns.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
     const who = { email: 'counted@example.com', password: 'a long counted password' };
     await auth.users.create(who.email, who.password);
@@ -232,7 +226,7 @@ describe('/account', () => {
     expect(await count('failed')).toBe(failed + 1);
     expect(await count('success')).toBe(success + 1);
     // The consent pages' sign-in goes through the same flow and counter.
-    await connect('Counted App', who);
+    await connect(auth, 'Counted App', who);
     expect(await count('success')).toBe(success + 2);
   });
 });

@@ -1,10 +1,9 @@
-import { createServer, type Server } from 'node:http';
-import type { BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { close, listen, testRedis, type TestRedis } from '@fragrance/testkit';
+import { createServer } from 'node:http';
+import { describe, expect } from 'vitest';
+import { close, listen } from '@fragrance/testkit';
 import { launchChromiumContext, screenshotPath } from '@fragrance/testkit/browser';
+import { authTest } from './testing/app.ts';
 import { authorizeUrl, exchange, pkcePair, registerClient } from './testing/flow.ts';
-import { startAuth, type Harness } from './testing/harness.ts';
 
 // A real browser (Debian's chromium, driven by playwright-core; no downloaded browser) signs in
 // and consents through the pages, the way a person would, and keeps screenshots of them.
@@ -13,31 +12,29 @@ interface BrowserGlobals {
   getComputedStyle(element: unknown): { maxWidth: string };
 }
 
-let t: TestRedis;
-let auth: Harness;
-let app: Server;
-let callbackBase: string;
-let context: BrowserContext;
-const person = { email: 'browser.user@example.com', password: 'a browser-typed password' };
-
-beforeAll(async () => {
-  t = await testRedis('auth-browser');
-  auth = await startAuth(t.redis, t.prefix);
-  await auth.users.create(person.email, person.password);
-  // The client application's redirect target.
-  app = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('client app received the response'));
-  callbackBase = await listen(app);
-  context = await launchChromiumContext();
-}, 60_000);
-afterAll(async () => {
-  await context?.close();
-  if (app) await close(app);
-  await auth?.close();
-  await t?.cleanup();
-});
+const test = authTest
+  /** The client application's redirect target: its base URL. */
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+  .extend('callbackBase', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const app = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('client app received the response'));
+    onCleanup(() => close(app));
+    return listen(app);
+  })
+  /** One browser profile for the file: the second test reuses the first one's session. */
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+  .extend('context', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const context = await launchChromiumContext();
+    onCleanup(() => context.close());
+    return context;
+  });
 
 describe('sign-in and consent in a real browser', () => {
-  it('signs in, sees the consent page, allows, and lands on the client with code, state and iss', async () => {
+  test('signs in, sees the consent page, allows, and lands on the client with code, state and iss', async ({
+    auth,
+    person,
+    callbackBase,
+    context,
+  }) => {
     const redirect = `${callbackBase}/callback`;
     const clientId = await registerClient(auth.issuer, [redirect], 'Browser Test Client');
     const { verifier, challenge } = pkcePair();
@@ -96,7 +93,7 @@ describe('sign-in and consent in a real browser', () => {
     await page.close();
   }, 60_000);
 
-  it('Deny sends the browser back with access_denied', async () => {
+  test('Deny sends the browser back with access_denied', async ({ auth, callbackBase, context }) => {
     const redirect = `${callbackBase}/callback`;
     const clientId = await registerClient(auth.issuer, [redirect], 'Denied Client');
     const { challenge } = pkcePair();

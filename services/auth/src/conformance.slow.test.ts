@@ -3,20 +3,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FormUser, freePort, testRedis, type TestRedis } from '@fragrance/testkit';
+import { describe, expect } from 'vitest';
+import { FormUser, freePort } from '@fragrance/testkit';
+import { authTest } from './testing/app.ts';
 import { registerClient } from './testing/flow.ts';
-import { startAuth, type Harness } from './testing/harness.ts';
 
 // @modelcontextprotocol/conformance (0.2 line) `authorization` against this server: the
 // metadata scenario and the authorization-code-grant scenario, with the sign-in and consent
 // the suite asks a person to do driven headlessly through our pages.
 const CLI = fileURLToPath(new URL('../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url));
-
-let t: TestRedis;
-let auth: Harness;
-let out: string;
-const user = { email: 'conformance@example.com', password: 'conformance long password' };
 
 interface Check {
   id: string;
@@ -38,20 +33,16 @@ function collectChecks(dir: string): Check[] {
   return checks;
 }
 
-beforeAll(async () => {
-  t = await testRedis('auth-conf');
-  auth = await startAuth(t.redis, t.prefix);
-  await auth.users.create(user.email, user.password);
-  out = mkdtempSync(join(tmpdir(), 'conformance-'));
-});
-afterAll(async () => {
-  await auth.close();
-  await t.cleanup();
-  rmSync(out, { recursive: true, force: true });
+/** A directory for the suite's results, removed after the test. */
+// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+const test = authTest.extend('out', ({}, { onCleanup }) => {
+  const out = mkdtempSync(join(tmpdir(), 'conformance-'));
+  onCleanup(() => rmSync(out, { recursive: true, force: true }));
+  return out;
 });
 
 describe('MCP conformance suite, authorization server scenarios', () => {
-  it('passes every check of authorization-server-metadata-endpoint and authorization-code-grant', async () => {
+  test('passes every check of authorization-server-metadata-endpoint and authorization-code-grant', async ({ auth, person, out }) => {
     const port = await freePort();
     const clientId = await registerClient(auth.issuer, [`http://127.0.0.1:${port}/callback`], 'MCP conformance');
     const child = spawn(
@@ -82,7 +73,7 @@ describe('MCP conformance suite, authorization server scenarios', () => {
       if (url && !drove) {
         // The person's part: sign in, allow, and let the browser land on the callback.
         drove = (async () => {
-          const final = await new FormUser(auth.issuer).authorize(url, user);
+          const final = await new FormUser(auth.issuer).authorize(url, person);
           if (!final.location) throw new Error(`sign-in did not redirect: ${final.status}`);
           await fetch(final.location);
         })();

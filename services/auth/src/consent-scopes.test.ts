@@ -1,35 +1,30 @@
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FormUser, parseForms, testRedis, type Page, type TestRedis } from '@fragrance/testkit';
-import { authorizeUrl, pkcePair, registerClient, token } from './testing/flow.ts';
-import { startAuth, type Harness } from './testing/harness.ts';
+import { describe, expect } from 'vitest';
+import { FormUser, parseForms, type Page } from '@fragrance/testkit';
+import { authTest, type Credentials } from './testing/app.ts';
+import { authorizeUrl, followOnOrigin, pkcePair, registerClient, token } from './testing/flow.ts';
 import { SCOPE_DESCRIPTIONS } from './views/pages.ts';
 
 // Consent tells the truth: every scope that releases something has a line on the consent page,
 // the token response's `scope` names every granted scope, and /account shows the same list.
-let t: TestRedis;
-let auth: Harness;
-let supported: string[];
 const REDIRECT = 'http://127.0.0.1:43110/cb';
-const erin = { email: 'erin.consent@example.com', password: 'erin has a long password' };
 
-beforeAll(async () => {
-  t = await testRedis('auth-consent-scopes');
-  auth = await startAuth(t.redis, t.prefix);
-  await auth.users.create(erin.email, erin.password);
+/** The scopes the server's metadata advertises. */
+const test = authTest.extend('supported', { scope: 'file' }, async ({ auth }) => {
   const metadata = (await (await fetch(`${auth.issuer}/.well-known/oauth-authorization-server`)).json()) as { scopes_supported: string[] };
-  supported = metadata.scopes_supported;
-});
-afterAll(async () => {
-  await auth?.close();
-  await t?.cleanup();
+  return metadata.scopes_supported;
 });
 
 /** Signs in and stops on the consent page; returns it with the verifier of the request. */
-async function consentPageFor(clientId: string, user: FormUser, scope?: string): Promise<{ page: Page; verifier: string }> {
+async function consentPageFor(
+  clientId: string,
+  user: FormUser,
+  who: Credentials,
+  scope?: string,
+): Promise<{ page: Page; verifier: string }> {
   const { verifier, challenge } = pkcePair();
   let page = await user.request(
-    authorizeUrl(auth.issuer, {
+    authorizeUrl(user.origin, {
       client_id: clientId,
       redirect_uri: REDIRECT,
       response_type: 'code',
@@ -45,7 +40,7 @@ async function consentPageFor(clientId: string, user: FormUser, scope?: string):
     }
     const login = parseForms(page.body, page.url).find((f) => f.action.endsWith('/login'));
     if (!login) break;
-    page = await user.request(login.action, { form: { ...Object.fromEntries(login.fields), ...erin } });
+    page = await user.request(login.action, { form: { ...Object.fromEntries(login.fields), ...who } });
   }
   if (!page.body.includes('/confirm')) throw new Error(`no consent page: ${page.status} ${page.body.slice(0, 300)}`);
   return { page, verifier };
@@ -54,10 +49,9 @@ async function consentPageFor(clientId: string, user: FormUser, scope?: string):
 /** Presses Allow and exchanges the code. */
 async function allow(clientId: string, user: FormUser, consent: { page: Page; verifier: string }) {
   const confirm = parseForms(consent.page.body, consent.page.url).find((f) => f.action.endsWith('/confirm'))!;
-  let page = await user.request(confirm.action, { form: Object.fromEntries(confirm.fields) });
-  while (page.location && new URL(page.location).origin === auth.url) page = await user.request(page.location);
+  const page = await followOnOrigin(user, await user.request(confirm.action, { form: Object.fromEntries(confirm.fields) }));
   const code = new URL(page.location!).searchParams.get('code')!;
-  return token(auth.issuer, {
+  return token(user.origin, {
     grant_type: 'authorization_code',
     code,
     redirect_uri: REDIRECT,
@@ -70,20 +64,20 @@ async function allow(clientId: string, user: FormUser, consent: { page: Page; ve
 const listed = (html: string) => [...html.matchAll(/<li>(?:<strong>)?([^<]+)(?:<\/strong>)? <code>([^<]+)<\/code><\/li>/g)];
 
 describe('consent tells the truth', () => {
-  it('every scope in scopes_supported has a plain-language description', () => {
+  test('every scope in scopes_supported has a plain-language description', ({ supported }) => {
     expect(supported).toEqual(expect.arrayContaining(['openid', 'email', 'offline_access', 'catalogue:read']));
     for (const scope of supported) {
       expect(SCOPE_DESCRIPTIONS[scope], `scope ${scope} has no consent line`).toMatch(/\w{3,}/);
     }
   });
 
-  it('a consent page lists every requested scope that releases data, email included', async () => {
+  test('a consent page lists every requested scope that releases data, email included', async ({ auth, person, supported }) => {
     const clientId = await registerClient(auth.issuer, [REDIRECT], 'Scope Asker');
     const user = new FormUser(auth.issuer);
     // What the MCP SDK sends: no prompt=consent, so oidc-provider drops offline_access from the
     // request, yet the client receives a refresh token; the page says so.
     const asked = 'openid email catalogue:read offline_access';
-    const consent = await consentPageFor(clientId, user, asked);
+    const consent = await consentPageFor(clientId, user, person, asked);
     const lines = listed(consent.page.body);
     for (const scope of supported) {
       const line = lines.find((m) => m[2] === scope);
@@ -96,7 +90,7 @@ describe('consent tells the truth', () => {
     expect(tokens.status).toBe(200);
     expect(tokens.body.scope).toBe('openid email offline_access catalogue:read');
     expect(tokens.body.refresh_token).toBeTypeOf('string');
-    expect(decodeJwt(tokens.body.id_token as string).email).toBe(erin.email);
+    expect(decodeJwt(tokens.body.id_token as string).email).toBe(person.email);
     // The access token still carries only the resource scope (what the MCP server checks).
     expect(decodeJwt(tokens.body.access_token as string).scope).toBe('catalogue:read');
 
@@ -112,17 +106,17 @@ describe('consent tells the truth', () => {
     const browser = new FormUser(auth.issuer);
     const signInPage = await browser.request(`${auth.issuer}/account`);
     const form = parseForms(signInPage.body, signInPage.url).find((f) => f.action.endsWith('/account/sign-in'))!;
-    await browser.request(form.action, { form: { ...Object.fromEntries(form.fields), ...erin } });
+    await browser.request(form.action, { form: { ...Object.fromEntries(form.fields), ...person } });
     const account = await browser.request(`${auth.issuer}/account`);
     const app = account.body.split('<li class="app">').find((item) => item.includes(clientId))!;
     expect(listed(app).map((m) => m[2])).toEqual(['catalogue:read', 'email', 'offline_access', 'openid']);
     for (const m of listed(app)) expect(m[1]).toBe(SCOPE_DESCRIPTIONS[m[2]!]);
   });
 
-  it('a client that asks for nothing is shown, and told, the catalogue and offline access', async () => {
+  test('a client that asks for nothing is shown, and told, the catalogue and offline access', async ({ auth, person }) => {
     const clientId = await registerClient(auth.issuer, [REDIRECT], 'Quiet Client');
     const user = new FormUser(auth.issuer);
-    const consent = await consentPageFor(clientId, user);
+    const consent = await consentPageFor(clientId, user, person);
     expect(listed(consent.page.body).map((m) => m[2])).toEqual(['offline_access', 'catalogue:read']);
     const tokens = await allow(clientId, user, consent);
     expect(tokens.status).toBe(200);

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
+import { describe, expect } from 'vitest';
 import { PREFLIGHT_MAX_AGE_SECONDS } from './routes/cors.ts';
+import { authTest } from './testing/app.ts';
 import { authorizeUrl, pkcePair, registerClient } from './testing/flow.ts';
-import { startAuth, type Harness } from './testing/harness.ts';
 
 // Header-level CORS of the authorization server, per endpoint: every preflight and answer with
 // a browser Origin, and without one (server-side clients).
@@ -13,22 +12,12 @@ const list = (value: string | null) =>
     .split(/\s*,\s*/)
     .filter(Boolean);
 
-let t: TestRedis;
-let auth: Harness;
-let clientId: string;
+const test = authTest.extend('clientId', { scope: 'file' }, ({ auth }) =>
+  registerClient(auth.issuer, [`${ORIGIN}/callback`], 'CORS client'),
+);
 
-beforeAll(async () => {
-  t = await testRedis('auth-cors');
-  auth = await startAuth(t.redis, t.prefix);
-  clientId = await registerClient(auth.issuer, [`${ORIGIN}/callback`], 'CORS client');
-});
-afterAll(async () => {
-  await auth?.close();
-  await t?.cleanup();
-});
-
-const preflight = (path: string, method: string, requestHeaders: string, origin = ORIGIN) =>
-  fetch(`${auth.issuer}${path}`, {
+const preflight = (issuer: string, path: string, method: string, requestHeaders: string, origin = ORIGIN) =>
+  fetch(`${issuer}${path}`, {
     method: 'OPTIONS',
     headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': requestHeaders },
   });
@@ -49,15 +38,15 @@ function expectPreflightAnswered(res: Response, method: string, header: string) 
 
 describe('public metadata: any origin, no credentials', () => {
   for (const path of ['/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/oauth/jwks']) {
-    it(`${path}: preflight with MCP-Protocol-Version, then the document`, async () => {
-      expectPreflightAnswered(await preflight(path, 'GET', 'mcp-protocol-version'), 'GET', 'mcp-protocol-version');
+    test(`${path}: preflight with MCP-Protocol-Version, then the document`, async ({ auth }) => {
+      expectPreflightAnswered(await preflight(auth.issuer, path, 'GET', 'mcp-protocol-version'), 'GET', 'mcp-protocol-version');
       const res = await fetch(`${auth.issuer}${path}`, { headers: { origin: ORIGIN, 'mcp-protocol-version': '2025-11-25' } });
       expect(res.status).toBe(200);
       expectReadableBy(res);
     });
   }
 
-  it('names none as the revocation endpoint auth method (absent would mean client_secret_basic)', async () => {
+  test('names none as the revocation endpoint auth method (absent would mean client_secret_basic)', async ({ auth }) => {
     const metadata = (await (await fetch(`${auth.issuer}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
     expect(metadata.revocation_endpoint_auth_methods_supported).toEqual(['none']);
     // Dynamic registrations are public (`none`); the others are for machine clients (machine-clients.test.ts).
@@ -71,8 +60,8 @@ describe('public metadata: any origin, no credentials', () => {
 });
 
 describe('registration, token and revocation: any origin, never credentials, errors readable', () => {
-  it('registration: preflight, a created client and a refused one are readable', async () => {
-    expectPreflightAnswered(await preflight('/oauth/register', 'POST', 'content-type'), 'POST', 'content-type');
+  test('registration: preflight, a created client and a refused one are readable', async ({ auth }) => {
+    expectPreflightAnswered(await preflight(auth.issuer, '/oauth/register', 'POST', 'content-type'), 'POST', 'content-type');
     const post = (body: unknown) =>
       fetch(`${auth.issuer}/oauth/register`, {
         method: 'POST',
@@ -87,8 +76,11 @@ describe('registration, token and revocation: any origin, never credentials, err
     expectReadableBy(refused);
   });
 
-  it('token: preflight, and errors (invalid_grant; invalid_client with its challenge exposed) readable from an origin that is not the client redirect origin', async () => {
-    expectPreflightAnswered(await preflight('/oauth/token', 'POST', 'content-type'), 'POST', 'content-type');
+  test('token: preflight, and errors (invalid_grant; invalid_client with its challenge exposed) readable from an origin that is not the client redirect origin', async ({
+    auth,
+    clientId,
+  }) => {
+    expectPreflightAnswered(await preflight(auth.issuer, '/oauth/token', 'POST', 'content-type'), 'POST', 'content-type');
     const other = 'http://localhost:11998';
     const post = (form: Record<string, string>) =>
       fetch(`${auth.issuer}/oauth/token`, {
@@ -112,8 +104,8 @@ describe('registration, token and revocation: any origin, never credentials, err
     expect(list(unknown.headers.get('access-control-expose-headers'))).toContain('www-authenticate');
   });
 
-  it('revocation: preflight and answer readable', async () => {
-    expectPreflightAnswered(await preflight('/oauth/revoke', 'POST', 'content-type'), 'POST', 'content-type');
+  test('revocation: preflight and answer readable', async ({ auth, clientId }) => {
+    expectPreflightAnswered(await preflight(auth.issuer, '/oauth/revoke', 'POST', 'content-type'), 'POST', 'content-type');
     const res = await fetch(`${auth.issuer}/oauth/revoke`, {
       method: 'POST',
       headers: { origin: ORIGIN, 'content-type': 'application/x-www-form-urlencoded' },
@@ -124,7 +116,7 @@ describe('registration, token and revocation: any origin, never credentials, err
     expect(list(res.headers.get('access-control-expose-headers'))).toEqual(expect.arrayContaining(['www-authenticate', 'retry-after']));
   });
 
-  it('without Origin (a server-side client) nothing changes and credentials are never allowed', async () => {
+  test('without Origin (a server-side client) nothing changes and credentials are never allowed', async ({ auth }) => {
     const res = await fetch(`${auth.issuer}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -136,8 +128,11 @@ describe('registration, token and revocation: any origin, never credentials, err
 });
 
 describe('authorization, sign-in and consent: navigations only', () => {
-  it('sends no CORS headers on the authorization endpoint (preflight or request) or the sign-in page, and denies framing', async () => {
-    const pre = await preflight('/oauth/authorize', 'GET', 'mcp-protocol-version');
+  test('sends no CORS headers on the authorization endpoint (preflight or request) or the sign-in page, and denies framing', async ({
+    auth,
+    clientId,
+  }) => {
+    const pre = await preflight(auth.issuer, '/oauth/authorize', 'GET', 'mcp-protocol-version');
     expect(pre.headers.get('access-control-allow-origin')).toBeNull();
     const { challenge } = pkcePair();
     const authorize = await fetch(

@@ -1,35 +1,22 @@
 import * as oauth from 'oauth4webapi';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FormUser, testRedis, type TestRedis } from '@fragrance/testkit';
-import { startAuth, type Harness } from './testing/harness.ts';
+import { describe, expect } from 'vitest';
+import { FormUser } from '@fragrance/testkit';
+import { authTest as test } from './testing/app.ts';
 
 // End-to-end with an independent OAuth client library (oauth4webapi): discovery → registration
 // → authorize (sign-in and consent over HTTP) → token → refresh → revoke.
-let t: TestRedis;
-let auth: Harness;
-const credentials = { email: 'e2e.buyer@example.com', password: 'correct horse battery staple' };
 const REDIRECT = 'http://127.0.0.1:53682/callback';
 // The test issuer is plain http on loopback; oauth4webapi marks the opt-in deprecated to make it stand out.
 // eslint-disable-next-line @typescript-eslint/no-deprecated
 const insecure = { [oauth.allowInsecureRequests]: true } as const;
-
-beforeAll(async () => {
-  t = await testRedis('auth-e2e');
-  auth = await startAuth(t.redis, t.prefix);
-  await auth.users.create(credentials.email, credentials.password);
-});
-afterAll(async () => {
-  await auth.close();
-  await t.cleanup();
-});
 
 describe('authorization code flow with oauth4webapi', () => {
   let as: oauth.AuthorizationServer;
   let client: oauth.Client;
   let tokens: oauth.TokenEndpointResponse;
 
-  it('discovers RFC 8414 metadata with every field the seed and MCP need', async () => {
+  test('discovers RFC 8414 metadata with every field the seed and MCP need', async ({ auth }) => {
     const issuer = new URL(auth.issuer);
     as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
     expect(as).toMatchObject({
@@ -53,7 +40,7 @@ describe('authorization code flow with oauth4webapi', () => {
     expect(oidc.issuer).toBe(auth.issuer);
   });
 
-  it('registers a public client with just client_name and redirect_uris (RFC 7591)', async () => {
+  test('registers a public client with just client_name and redirect_uris (RFC 7591)', async () => {
     const response = await oauth.dynamicClientRegistrationRequest(as, { client_name: 'E2E Client', redirect_uris: [REDIRECT] }, insecure);
     expect(response.status).toBe(201);
     const registered = await oauth.processDynamicClientRegistrationResponse(response);
@@ -70,7 +57,7 @@ describe('authorization code flow with oauth4webapi', () => {
     client = { client_id: registered.client_id, token_endpoint_auth_method: 'none' };
   });
 
-  it('authorizes with PKCE S256, signs in and consents, and returns code, state and iss (RFC 9207)', async () => {
+  test('authorizes with PKCE S256, signs in and consents, and returns code, state and iss (RFC 9207)', async ({ auth, person }) => {
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
     const url = new URL(as.authorization_endpoint!);
@@ -84,7 +71,7 @@ describe('authorization code flow with oauth4webapi', () => {
       resource: auth.resource,
     }).toString();
     const user = new FormUser(auth.issuer);
-    const final = await user.authorize(url.href, credentials);
+    const final = await user.authorize(url.href, person);
     expect(final.status).toBe(303);
     const callback = new URL(final.location!);
     expect(`${callback.origin}${callback.pathname}`).toBe(REDIRECT);
@@ -109,11 +96,11 @@ describe('authorization code flow with oauth4webapi', () => {
     expect(tokens.scope).toBe('offline_access catalogue:read'); // every granted scope; a refresh token is offline access
   });
 
-  it('issues a JWT access token for the MCP resource with gid, sub and scope (RFC 9068, RFC 8707)', async () => {
+  test('issues a JWT access token for the MCP resource with gid, sub and scope (RFC 9068, RFC 8707)', async ({ auth, person }) => {
     const claims = decodeJwt(tokens.access_token);
     const header = decodeProtectedHeader(tokens.access_token);
     expect(header).toMatchObject({ typ: 'at+jwt', alg: 'RS256' });
-    const user = await auth.users.findByEmail(credentials.email);
+    const user = await auth.users.findByEmail(person.email);
     expect(claims).toMatchObject({
       iss: auth.issuer,
       aud: auth.resource,
@@ -131,7 +118,7 @@ describe('authorization code flow with oauth4webapi', () => {
     expect(validated.sub).toBe(user!.id);
   });
 
-  it('refreshes with rotation: a new refresh token, same audience and grant', async () => {
+  test('refreshes with rotation: a new refresh token, same audience and grant', async ({ auth }) => {
     const first = tokens;
     const response = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), first.refresh_token!, insecure);
     const raw = (await response.clone().json()) as Record<string, unknown>;
@@ -146,7 +133,7 @@ describe('authorization code flow with oauth4webapi', () => {
     tokens = refreshed;
   });
 
-  it('revokes the refresh token (RFC 7009): refresh fails afterwards and the grant is recorded as revoked', async () => {
+  test('revokes the refresh token (RFC 7009): refresh fails afterwards and the grant is recorded as revoked', async ({ auth }) => {
     const gid = decodeJwt(tokens.access_token).gid as string;
     expect(await auth.revocations.isRevoked({ gid })).toBe(false);
     const response = await oauth.revocationRequest(as, client, oauth.None(), tokens.refresh_token!, insecure);

@@ -1,28 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FormUser, parseForms, testRedis, type TestRedis } from '@fragrance/testkit';
-import { authorizeUrl, pkcePair, registerClient } from './testing/flow.ts';
-import { startAuth, type Harness } from './testing/harness.ts';
+import { describe, expect } from 'vitest';
+import { FormUser, parseForms } from '@fragrance/testkit';
+import { authTest, type AuthApp, type Credentials } from './testing/app.ts';
+import { authorizeUrl, followOnOrigin, pkcePair, registerClient } from './testing/flow.ts';
 import { rawRequest, type RawResponse } from './testing/raw-http.ts';
 
 // Hostile cookies and headers on the sign-in and consent pages, always against a live
 // interaction, so a refusal proves the input was judged rather than the interaction missing.
-let t: TestRedis;
-let auth: Harness;
-let clientId: string;
 const REDIRECT = 'http://127.0.0.1:43000/cb';
-const erin = { email: 'erin@example.com', password: 'erin has a long password' };
 const FORM = 'application/x-www-form-urlencoded';
-
-beforeAll(async () => {
-  t = await testRedis('auth-hostile');
-  auth = await startAuth(t.redis, t.prefix);
-  await auth.users.create(erin.email, erin.password);
-  clientId = await registerClient(auth.issuer, [REDIRECT]);
-});
-afterAll(async () => {
-  await auth.close();
-  await t.cleanup();
-});
 
 interface LiveForm {
   user: FormUser;
@@ -34,7 +19,7 @@ interface LiveForm {
 }
 
 /** A new browser at the sign-in page of a fresh interaction. */
-async function atLogin(): Promise<LiveForm> {
+async function atLogin(auth: AuthApp, clientId: string): Promise<LiveForm> {
   const user = new FormUser(auth.issuer);
   const { challenge } = pkcePair();
   const start = await user.request(
@@ -51,16 +36,23 @@ async function atLogin(): Promise<LiveForm> {
   return { user, page: page.url, action: login.action, csrf: login.fields.get('csrf')! };
 }
 
-/** A new browser, signed in, at the consent page of a fresh interaction. */
-async function atConsent(): Promise<LiveForm> {
-  const login = await atLogin();
+/** A new browser, signed in as `who`, at the consent page of a fresh interaction. */
+async function atConsent(auth: AuthApp, clientId: string, who: Credentials): Promise<LiveForm> {
+  const login = await atLogin(auth, clientId);
   const { user } = login;
-  let page = await user.request(login.action, { form: { csrf: login.csrf, ...erin } });
-  while (page.location && new URL(page.location).origin === auth.url) page = await user.request(page.location);
+  const page = await followOnOrigin(user, await user.request(login.action, { form: { csrf: login.csrf, ...who } }));
   const confirm = parseForms(page.body, page.url).find((f) => f.action.endsWith('/confirm'));
   if (!confirm) throw new Error(`no consent form: ${page.status} ${page.body.slice(0, 200)}`);
   return { user, page: page.url, action: confirm.action, csrf: confirm.fields.get('csrf')! };
 }
+
+/** `live.atLogin()`, `live.atConsent()`: a new browser in a fresh interaction of the file's client, as the file's person. */
+const test = authTest
+  .extend('clientId', { scope: 'file' }, ({ auth }) => registerClient(auth.issuer, [REDIRECT]))
+  .extend('live', { scope: 'file' }, ({ auth, clientId, person }) => ({
+    atLogin: () => atLogin(auth, clientId),
+    atConsent: () => atConsent(auth, clientId, person),
+  }));
 
 /** The browser's cookies with fcs_csrf replaced by `hostile` (placed first, as a browser puts the most specific). */
 const cookiesWith = (user: FormUser, hostile: string) =>
@@ -102,16 +94,16 @@ describe('hostile fcs_csrf cookies are a failed CSRF check, never a 5xx', () => 
     ['a malformed duplicate before the real one', 'fcs_csrf=%; fcs_csrf=placeholder'],
   ];
 
-  it.each(hostile)('%s: the interaction page answers 200 and issues a fresh cookie', async (_label, fragment) => {
-    const { user, page } = await atLogin();
+  test.for(hostile)('%s: the interaction page answers 200 and issues a fresh cookie', async ([, fragment], { live }) => {
+    const { user, page } = await live.atLogin();
     const response = await rawRequest(page, { headers: [['Cookie', cookiesWith(user, fragment)]] });
     expect(response.status, response.body.slice(0, 300)).toBe(200);
     expect(response.body).toContain('name="csrf"');
     expect(freshCsrfCookie(response)).toMatch(/^[\w-]{32}$/);
   });
 
-  it.each(hostile)('%s: the sign-in post answers 403 csrf_failed', async (_label, fragment) => {
-    const { user, action, csrf } = await atLogin();
+  test.for(hostile)('%s: the sign-in post answers 403 csrf_failed', async ([, fragment], { live, person }) => {
+    const { user, action, csrf } = await live.atLogin();
     const real = csrfCookieOf(user)!;
     const response = await rawRequest(action, {
       method: 'POST',
@@ -119,13 +111,13 @@ describe('hostile fcs_csrf cookies are a failed CSRF check, never a 5xx', () => 
         ['Cookie', cookiesWith(user, fragment.replace('placeholder', real))],
         ['Content-Type', FORM],
       ],
-      body: new URLSearchParams({ csrf, ...erin }).toString(),
+      body: new URLSearchParams({ csrf, ...person }).toString(),
     });
     refusedAsCsrf(response);
   });
 
-  it.each(hostile)('%s: the consent post answers 403 csrf_failed', async (_label, fragment) => {
-    const { user, action, csrf } = await atConsent();
+  test.for(hostile)('%s: the consent post answers 403 csrf_failed', async ([, fragment], { live }) => {
+    const { user, action, csrf } = await live.atConsent();
     const real = csrfCookieOf(user)!;
     const response = await rawRequest(action, {
       method: 'POST',
@@ -138,8 +130,8 @@ describe('hostile fcs_csrf cookies are a failed CSRF check, never a 5xx', () => 
     refusedAsCsrf(response);
   });
 
-  it('of duplicate fcs_csrf cookies the first counts (RFC 6265 §5.4 sends the most specific first)', async () => {
-    const { user, action, csrf } = await atLogin();
+  test('of duplicate fcs_csrf cookies the first counts (RFC 6265 §5.4 sends the most specific first)', async ({ live, person }) => {
+    const { user, action, csrf } = await live.atLogin();
     const real = csrfCookieOf(user)!;
     const response = await rawRequest(action, {
       method: 'POST',
@@ -147,34 +139,34 @@ describe('hostile fcs_csrf cookies are a failed CSRF check, never a 5xx', () => 
         ['Cookie', cookiesWith(user, `fcs_csrf=${real}; fcs_csrf=%`)],
         ['Content-Type', FORM],
       ],
-      body: new URLSearchParams({ csrf, email: erin.email, password: 'not the right password' }).toString(),
+      body: new URLSearchParams({ csrf, email: person.email, password: 'not the right password' }).toString(),
     });
     // Past the CSRF check: the password was judged.
     expect(response.status).toBe(401);
     expect(response.body).toContain('do not match');
   });
 
-  it('the unchanged cookies still sign in (the hostile cases above are refused for their cookie alone)', async () => {
-    const { user, action, csrf } = await atLogin();
+  test('the unchanged cookies still sign in (the hostile cases above are refused for their cookie alone)', async ({ live, person }) => {
+    const { user, action, csrf } = await live.atLogin();
     const response = await rawRequest(action, {
       method: 'POST',
       headers: [
         ['Cookie', user.cookieHeader()],
         ['Content-Type', FORM],
       ],
-      body: new URLSearchParams({ csrf, ...erin }).toString(),
+      body: new URLSearchParams({ csrf, ...person }).toString(),
     });
     expect(response.status).toBe(303);
   });
 });
 
 describe('headers Node refuses before the service sees them', () => {
-  it.each([
+  test.for([
     ['a raw NUL byte in the cookie', 400, 'fcs_csrf=abc\x00def'],
     ['a raw control character in the cookie', 400, 'fcs_csrf=abc\x01def'],
     ['a cookie larger than the header limit (16 KiB)', 431, `fcs_csrf=${'A'.repeat(20_000)}`],
-  ] as const)('%s → %i on the page, the sign-in post and the consent post', async (_label, status, fragment) => {
-    const login = await atLogin();
+  ] as const)('%s → %i on the page, the sign-in post and the consent post', async ([, status, fragment], { live, person }) => {
+    const login = await live.atLogin();
     expect((await rawRequest(login.page, { headers: [['Cookie', cookiesWith(login.user, fragment)]] })).status).toBe(status);
     const post = await rawRequest(login.action, {
       method: 'POST',
@@ -182,10 +174,10 @@ describe('headers Node refuses before the service sees them', () => {
         ['Cookie', cookiesWith(login.user, fragment)],
         ['Content-Type', FORM],
       ],
-      body: new URLSearchParams({ csrf: login.csrf, ...erin }).toString(),
+      body: new URLSearchParams({ csrf: login.csrf, ...person }).toString(),
     });
     expect(post.status).toBe(status);
-    const consent = await atConsent();
+    const consent = await live.atConsent();
     const confirm = await rawRequest(consent.action, {
       method: 'POST',
       headers: [
@@ -199,16 +191,17 @@ describe('headers Node refuses before the service sees them', () => {
 });
 
 describe('hostile request headers on the sign-in post', () => {
-  const post = async (headers: [string, string][], body?: string) => {
-    const { user, action, csrf } = await atLogin();
+  /** `post(headers, body?)`: the sign-in post of a fresh interaction, a wrong password unless `body` is given. */
+  const postTest = test.extend('post', ({ live, person }) => async (headers: [string, string][], body?: string) => {
+    const { user, action, csrf } = await live.atLogin();
     return rawRequest(action, {
       method: 'POST',
       headers: [['Cookie', user.cookieHeader()], ...headers],
-      body: body ?? new URLSearchParams({ csrf, email: erin.email, password: 'not the right password' }).toString(),
+      body: body ?? new URLSearchParams({ csrf, email: person.email, password: 'not the right password' }).toString(),
     });
-  };
+  });
 
-  it('Sec-Fetch-Site: cross-site → 403 csrf_failed', async () => {
+  postTest('Sec-Fetch-Site: cross-site → 403 csrf_failed', async ({ post }) => {
     refusedAsCsrf(
       await post([
         ['Content-Type', FORM],
@@ -217,20 +210,20 @@ describe('hostile request headers on the sign-in post', () => {
     );
   });
 
-  it('a body that is not a form (text/plain, JSON) → 403 csrf_failed (no token was read)', async () => {
+  postTest('a body that is not a form (text/plain, JSON) → 403 csrf_failed (no token was read)', async ({ post }) => {
     refusedAsCsrf(await post([['Content-Type', 'text/plain']]));
     refusedAsCsrf(await post([['Content-Type', 'application/json']], '{"csrf":"x"}'));
   });
 
-  it('no Content-Type at all → 403 csrf_failed', async () => {
+  postTest('no Content-Type at all → 403 csrf_failed', async ({ post }) => {
     refusedAsCsrf(await post([]));
   });
 
-  it('an unsupported charset → 415', async () => {
+  postTest('an unsupported charset → 415', async ({ post }) => {
     expect((await post([['Content-Type', `${FORM}; charset=utf-16`]])).status).toBe(415);
   });
 
-  it('an unknown Content-Encoding → 415; gzip that is not gzip → 400', async () => {
+  postTest('an unknown Content-Encoding → 415; gzip that is not gzip → 400', async ({ post }) => {
     expect(
       (
         await post([
@@ -249,7 +242,7 @@ describe('hostile request headers on the sign-in post', () => {
     ).toBe(400);
   });
 
-  it('an unparseable X-Forwarded-For from the trusted gateway still reaches the password check (401)', async () => {
+  postTest('an unparseable X-Forwarded-For from the trusted gateway still reaches the password check (401)', async ({ post }) => {
     const response = await post([
       ['Content-Type', FORM],
       ['X-Forwarded-For', '%%%, not-an-address, \xff'],
@@ -260,8 +253,8 @@ describe('hostile request headers on the sign-in post', () => {
 
 describe('sign-in and consent form bodies are limited to 8 KiB', () => {
   /** A urlencoded form of exactly `bytes` bytes: the real CSRF token, the email and a padded password. */
-  const formOf = (csrf: string, bytes: number) => {
-    const start = new URLSearchParams({ csrf, email: erin.email }).toString() + '&password=';
+  const formOf = (csrf: string, email: string, bytes: number) => {
+    const start = new URLSearchParams({ csrf, email }).toString() + '&password=';
     return start + 'p'.repeat(bytes - start.length);
   };
   const post = (form: LiveForm, body: string) =>
@@ -274,12 +267,12 @@ describe('sign-in and consent form bodies are limited to 8 KiB', () => {
       body,
     });
 
-  it.each([
-    ['sign-in', atLogin],
-    ['consent', atConsent],
-  ])('%s post over 8 KiB → 413 payload_too_large problem+json naming the limit', async (_label, at) => {
-    const form = await at();
-    const response = await post(form, formOf(form.csrf, 8 * 1024 + 1));
+  test.for([
+    ['sign-in', 'atLogin'],
+    ['consent', 'atConsent'],
+  ] as const)('%s post over 8 KiB → 413 payload_too_large problem+json naming the limit', async ([, at], { live, person }) => {
+    const form = await live[at]();
+    const response = await post(form, formOf(form.csrf, person.email, 8 * 1024 + 1));
     expect(response.status).toBe(413);
     expect(response.headers.get('content-type')?.[0]).toMatch(/^application\/problem\+json/);
     expect(JSON.parse(response.body)).toMatchObject({
@@ -289,9 +282,9 @@ describe('sign-in and consent form bodies are limited to 8 KiB', () => {
     });
   });
 
-  it('a sign-in post of exactly 8 KiB is read (the password is judged: 401)', async () => {
-    const form = await atLogin();
-    const response = await post(form, formOf(form.csrf, 8 * 1024));
+  test('a sign-in post of exactly 8 KiB is read (the password is judged: 401)', async ({ live, person }) => {
+    const form = await live.atLogin();
+    const response = await post(form, formOf(form.csrf, person.email, 8 * 1024));
     expect(response.status).toBe(401);
   });
 });

@@ -1,48 +1,44 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { MachineClientStore } from '@fragrance/identity';
-import { testRedis, type TestRedis } from '@fragrance/testkit';
+import { authTest, type AuthApp } from './testing/app.ts';
 import { register, token } from './testing/flow.ts';
-import { startAuth, type Harness } from './testing/harness.ts';
 
 // Machine clients (the MCP OAuth client-credentials extension): registered by an operator
 // through MachineClientStore (what `ops clients create --machine` runs), authenticated with
 // private_key_jwt (RFC 7523) or a client secret stored hashed; tokens for the MCP resource only.
-let t: TestRedis;
-let auth: Harness;
-let machines: MachineClientStore;
-let privateKey: CryptoKey;
-let keyed: string;
-
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 
-beforeAll(async () => {
-  t = await testRedis('auth-machine');
-  auth = await startAuth(t.redis, t.prefix);
-  machines = new MachineClientStore(t.redis, { prefix: t.prefix, revocations: auth.revocations });
-  const pair = await generateKeyPair('ES256');
-  privateKey = pair.privateKey;
-  const jwk = { ...(await exportJWK(pair.publicKey)), alg: 'ES256', use: 'sig', kid: 'k1' };
-  keyed = (await machines.create({ name: 'Back-office agent', jwks: { keys: [jwk] } })).client.id;
-});
-afterAll(async () => {
-  await auth?.close();
-  await t?.cleanup();
-});
+/**
+ * `machines`: the operator's store of machine clients on the file's Redis; `keyed`: a machine
+ * client registered with a public key, and its private key.
+ */
+const test = authTest
+  .extend(
+    'machines',
+    { scope: 'file' },
+    ({ auth, redis }) => new MachineClientStore(redis.redis, { prefix: redis.prefix, revocations: auth.revocations }),
+  )
+  .extend('keyed', { scope: 'file' }, async ({ machines }) => {
+    const pair = await generateKeyPair('ES256');
+    const jwk = { ...(await exportJWK(pair.publicKey)), alg: 'ES256', use: 'sig', kid: 'k1' };
+    const { client } = await machines.create({ name: 'Back-office agent', jwks: { keys: [jwk] } });
+    return { id: client.id, privateKey: pair.privateKey };
+  });
 
 /** An RFC 7523 client assertion: iss = sub = the client, aud = the token endpoint. */
-const assertion = (clientId: string, key = privateKey, jti = randomUUID()) =>
+const assertion = (auth: AuthApp, signer: { id: string; privateKey: CryptoKey }, jti = randomUUID()) =>
   new SignJWT({ jti })
     .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-    .setIssuer(clientId)
-    .setSubject(clientId)
+    .setIssuer(signer.id)
+    .setSubject(signer.id)
     .setAudience(`${auth.issuer}/oauth/token`)
     .setIssuedAt()
     .setExpirationTime('2m')
-    .sign(key);
+    .sign(signer.privateKey);
 
-const withAssertion = (signed: string, extra: Record<string, string> = {}) =>
+const withAssertion = (auth: AuthApp, signed: string, extra: Record<string, string> = {}) =>
   token(auth.issuer, {
     grant_type: 'client_credentials',
     client_assertion_type: ASSERTION_TYPE,
@@ -53,7 +49,7 @@ const withAssertion = (signed: string, extra: Record<string, string> = {}) =>
   });
 
 describe('client credentials for machine clients', () => {
-  it('the metadata names the grant and the authentication methods (MCP client-credentials extension)', async () => {
+  test('the metadata names the grant and the authentication methods (MCP client-credentials extension)', async ({ auth }) => {
     const metadata = (await (await fetch(`${auth.issuer}/.well-known/oauth-authorization-server`)).json()) as Record<string, string[]>;
     expect(metadata.grant_types_supported).toContain('client_credentials');
     expect(metadata.token_endpoint_auth_methods_supported).toEqual(
@@ -62,50 +58,60 @@ describe('client credentials for machine clients', () => {
     expect(metadata.token_endpoint_auth_signing_alg_values_supported).toContain('ES256');
   });
 
-  it('a registered machine client with a valid assertion gets an access token for the MCP resource, an hour at most', async () => {
-    const answer = await withAssertion(await assertion(keyed));
+  test('a registered machine client with a valid assertion gets an access token for the MCP resource, an hour at most', async ({
+    auth,
+    keyed,
+  }) => {
+    const answer = await withAssertion(auth, await assertion(auth, keyed));
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body.refresh_token).toBeUndefined();
     const claims = decodeJwt(answer.body.access_token as string);
-    expect(claims).toMatchObject({ aud: auth.resource, sub: keyed, client_id: keyed, scope: 'catalogue:read' });
+    expect(claims).toMatchObject({ aud: auth.resource, sub: keyed.id, client_id: keyed.id, scope: 'catalogue:read' });
     expect(claims.gid).toBeUndefined();
     expect(claims.exp! - claims.iat!).toBeLessThanOrEqual(3600);
     // Without `resource`, the MCP server is the audience too; any other resource is refused.
     const defaulted = await token(auth.issuer, {
       grant_type: 'client_credentials',
       client_assertion_type: ASSERTION_TYPE,
-      client_assertion: await assertion(keyed),
+      client_assertion: await assertion(auth, keyed),
       scope: 'catalogue:read',
     });
     expect(decodeJwt(defaulted.body.access_token as string).aud).toBe(auth.resource);
-    const foreign = await withAssertion(await assertion(keyed), { resource: 'https://elsewhere.example/mcp' });
+    const foreign = await withAssertion(auth, await assertion(auth, keyed), { resource: 'https://elsewhere.example/mcp' });
     expect(foreign.body.error).toBe('invalid_target');
   });
 
-  it('refuses an assertion signed with another key, or naming a client nobody registered', async () => {
+  test('refuses an assertion signed with another key, or naming a client nobody registered', async ({ auth, keyed }) => {
     const stranger = (await generateKeyPair('ES256')).privateKey;
-    expect(await withAssertion(await assertion(keyed, stranger))).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
-    expect(await withAssertion(await assertion('mc_AAAAAAAAAAAAAAAAAAAAAA'))).toMatchObject({
+    expect(await withAssertion(auth, await assertion(auth, { ...keyed, privateKey: stranger }))).toMatchObject({
+      status: 401,
+      body: { error: 'invalid_client' },
+    });
+    expect(await withAssertion(auth, await assertion(auth, { ...keyed, id: 'mc_AAAAAAAAAAAAAAAAAAAAAA' }))).toMatchObject({
       status: 401,
       body: { error: 'invalid_client' },
     });
   });
 
-  it('refuses a replayed assertion (same jti), also when the copies arrive at once', async () => {
-    const once = await assertion(keyed);
-    expect((await withAssertion(once)).status).toBe(200);
-    expect(await withAssertion(once)).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+  test('refuses a replayed assertion (same jti), also when the copies arrive at once', async ({ auth, keyed }) => {
+    const once = await assertion(auth, keyed);
+    expect((await withAssertion(auth, once)).status).toBe(200);
+    expect(await withAssertion(auth, once)).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
 
-    const raced = await assertion(keyed);
-    const answers = await Promise.all(Array.from({ length: 5 }, () => withAssertion(raced)));
+    const raced = await assertion(auth, keyed);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => withAssertion(auth, raced)));
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
     expect(answers.filter((a) => a.status === 401)).toHaveLength(4);
   });
 
-  it('a client secret works (basic or in the body), is stored only as its hash, and a wrong one is refused', async () => {
+  test('a client secret works (basic or in the body), is stored only as its hash, and a wrong one is refused', async ({
+    auth,
+    redis,
+    machines,
+  }) => {
     const { client, secret } = await machines.create({ name: 'Secret agent', quotaPerDay: 10 });
     expect(secret).toBeTypeOf('string');
-    const stored = JSON.parse((await t.redis.get(`${t.prefix}oidc:Client:${client.id}`))!) as Record<string, unknown>;
+    const stored = JSON.parse((await redis.redis.get(`${redis.prefix}oidc:Client:${client.id}`))!) as Record<string, unknown>;
     expect(stored.client_secret).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(JSON.stringify(stored)).not.toContain(secret!);
 
@@ -129,7 +135,7 @@ describe('client credentials for machine clients', () => {
     expect(wrong).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
   });
 
-  it('dynamic registration cannot make a machine client', async () => {
+  test('dynamic registration cannot make a machine client', async ({ auth }) => {
     const marked = await register(auth.issuer, { client_name: 'Me', redirect_uris: ['http://127.0.0.1:1/cb'], fcs_machine: true });
     expect(marked).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
     const granted = await register(auth.issuer, {
@@ -146,7 +152,7 @@ describe('client credentials for machine clients', () => {
     expect(secretClient).toMatchObject({ status: 400, body: { error: 'invalid_client_metadata' } });
   });
 
-  it('revocation is effective at once: no new token, and the tokens it holds are recorded revoked', async () => {
+  test('revocation is effective at once: no new token, and the tokens it holds are recorded revoked', async ({ auth, machines }) => {
     const { client, secret } = await machines.create({ name: 'Soon revoked' });
     const before = await token(auth.issuer, {
       grant_type: 'client_credentials',

@@ -1,28 +1,15 @@
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { disableUser } from '@fragrance/identity';
-import { FormUser as HeadlessUser, testRedis, waitFor, type TestRedis } from '@fragrance/testkit';
+import { FormUser as HeadlessUser } from '@fragrance/testkit';
+import { authTest } from './testing/app.ts';
 import { authorizeUrl, exchange, obtainCode, pkcePair, register, registerClient, token } from './testing/flow.ts';
-import { startAuth, type Harness } from './testing/harness.ts';
 import { rawRequest } from './testing/raw-http.ts';
 
 // Every way a request can be wrong, each with the exact error the RFCs name.
-let t: TestRedis;
-let auth: Harness;
-let clientId: string;
 const REDIRECT = 'http://127.0.0.1:41000/cb';
-const alice = { email: 'alice@example.com', password: 'alice has a long password' };
 
-beforeAll(async () => {
-  t = await testRedis('auth-neg');
-  auth = await startAuth(t.redis, t.prefix);
-  await auth.users.create(alice.email, alice.password);
-  clientId = await registerClient(auth.issuer, [REDIRECT]);
-});
-afterAll(async () => {
-  await auth.close();
-  await t.cleanup();
-});
+const test = authTest.extend('clientId', { scope: 'file' }, ({ auth }) => registerClient(auth.issuer, [REDIRECT]));
 
 const noRedirect = (page: { status: number; location?: string }) => {
   expect(page.location).toBeUndefined();
@@ -30,15 +17,15 @@ const noRedirect = (page: { status: number; location?: string }) => {
 };
 
 describe('PKCE (OAuth 2.1 §4.1.1, RFC 7636)', () => {
-  const base = () => ({
+  const base = (clientId: string) => ({
     client_id: clientId,
     redirect_uri: REDIRECT,
     response_type: 'code',
     state: 'xyz',
   });
 
-  it('missing code_challenge → invalid_request at the redirect URI, with state and iss', async () => {
-    const page = await new HeadlessUser(auth.issuer).request(authorizeUrl(auth.issuer, base()));
+  test('missing code_challenge → invalid_request at the redirect URI, with state and iss', async ({ auth, clientId }) => {
+    const page = await new HeadlessUser(auth.issuer).request(authorizeUrl(auth.issuer, base(clientId)));
     expect(page.status).toBe(303);
     const to = new URL(page.location!);
     expect(`${to.origin}${to.pathname}`).toBe(REDIRECT);
@@ -48,10 +35,10 @@ describe('PKCE (OAuth 2.1 §4.1.1, RFC 7636)', () => {
     expect(to.searchParams.get('iss')).toBe(auth.issuer);
   });
 
-  it('code_challenge_method=plain → invalid_request at the redirect URI', async () => {
+  test('code_challenge_method=plain → invalid_request at the redirect URI', async ({ auth, clientId }) => {
     const page = await new HeadlessUser(auth.issuer).request(
       authorizeUrl(auth.issuer, {
-        ...base(),
+        ...base(clientId),
         code_challenge: pkcePair().verifier,
         code_challenge_method: 'plain',
       }),
@@ -61,15 +48,15 @@ describe('PKCE (OAuth 2.1 §4.1.1, RFC 7636)', () => {
     expect(to.searchParams.get('error_description')).toMatch(/code_challenge_method/);
   });
 
-  it('a challenge without a method is refused too (plain is the RFC 7636 default)', async () => {
+  test('a challenge without a method is refused too (plain is the RFC 7636 default)', async ({ auth, clientId }) => {
     const page = await new HeadlessUser(auth.issuer).request(
-      authorizeUrl(auth.issuer, { ...base(), code_challenge: pkcePair().challenge }),
+      authorizeUrl(auth.issuer, { ...base(clientId), code_challenge: pkcePair().challenge }),
     );
     expect(new URL(page.location!).searchParams.get('error')).toBe('invalid_request');
   });
 
-  it('wrong code_verifier → invalid_grant', async () => {
-    const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
+  test('wrong code_verifier → invalid_grant', async ({ auth, person, clientId }) => {
+    const result = await obtainCode(auth.issuer, clientId, REDIRECT, person);
     const response = await exchange(auth.issuer, clientId, REDIRECT, {
       ...result,
       verifier: pkcePair().verifier,
@@ -78,8 +65,8 @@ describe('PKCE (OAuth 2.1 §4.1.1, RFC 7636)', () => {
     expect(response.body.error).toBe('invalid_grant');
   });
 
-  it('missing code_verifier → invalid_grant', async () => {
-    const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
+  test('missing code_verifier → invalid_grant', async ({ auth, person, clientId }) => {
+    const result = await obtainCode(auth.issuer, clientId, REDIRECT, person);
     const response = await token(auth.issuer, {
       grant_type: 'authorization_code',
       code: result.code,
@@ -92,8 +79,8 @@ describe('PKCE (OAuth 2.1 §4.1.1, RFC 7636)', () => {
 });
 
 describe('authorization codes', () => {
-  it('replayed code → invalid_grant, and the tokens it issued are revoked', async () => {
-    const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
+  test('replayed code → invalid_grant, and the tokens it issued are revoked', async ({ auth, person, clientId }) => {
+    const result = await obtainCode(auth.issuer, clientId, REDIRECT, person);
     const first = await exchange(auth.issuer, clientId, REDIRECT, result);
     expect(first.status).toBe(200);
     const gid = decodeJwt(first.body.access_token as string).gid as string;
@@ -109,15 +96,19 @@ describe('authorization codes', () => {
     expect(refresh.body.error).toBe('invalid_grant');
   });
 
-  it('racing redemptions of one code: exactly one succeeds', async () => {
-    const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
+  test('racing redemptions of one code: exactly one succeeds', async ({ auth, person, clientId }) => {
+    const result = await obtainCode(auth.issuer, clientId, REDIRECT, person);
     const responses = await Promise.all(Array.from({ length: 6 }, () => exchange(auth.issuer, clientId, REDIRECT, result)));
     expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
     expect(responses.filter((r) => r.status !== 200).every((r) => r.body.error === 'invalid_grant')).toBe(true);
   });
 
-  it('racing uses of one refresh token: every use is answered, and every refresh token handed out stays usable', async () => {
-    const first = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, alice));
+  test('racing uses of one refresh token: every use is answered, and every refresh token handed out stays usable', async ({
+    auth,
+    person,
+    clientId,
+  }) => {
+    const first = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, person));
     const rt = first.body.refresh_token as string;
     const gid = decodeJwt(first.body.access_token as string).gid as string;
     const responses = await Promise.all(
@@ -131,59 +122,56 @@ describe('authorization codes', () => {
     expect(usable.every(Boolean)).toBe(true);
   });
 
-  it('expired code → invalid_grant (codes live 60 s by default; 1 s here)', async () => {
-    const prefix = `${t.prefix}short:`;
-    const short = await startAuth(t.redis, prefix, {
+  test('expired code → invalid_grant (codes live 60 s by default; 1 s here)', async ({ person, startAuth }) => {
+    const short = await startAuth({
       ttl: { accessToken: 86_400, authorizationCode: 1, session: 3600, refreshTokenIdle: 86_400, refreshTokenMax: 86_400 },
     });
-    try {
-      await short.users.create(alice.email, alice.password);
-      const id = await registerClient(short.issuer, [REDIRECT]);
-      const result = await obtainCode(short.issuer, id, REDIRECT, alice);
-      // Wait until the provider itself counts the code expired, rather than for a guessed 2 s.
-      await waitFor(
+    await short.users.create(person.email, person.password);
+    const id = await registerClient(short.issuer, [REDIRECT]);
+    const result = await obtainCode(short.issuer, id, REDIRECT, person);
+    // Wait until the provider itself counts the code expired, rather than for a guessed 2 s.
+    await expect
+      .poll(
         async () => {
           const stored = await short.provider.AuthorizationCode.find(result.code, { ignoreExpiration: true });
           return !stored || stored.isExpired;
         },
-        { timeoutMs: 5_000, intervalMs: 100, description: 'the code expired' },
-      );
-      const response = await exchange(short.issuer, id, REDIRECT, result);
-      expect(response.status).toBe(400);
-      expect(response.body).toMatchObject({
-        error: 'invalid_grant',
-        error_description: expect.stringMatching(/invalid|expired/),
-      });
-    } finally {
-      await short.close();
-    }
+        { timeout: 5_000, interval: 100, message: 'the code expired' },
+      )
+      .toBe(true);
+    const response = await exchange(short.issuer, id, REDIRECT, result);
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({
+      error: 'invalid_grant',
+      error_description: expect.stringMatching(/invalid|expired/),
+    });
   });
 
-  it('the default code lifetime is 60 seconds', async () => {
-    const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
+  test('the default code lifetime is 60 seconds', async ({ auth, person, clientId }) => {
+    const result = await obtainCode(auth.issuer, clientId, REDIRECT, person);
     const stored = await auth.provider.AuthorizationCode.find(result.code);
     expect(stored!.exp! - stored!.iat).toBe(60);
   });
 
-  it('redirect_uri at the token endpoint different from the one authorized → invalid_grant', async () => {
+  test('redirect_uri at the token endpoint different from the one authorized → invalid_grant', async ({ auth, person }) => {
     const other = 'http://127.0.0.1:41000/other';
     const id = await registerClient(auth.issuer, [REDIRECT, other]);
-    const result = await obtainCode(auth.issuer, id, REDIRECT, alice);
+    const result = await obtainCode(auth.issuer, id, REDIRECT, person);
     const response = await exchange(auth.issuer, id, other, result);
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('invalid_grant');
   });
 
-  it('a code presented by another client → invalid_grant', async () => {
+  test('a code presented by another client → invalid_grant', async ({ auth, person, clientId }) => {
     const other = await registerClient(auth.issuer, [REDIRECT]);
-    const result = await obtainCode(auth.issuer, clientId, REDIRECT, alice);
+    const result = await obtainCode(auth.issuer, clientId, REDIRECT, person);
     const response = await exchange(auth.issuer, other, REDIRECT, result);
     expect(response.body.error).toBe('invalid_grant');
   });
 });
 
 describe('clients and redirect URIs (no open redirects)', () => {
-  it('unregistered redirect_uri → error page, never a redirect', async () => {
+  test('unregistered redirect_uri → error page, never a redirect', async ({ auth, clientId }) => {
     const { challenge } = pkcePair();
     const page = await new HeadlessUser(auth.issuer).request(
       authorizeUrl(auth.issuer, {
@@ -200,13 +188,13 @@ describe('clients and redirect URIs (no open redirects)', () => {
     expect(page.body).not.toContain('evil.example/steal"');
   });
 
-  it.each([
+  test.for([
     ['a different port on an https-less web client', 'http://127.0.0.1:41001/cb'],
     ['a path that walks out', 'http://127.0.0.1:41000/cb/../evil'],
     ['an extra query', 'http://127.0.0.1:41000/cb?next=https://evil.example'],
     ['a fragment', 'http://127.0.0.1:41000/cb#x'],
     ['a look-alike host', 'http://127.0.0.1.evil.example:41000/cb'],
-  ])('redirect_uri with %s is refused without redirecting', async (_label, redirect) => {
+  ])('redirect_uri with %s is refused without redirecting', async ([, redirect], { auth }) => {
     const web = await registerClient(auth.issuer, ['https://app.example/cb', REDIRECT]);
     const { challenge } = pkcePair();
     const page = await new HeadlessUser(auth.issuer).request(
@@ -221,12 +209,12 @@ describe('clients and redirect URIs (no open redirects)', () => {
     noRedirect(page);
   });
 
-  it('native clients may use any loopback port (RFC 8252 §7.3)', async () => {
-    const result = await obtainCode(auth.issuer, clientId, 'http://127.0.0.1:50123/cb', alice);
+  test('native clients may use any loopback port (RFC 8252 §7.3)', async ({ auth, person, clientId }) => {
+    const result = await obtainCode(auth.issuer, clientId, 'http://127.0.0.1:50123/cb', person);
     expect(result.callback.port).toBe('50123');
   });
 
-  it('unknown client_id → error page at authorize (even with a redirect_uri), invalid_client at token', async () => {
+  test('unknown client_id → error page at authorize (even with a redirect_uri), invalid_client at token', async ({ auth }) => {
     const { challenge } = pkcePair();
     const page = await new HeadlessUser(auth.issuer).request(
       authorizeUrl(auth.issuer, {
@@ -250,12 +238,12 @@ describe('clients and redirect URIs (no open redirects)', () => {
     expect(response.body.error).toBe('invalid_client');
   });
 
-  it('missing client_id → error page, no redirect', async () => {
+  test('missing client_id → error page, no redirect', async ({ auth }) => {
     const page = await new HeadlessUser(auth.issuer).request(authorizeUrl(auth.issuer, { redirect_uri: REDIRECT, response_type: 'code' }));
     noRedirect(page);
   });
 
-  it('unsupported response_type with a valid redirect → unsupported_response_type at the redirect URI', async () => {
+  test('unsupported response_type with a valid redirect → unsupported_response_type at the redirect URI', async ({ auth, clientId }) => {
     const { challenge } = pkcePair();
     const page = await new HeadlessUser(auth.issuer).request(
       authorizeUrl(auth.issuer, {
@@ -275,7 +263,7 @@ describe('clients and redirect URIs (no open redirects)', () => {
     expect(to.get('state')).toBe('q');
   });
 
-  it('a resource other than the MCP server → invalid_target', async () => {
+  test('a resource other than the MCP server → invalid_target', async ({ auth, clientId }) => {
     const { challenge } = pkcePair();
     const page = await new HeadlessUser(auth.issuer).request(
       authorizeUrl(auth.issuer, {
@@ -290,7 +278,7 @@ describe('clients and redirect URIs (no open redirects)', () => {
     expect(new URL(page.location!).searchParams.get('error')).toBe('invalid_target');
   });
 
-  it('Deny on the consent page → access_denied at the redirect URI', async () => {
+  test('Deny on the consent page → access_denied at the redirect URI', async ({ auth, person, clientId }) => {
     const { challenge } = pkcePair();
     const final = await new HeadlessUser(auth.issuer).authorize(
       authorizeUrl(auth.issuer, {
@@ -301,7 +289,7 @@ describe('clients and redirect URIs (no open redirects)', () => {
         code_challenge_method: 'S256',
         state: 'd',
       }),
-      alice,
+      person,
       'deny',
     );
     const to = new URL(final.location!);
@@ -314,8 +302,12 @@ describe('clients and redirect URIs (no open redirects)', () => {
 
 describe('refresh tokens', () => {
   // The reuse grace period and its limits are in refresh-rotation.test.ts.
-  it('reusing a rotated refresh token whose successor was used → invalid_grant and the whole grant is revoked', async () => {
-    const first = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, alice));
+  test('reusing a rotated refresh token whose successor was used → invalid_grant and the whole grant is revoked', async ({
+    auth,
+    person,
+    clientId,
+  }) => {
+    const first = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, person));
     const rt1 = first.body.refresh_token as string;
     const gid = decodeJwt(first.body.access_token as string).gid as string;
     const second = await token(auth.issuer, {
@@ -350,8 +342,8 @@ describe('refresh tokens', () => {
     expect(fourth.body.error).toBe('invalid_grant');
   });
 
-  it('a refresh token of another client → invalid_grant', async () => {
-    const first = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, alice));
+  test('a refresh token of another client → invalid_grant', async ({ auth, person, clientId }) => {
+    const first = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, person));
     const other = await registerClient(auth.issuer, [REDIRECT]);
     const response = await token(auth.issuer, {
       grant_type: 'refresh_token',
@@ -361,7 +353,7 @@ describe('refresh tokens', () => {
     expect(response.body.error).toBe('invalid_grant');
   });
 
-  it('an unknown grant_type → unsupported_grant_type', async () => {
+  test('an unknown grant_type → unsupported_grant_type', async ({ auth, clientId }) => {
     const response = await token(auth.issuer, {
       grant_type: 'password',
       username: 'a',
@@ -374,7 +366,7 @@ describe('refresh tokens', () => {
 });
 
 describe('disabled users', () => {
-  it('cannot refresh, cannot sign in, and their issued tokens are recorded as revoked', async () => {
+  test('cannot refresh, cannot sign in, and their issued tokens are recorded as revoked', async ({ auth, clientId }) => {
     const bob = { email: 'bob@example.com', password: 'bob has a long password' };
     await auth.users.create(bob.email, bob.password);
     const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, bob));
@@ -407,7 +399,7 @@ describe('disabled users', () => {
 });
 
 describe('registration (RFC 7591) refuses bad metadata', () => {
-  it.each([
+  test.for([
     ['http on a public host', { redirect_uris: ['http://app.example/cb'] }, 'invalid_redirect_uri'],
     ['a fragment', { redirect_uris: ['https://app.example/cb#frag'] }, 'invalid_redirect_uri'],
     ['javascript:', { redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri'],
@@ -426,7 +418,7 @@ describe('registration (RFC 7591) refuses bad metadata', () => {
     ['response_type token', { redirect_uris: [REDIRECT], response_types: ['token'] }, 'invalid_client_metadata'],
     ['an unknown scope', { redirect_uris: [REDIRECT], scope: 'admin:write' }, 'invalid_client_metadata'],
     ['client_name not a string', { redirect_uris: [REDIRECT], client_name: { a: 1 } }, 'invalid_client_metadata'],
-  ])('%s → %s', async (_label, metadata, error) => {
+  ])('%s → %s', async ([, metadata, error], { auth }) => {
     const response = await register(auth.issuer, metadata);
     expect(response.status).toBe(400);
     expect(response.body.error).toBe(error);
@@ -434,9 +426,9 @@ describe('registration (RFC 7591) refuses bad metadata', () => {
     expect(response.body.error_description).toMatch(error === 'invalid_redirect_uri' ? /^redirect_uris\b/ : /\w/);
   });
 
-  it.each(['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'self_signed_tls_client_auth'])(
+  test.for(['client_secret_basic', 'client_secret_post', 'client_secret_jwt', 'private_key_jwt', 'self_signed_tls_client_auth'])(
     'token_endpoint_auth_method %s → invalid_client_metadata naming the one allowed method, none',
-    async (method) => {
+    async (method, { auth }) => {
       const response = await register(auth.issuer, { redirect_uris: [REDIRECT], token_endpoint_auth_method: method });
       expect(response.status).toBe(400);
       expect(response.body.error).toBe('invalid_client_metadata');
@@ -444,13 +436,13 @@ describe('registration (RFC 7591) refuses bad metadata', () => {
     },
   );
 
-  it('a body that is not JSON → invalid_request', async () => {
+  test('a body that is not JSON → invalid_request', async ({ auth }) => {
     const response = await register(auth.issuer, '{not json');
     expect(response.status).toBe(400);
     expect(response.body.error).toBe('invalid_request');
   });
 
-  it('accepts https, loopback and private-use redirect URIs and the scopes the MCP SDK sends', async () => {
+  test('accepts https, loopback and private-use redirect URIs and the scopes the MCP SDK sends', async ({ auth }) => {
     const response = await register(auth.issuer, {
       client_name: 'Native',
       redirect_uris: ['com.example.app:/oauth/cb', 'http://[::1]/cb', 'http://localhost:3000/cb'],
@@ -463,18 +455,13 @@ describe('registration (RFC 7591) refuses bad metadata', () => {
     expect(response.body.application_type).toBe('native');
   });
 
-  it('throttles registrations per source address with 429 and Retry-After', async () => {
-    const prefix = `${t.prefix}reg:`;
-    const limited = await startAuth(t.redis, prefix, { registrationLimitPerHour: 2 });
-    try {
-      for (let i = 0; i < 2; i++) expect((await register(limited.issuer, { redirect_uris: [REDIRECT] })).status).toBe(201);
-      const refused = await register(limited.issuer, { redirect_uris: [REDIRECT] });
-      expect(refused.status).toBe(429);
-      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(refused.body.code).toBe('registration_rate_limited');
-    } finally {
-      await limited.close();
-    }
+  test('throttles registrations per source address with 429 and Retry-After', async ({ startAuth }) => {
+    const limited = await startAuth({ registrationLimitPerHour: 2 });
+    for (let i = 0; i < 2; i++) expect((await register(limited.issuer, { redirect_uris: [REDIRECT] })).status).toBe(201);
+    const refused = await register(limited.issuer, { redirect_uris: [REDIRECT] });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.body.code).toBe('registration_rate_limited');
   });
 });
 
@@ -485,7 +472,7 @@ describe('registration (RFC 7591) size limits', () => {
     return start + 'p'.repeat(length - start.length);
   };
 
-  it.each([
+  test.for([
     ['11 redirect URIs', 'invalid_redirect_uri', { redirect_uris: uris(11) }, 'redirect_uris may list at most 10 entries (got 11)'],
     [
       'a redirect URI of 2001 characters',
@@ -541,13 +528,13 @@ describe('registration (RFC 7591) size limits', () => {
       { redirect_uris: [REDIRECT], post_logout_redirect_uris: uris(11) },
       'post_logout_redirect_uris may list at most 10 entries (got 11)',
     ],
-  ])('%s → %s naming the limit', async (_label, error, metadata, description) => {
+  ])('%s → %s naming the limit', async ([, error, metadata, description], { auth }) => {
     const response = await register(auth.issuer, metadata);
     expect(response.status).toBe(400);
     expect(response.body).toEqual({ error, error_description: description });
   });
 
-  it('accepts every member at its limit', async () => {
+  test('accepts every member at its limit', async ({ auth }) => {
     const response = await register(auth.issuer, {
       redirect_uris: [...uris(9), longUri(2000)],
       client_name: 'n'.repeat(200),
@@ -561,8 +548,8 @@ describe('registration (RFC 7591) size limits', () => {
     expect(response.body.client_name).toHaveLength(200);
   });
 
-  it('1,000 redirect URIs are refused, nothing is stored', async () => {
-    const clients = async () => (await t.redis.keys(`${t.prefix}oidc:Client:*`)).length;
+  test('1,000 redirect URIs are refused, nothing is stored', async ({ auth, redis }) => {
+    const clients = async () => (await redis.redis.keys(`${redis.prefix}oidc:Client:*`)).length;
     const before = await clients();
     const response = await register(auth.issuer, { redirect_uris: uris(1000) });
     expect(response.status).toBe(413);
@@ -574,7 +561,7 @@ describe('registration (RFC 7591) size limits', () => {
     return JSON.stringify({ redirect_uris: [REDIRECT], client_name: 'n'.repeat(bytes - json.length) });
   };
 
-  it('a body over 16 KiB → 413 payload_too_large problem+json naming the limit', async () => {
+  test('a body over 16 KiB → 413 payload_too_large problem+json naming the limit', async ({ auth }) => {
     const response = await fetch(`${auth.issuer}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -589,7 +576,7 @@ describe('registration (RFC 7591) size limits', () => {
     });
   });
 
-  it('the body limit holds without a Content-Length (chunked), and a chunked body under it is read', async () => {
+  test('the body limit holds without a Content-Length (chunked), and a chunked body under it is read', async ({ auth }) => {
     const chunked = async (json: string) =>
       rawRequest(`${auth.issuer}/oauth/register`, {
         method: 'POST',
@@ -608,7 +595,7 @@ describe('registration (RFC 7591) size limits', () => {
     expect(JSON.parse(small.body)).toMatchObject({ client_name: 'Chunked' });
   });
 
-  it('a body of exactly 16 KiB is read (then judged on its metadata)', async () => {
+  test('a body of exactly 16 KiB is read (then judged on its metadata)', async ({ auth }) => {
     const response = await register(auth.issuer, body(16 * 1024));
     expect(response.status).toBe(400);
     expect(response.body.error_description).toMatch(/^client_name is \d+ characters long; at most 200 are allowed$/);
@@ -616,10 +603,10 @@ describe('registration (RFC 7591) size limits', () => {
 });
 
 describe('sign-in page', () => {
-  const startInteraction = async (user: HeadlessUser) => {
+  const startInteraction = async (user: HeadlessUser, clientId: string) => {
     const { challenge } = pkcePair();
     let page = await user.request(
-      authorizeUrl(auth.issuer, {
+      authorizeUrl(user.origin, {
         client_id: clientId,
         redirect_uri: REDIRECT,
         response_type: 'code',
@@ -630,21 +617,21 @@ describe('sign-in page', () => {
     page = await user.request(page.location!);
     const action = /action="([^"]+\/login)"/.exec(page.body)![1]!;
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
-    return { action: new URL(action, auth.issuer).href, csrf };
+    return { action: new URL(action, user.origin).href, csrf };
   };
 
-  it('refuses a post without the CSRF token (403) and one with a forged token', async () => {
+  test('refuses a post without the CSRF token (403) and one with a forged token', async ({ auth, person, clientId }) => {
     const user = new HeadlessUser(auth.issuer);
-    const { action } = await startInteraction(user);
-    expect((await user.request(action, { form: alice })).status).toBe(403);
-    expect((await user.request(action, { form: { ...alice, csrf: 'forged' } })).status).toBe(403);
+    const { action } = await startInteraction(user, clientId);
+    expect((await user.request(action, { form: { ...person } })).status).toBe(403);
+    expect((await user.request(action, { form: { ...person, csrf: 'forged' } })).status).toBe(403);
   });
 
-  it('throttles failed sign-ins per account: 429 with Retry-After, even with the right password', async () => {
+  test('throttles failed sign-ins per account: 429 with Retry-After, even with the right password', async ({ auth, clientId }) => {
     const carol = { email: 'carol@example.com', password: 'carol has a long password' };
     await auth.users.create(carol.email, carol.password);
     const user = new HeadlessUser(auth.issuer);
-    const { action, csrf } = await startInteraction(user);
+    const { action, csrf } = await startInteraction(user, clientId);
     for (let i = 0; i < 5; i++) {
       const page = await user.request(action, {
         form: { csrf, email: carol.email, password: 'wrong password!!' },
@@ -657,45 +644,41 @@ describe('sign-in page', () => {
     expect(blocked.body).toContain('Too many failed sign-ins');
   });
 
-  it("throttles failed sign-ins per source address (the gateway's X-Forwarded-For, trusted from loopback)", async () => {
-    const limited = await startAuth(t.redis, `${t.prefix}addr:`, {
+  test("throttles failed sign-ins per source address (the gateway's X-Forwarded-For, trusted from loopback)", async ({ startAuth }) => {
+    const limited = await startAuth({
       login: { perAccount: 100, perAddress: 3, windowSeconds: 60 },
     });
-    try {
-      const id = await registerClient(limited.issuer, [REDIRECT]);
-      const attempt = async (address: string, email: string) => {
-        const user = new HeadlessUser(limited.issuer);
-        const headers = { 'x-forwarded-for': address };
-        const { challenge } = pkcePair();
-        let page = await user.request(
-          authorizeUrl(limited.issuer, {
-            client_id: id,
-            redirect_uri: REDIRECT,
-            response_type: 'code',
-            code_challenge: challenge,
-            code_challenge_method: 'S256',
-          }),
-          { headers },
-        );
-        page = await user.request(page.location!, { headers });
-        const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
-        const action = new URL(/action="([^"]+\/login)"/.exec(page.body)![1]!, limited.issuer).href;
-        return (
-          await user.request(action, {
-            form: { csrf, email, password: 'some wrong password' },
-            headers,
-          })
-        ).status;
-      };
-      for (let i = 0; i < 3; i++) expect(await attempt('203.0.113.7', `guess${i}@example.com`)).toBe(401);
-      expect(await attempt('203.0.113.7', 'guess9@example.com')).toBe(429);
-      expect(await attempt('203.0.113.8', 'guess9@example.com')).toBe(401);
-    } finally {
-      await limited.close();
-    }
+    const id = await registerClient(limited.issuer, [REDIRECT]);
+    const attempt = async (address: string, email: string) => {
+      const user = new HeadlessUser(limited.issuer);
+      const headers = { 'x-forwarded-for': address };
+      const { challenge } = pkcePair();
+      let page = await user.request(
+        authorizeUrl(limited.issuer, {
+          client_id: id,
+          redirect_uri: REDIRECT,
+          response_type: 'code',
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+        }),
+        { headers },
+      );
+      page = await user.request(page.location!, { headers });
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
+      const action = new URL(/action="([^"]+\/login)"/.exec(page.body)![1]!, limited.issuer).href;
+      return (
+        await user.request(action, {
+          form: { csrf, email, password: 'some wrong password' },
+          headers,
+        })
+      ).status;
+    };
+    for (let i = 0; i < 3; i++) expect(await attempt('203.0.113.7', `guess${i}@example.com`)).toBe(401);
+    expect(await attempt('203.0.113.7', 'guess9@example.com')).toBe(429);
+    expect(await attempt('203.0.113.8', 'guess9@example.com')).toBe(401);
   });
 
-  it('an unknown interaction id → error page (400), no redirect', async () => {
+  test('an unknown interaction id → error page (400), no redirect', async ({ auth }) => {
     const page = await new HeadlessUser(auth.issuer).request(`${auth.issuer}/oauth/interaction/not-a-real-uid`);
     noRedirect(page);
     expect(page.body).toContain('expired');
@@ -710,7 +693,7 @@ describe('garbage never causes a 5xx', () => {
     if (contentType?.startsWith('text/html')) return /Error code: <code>([^<]+)<\/code>/.exec(body)?.[1] ?? null;
     return null;
   };
-  it.each([
+  test.for([
     ['token without a body', '/oauth/token', { method: 'POST' }, 400, 'invalid_request'],
     [
       'token with JSON',
@@ -819,7 +802,7 @@ describe('garbage never causes a 5xx', () => {
     ],
     ['an unknown oauth path', '/oauth/nope', {}, 404, null],
     ['an asset path traversal', '/oauth/assets/..%2F..%2Fpackage.json', {}, 403, 'bad_request'],
-  ] as const)('%s → %i %s', async (_label, path, init, status, code) => {
+  ] as const)('%s → %i %s', async ([, path, init, status, code], { auth }) => {
     const response = await fetch(`${auth.issuer}${path}`, {
       ...(init as RequestInit),
       redirect: 'manual',
@@ -832,7 +815,7 @@ describe('garbage never causes a 5xx', () => {
     expect(body).not.toContain('"name":');
   });
 
-  it('a PKCE challenge of the wrong shape → invalid_request at the redirect URI', async () => {
+  test('a PKCE challenge of the wrong shape → invalid_request at the redirect URI', async ({ auth, clientId }) => {
     const page = await new HeadlessUser(auth.issuer).request(
       authorizeUrl(auth.issuer, {
         client_id: clientId,

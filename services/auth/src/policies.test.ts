@@ -1,31 +1,18 @@
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FormUser, parseForms, testRedis, type TestRedis } from '@fragrance/testkit';
-import { authorizeUrl, exchange, obtainCode, pkcePair, registerClient, token } from './testing/flow.ts';
-import { startAuth, type Harness } from './testing/harness.ts';
+import { describe, expect } from 'vitest';
+import { FormUser, parseForms } from '@fragrance/testkit';
+import { authTest, type AuthApp, type Credentials } from './testing/app.ts';
+import { authorizeUrl, exchange, followOnOrigin, obtainCode, pkcePair, registerClient, token } from './testing/flow.ts';
 
-let t: TestRedis;
-let auth: Harness;
-let clientId: string;
 const REDIRECT = 'http://127.0.0.1:42000/cb';
-const dana = { email: 'dana@example.com', password: 'dana has a long password' };
 
-beforeAll(async () => {
-  t = await testRedis('auth-pol');
-  auth = await startAuth(t.redis, t.prefix);
-  await auth.users.create(dana.email, dana.password);
-  clientId = await registerClient(auth.issuer, [REDIRECT], 'Policy <Client>');
-});
-afterAll(async () => {
-  await auth.close();
-  await t.cleanup();
-});
+const test = authTest.extend('clientId', { scope: 'file' }, ({ auth }) => registerClient(auth.issuer, [REDIRECT], 'Policy <Client>'));
 
 const jwksOf = async (url: string) => (await (await fetch(`${url}/oauth/jwks`)).json()) as JSONWebKeySet;
 
 describe('defaults for clients that send less', () => {
-  it('no scope and no resource still yield a catalogue:read JWT for the MCP server', async () => {
-    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, dana));
+  test('no scope and no resource still yield a catalogue:read JWT for the MCP server', async ({ auth, person, clientId }) => {
+    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, person));
     expect(tokens.status).toBe(200);
     expect(tokens.body).toMatchObject({
       token_type: 'Bearer',
@@ -43,12 +30,12 @@ describe('defaults for clients that send less', () => {
     expect(decodeJwt(refreshed.body.access_token as string).aud).toBe(auth.resource);
   });
 
-  it('openid and offline_access may be asked for alongside the catalogue scope', async () => {
+  test('openid and offline_access may be asked for alongside the catalogue scope', async ({ auth, person, clientId }) => {
     const tokens = await exchange(
       auth.issuer,
       clientId,
       REDIRECT,
-      await obtainCode(auth.issuer, clientId, REDIRECT, dana, {
+      await obtainCode(auth.issuer, clientId, REDIRECT, person, {
         scope: 'openid offline_access catalogue:read',
         resource: auth.resource,
         prompt: 'consent',
@@ -67,8 +54,8 @@ describe('defaults for clients that send less', () => {
 describe('returning users', () => {
   const again = async (user: FormUser, id: string, redirect: string) => {
     const { challenge } = pkcePair();
-    let page = await user.request(
-      authorizeUrl(auth.issuer, {
+    const page = await user.request(
+      authorizeUrl(user.origin, {
         client_id: id,
         redirect_uri: redirect,
         response_type: 'code',
@@ -77,23 +64,26 @@ describe('returning users', () => {
         state: 'again',
       }),
     );
-    while (page.location && new URL(page.location).origin === auth.url) page = await user.request(page.location);
-    return page;
+    return followOnOrigin(user, page);
   };
 
-  it('a signed-in user who already consented to a web client gets a code straight away', async () => {
+  test('a signed-in user who already consented to a web client gets a code straight away', async ({ auth, person }) => {
     const web = 'https://web-client.example/cb';
     const id = await registerClient(auth.issuer, [web], 'Web Client');
     const user = new FormUser(auth.issuer);
-    await obtainCode(auth.issuer, id, web, dana, {}, user);
+    await obtainCode(auth.issuer, id, web, person, {}, user);
     const page = await again(user, id, web);
     expect(page.status).toBe(303);
     expect(new URL(page.location!).searchParams.get('code')).toBeTruthy();
   });
 
-  it('native clients (loopback or private-use redirects) are asked for consent every time (RFC 8252 §8.6)', async () => {
+  test('native clients (loopback or private-use redirects) are asked for consent every time (RFC 8252 §8.6)', async ({
+    auth,
+    person,
+    clientId,
+  }) => {
     const user = new FormUser(auth.issuer);
-    await obtainCode(auth.issuer, clientId, REDIRECT, dana, {}, user);
+    await obtainCode(auth.issuer, clientId, REDIRECT, person, {}, user);
     const page = await again(user, clientId, REDIRECT);
     expect(page.status).toBe(200);
     expect(page.body).toContain('>Allow</button>');
@@ -102,7 +92,7 @@ describe('returning users', () => {
 });
 
 describe('consent page', () => {
-  it('names the client (escaped), its redirect host and the access, with Allow and Deny', async () => {
+  test('names the client (escaped), its redirect host and the access, with Allow and Deny', async ({ auth, person, clientId }) => {
     const user = new FormUser(auth.issuer);
     const { challenge } = pkcePair();
     let page = await user.request(
@@ -117,19 +107,18 @@ describe('consent page', () => {
     );
     page = await user.request(page.location!);
     const login = parseForms(page.body, page.url)[0]!;
-    page = await user.request(login.action, { form: { csrf: login.fields.get('csrf')!, ...dana } });
-    while (page.location && new URL(page.location).origin === auth.url) page = await user.request(page.location);
+    page = await followOnOrigin(user, await user.request(login.action, { form: { csrf: login.fields.get('csrf')!, ...person } }));
     expect(page.status).toBe(200);
     expect(page.body).toContain('Policy &lt;Client&gt;');
     expect(page.body).not.toContain('Policy <Client>');
     expect(page.body).toContain('127.0.0.1:42000');
     expect(page.body).toContain('Search and read the fragrance catalogue');
-    expect(page.body).toContain(dana.email);
+    expect(page.body).toContain(person.email);
     expect(page.body).toMatch(/<button type="submit" class="primary">Allow<\/button>/);
     expect(page.body).toMatch(/<button type="submit" class="secondary">Deny<\/button>/);
   });
 
-  it('pages are sent with a strict CSP, no framing, and the stylesheet is served', async () => {
+  test('pages are sent with a strict CSP, no framing, and the stylesheet is served', async ({ auth }) => {
     const response = await fetch(`${auth.url}/oauth/interaction/whatever`);
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(response.headers.get('x-frame-options')).toBe('DENY');
@@ -141,18 +130,18 @@ describe('consent page', () => {
 });
 
 describe('revocation of JWT access tokens (RFC 7009)', () => {
-  const revoke = (form: Record<string, string>) =>
+  const revoke = (auth: AuthApp, form: Record<string, string>) =>
     fetch(`${auth.issuer}/oauth/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams(form),
     });
 
-  it('revoking an access token revokes its grant: recorded for the MCP server, refresh fails', async () => {
-    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, dana));
+  test('revoking an access token revokes its grant: recorded for the MCP server, refresh fails', async ({ auth, person, clientId }) => {
+    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, person));
     const at = tokens.body.access_token as string;
     const gid = decodeJwt(at).gid as string;
-    const response = await revoke({
+    const response = await revoke(auth, {
       token: at,
       token_type_hint: 'access_token',
       client_id: clientId,
@@ -167,26 +156,30 @@ describe('revocation of JWT access tokens (RFC 7009)', () => {
     expect(refresh.body.error).toBe('invalid_grant');
   });
 
-  it('another client cannot revoke it (200, nothing revoked); garbage tokens get 200; unknown clients 401', async () => {
-    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, dana));
+  test('another client cannot revoke it (200, nothing revoked); garbage tokens get 200; unknown clients 401', async ({
+    auth,
+    person,
+    clientId,
+  }) => {
+    const tokens = await exchange(auth.issuer, clientId, REDIRECT, await obtainCode(auth.issuer, clientId, REDIRECT, person));
     const at = tokens.body.access_token as string;
     const other = await registerClient(auth.issuer, [REDIRECT]);
-    expect((await revoke({ token: at, client_id: other })).status).toBe(200);
+    expect((await revoke(auth, { token: at, client_id: other })).status).toBe(200);
     expect(await auth.revocations.isRevoked({ gid: decodeJwt(at).gid as string })).toBe(false);
-    expect((await revoke({ token: 'a.b.c', client_id: clientId })).status).toBe(200);
-    expect((await revoke({ token: 'opaque-unknown', client_id: clientId })).status).toBe(200);
-    const unknown = await revoke({ token: at, client_id: 'nobody' });
+    expect((await revoke(auth, { token: 'a.b.c', client_id: clientId })).status).toBe(200);
+    expect((await revoke(auth, { token: 'opaque-unknown', client_id: clientId })).status).toBe(200);
+    const unknown = await revoke(auth, { token: at, client_id: 'nobody' });
     expect(unknown.status).toBe(401);
     expect(((await unknown.json()) as { error: string }).error).toBe('invalid_client');
     // A refresh token presented by another client is ignored too.
-    expect((await revoke({ token: tokens.body.refresh_token as string, client_id: other })).status).toBe(200);
+    expect((await revoke(auth, { token: tokens.body.refresh_token as string, client_id: other })).status).toBe(200);
     const refresh = await token(auth.issuer, {
       grant_type: 'refresh_token',
       refresh_token: tokens.body.refresh_token as string,
       client_id: clientId,
     });
     expect(refresh.status).toBe(200);
-    expect((await revoke({ token: at })).status).toBe(401);
+    expect((await revoke(auth, { token: at })).status).toBe(401);
     const repeated = await fetch(`${auth.issuer}/oauth/revoke`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -199,59 +192,61 @@ describe('revocation of JWT access tokens (RFC 7009)', () => {
       body: JSON.stringify({ token: at, client_id: clientId }),
     });
     expect(json.status).toBe(400);
-    const missing = await revoke({ client_id: clientId });
+    const missing = await revoke(auth, { client_id: clientId });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as { error: string }).error).toBe('invalid_request');
   });
 });
 
 describe('keys and instances', () => {
-  it('a second instance on the same Redis shares keys and state: a code from one is redeemed at the other', async () => {
-    const twin = await startAuth(t.redis, t.prefix, { issuer: auth.issuer });
-    try {
-      expect(await jwksOf(twin.url)).toEqual(await jwksOf(auth.url));
-      const result = await obtainCode(auth.issuer, clientId, REDIRECT, dana);
-      const tokens = await exchange(twin.url, clientId, REDIRECT, result);
-      expect(tokens.status).toBe(200);
-      await jwtVerify(tokens.body.access_token as string, createLocalJWKSet(await jwksOf(auth.url)), {
-        issuer: auth.issuer,
-        audience: auth.resource,
-      });
-    } finally {
-      await twin.close();
-    }
+  test('a second instance on the same Redis shares keys and state: a code from one is redeemed at the other', async ({
+    auth,
+    person,
+    clientId,
+    redis,
+    startAuth,
+  }) => {
+    const twin = await startAuth({ prefix: redis.prefix, issuer: auth.issuer });
+    expect(await jwksOf(twin.url)).toEqual(await jwksOf(auth.url));
+    const result = await obtainCode(auth.issuer, clientId, REDIRECT, person);
+    const tokens = await exchange(twin.url, clientId, REDIRECT, result);
+    expect(tokens.status).toBe(200);
+    await jwtVerify(tokens.body.access_token as string, createLocalJWKSet(await jwksOf(auth.url)), {
+      issuer: auth.issuer,
+      audience: auth.resource,
+    });
   });
 
-  it('keys survive a restart and rotation keeps old tokens verifiable while new ones use the new key', async () => {
-    const prefix = `${t.prefix}rot:`;
-    const first = await startAuth(t.redis, prefix);
-    await first.users.create(dana.email, dana.password);
+  test('keys survive a restart and rotation keeps old tokens verifiable while new ones use the new key', async ({
+    person,
+    redis,
+    startAuth,
+  }) => {
+    const prefix = `${redis.prefix}rot:`;
+    const first = await startAuth({ prefix });
+    await first.users.create(person.email, person.password);
     const id = await registerClient(first.issuer, [REDIRECT]);
-    const before = await exchange(first.issuer, id, REDIRECT, await obtainCode(first.issuer, id, REDIRECT, dana));
+    const before = await exchange(first.issuer, id, REDIRECT, await obtainCode(first.issuer, id, REDIRECT, person));
     const oldKid = decodeProtectedHeader(before.body.access_token as string).kid;
     await first.close();
 
-    const restarted = await startAuth(t.redis, prefix, { issuer: first.issuer });
+    const restarted = await startAuth({ prefix, issuer: first.issuer });
     expect((await jwksOf(restarted.url)).keys.map((k) => k.kid)).toEqual([oldKid]);
     const { kid: newKid } = await restarted.keys.rotateSigningKeys();
     await restarted.close();
 
-    const rotated = await startAuth(t.redis, prefix, { issuer: first.issuer });
-    try {
-      const jwks = await jwksOf(rotated.url);
-      expect(jwks.keys.map((k) => k.kid)).toEqual([newKid, oldKid]);
-      expect(jwks.keys.every((k) => !('d' in k))).toBe(true);
-      await jwtVerify(before.body.access_token as string, createLocalJWKSet(jwks), {
-        issuer: first.issuer,
-      });
-      const fresh = await exchange(rotated.url, id, REDIRECT, await obtainCodeAt(rotated, id));
-      expect(decodeProtectedHeader(fresh.body.access_token as string).kid).toBe(newKid);
-    } finally {
-      await rotated.close();
-    }
+    const rotated = await startAuth({ prefix, issuer: first.issuer });
+    const jwks = await jwksOf(rotated.url);
+    expect(jwks.keys.map((k) => k.kid)).toEqual([newKid, oldKid]);
+    expect(jwks.keys.every((k) => !('d' in k))).toBe(true);
+    await jwtVerify(before.body.access_token as string, createLocalJWKSet(jwks), {
+      issuer: first.issuer,
+    });
+    const fresh = await exchange(rotated.url, id, REDIRECT, await obtainCodeAt(rotated, id, person));
+    expect(decodeProtectedHeader(fresh.body.access_token as string).kid).toBe(newKid);
   });
 
-  it('behind the edge, metadata follows X-Forwarded-Proto/Host while the issuer stays fixed', async () => {
+  test('behind the edge, metadata follows X-Forwarded-Proto/Host while the issuer stays fixed', async ({ auth }) => {
     const response = await fetch(`${auth.url}/.well-known/oauth-authorization-server`, {
       headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'edge.example:8443' },
     });
@@ -260,7 +255,7 @@ describe('keys and instances', () => {
     expect(metadata.token_endpoint).toBe('https://edge.example:8443/oauth/token');
   });
 
-  it('GET /health answers 200 while Redis does', async () => {
+  test('GET /health answers 200 while Redis does', async ({ auth }) => {
     const response = await fetch(`${auth.url}/health`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: 'ok', dependencies: { redis: 'up' } });
@@ -268,7 +263,7 @@ describe('keys and instances', () => {
 });
 
 /** The code flow against an instance whose issuer differs from its listening URL. */
-async function obtainCodeAt(instance: Harness, id: string) {
+async function obtainCodeAt(instance: AuthApp, id: string, person: Credentials) {
   // The browser talks to the instance; the issuer only names it.
   const user = new FormUser(instance.url);
   const { verifier, challenge } = pkcePair();
@@ -280,7 +275,7 @@ async function obtainCodeAt(instance: Harness, id: string) {
       code_challenge: challenge,
       code_challenge_method: 'S256',
     }),
-    dana,
+    person,
   );
   const code = new URL(final.location!).searchParams.get('code')!;
   return { code, verifier, callback: new URL(final.location!) };

@@ -3,9 +3,10 @@
 // all live in Redis, so whichever instance gets the next step can take it.
 import { createServer, type Server } from 'node:http';
 import { decodeProtectedHeader } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { UserStore } from '@fragrance/identity';
-import { close, freePort, listen, startService, testRedis, type RunningService, type TestRedis } from '@fragrance/testkit';
+import { close, freePort, listen, startService, type RunningService } from '@fragrance/testkit';
+import { authTest } from './testing/app.ts';
 import { exchange, obtainCode, registerClient, token } from './testing/flow.ts';
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'host', 'content-length']);
@@ -50,32 +51,32 @@ function roundRobin(targets: () => string[], served: { path: string; instance: n
   });
 }
 
-describe('two auth instances on one Redis (real processes)', () => {
-  let redis: TestRedis;
-  const instances: RunningService[] = [];
-  let edge: Server;
-  let issuer: string;
-  const served: { path: string; instance: number }[] = [];
-  const credentials = { email: 'split.flow@example.com', password: 'correct horse battery staple' };
-  const REDIRECT = 'http://127.0.0.1:53682/callback';
+const credentials = { email: 'split.flow@example.com', password: 'correct horse battery staple' };
+const REDIRECT = 'http://127.0.0.1:53682/callback';
 
-  beforeAll(async () => {
-    redis = await testRedis('auth-pair');
-    edge = roundRobin(() => instances.map((i) => i.url), served);
-    issuer = await listen(edge);
-    const env = { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, MCP_URL: issuer, REGISTRATION_LIMIT_PER_HOUR: '1000' };
-    // One after the other: the first creates the signing keys in Redis, the second must use them.
-    instances.push(await startService('auth', await freePort(), env));
-    instances.push(await startService('auth', await freePort(), env));
-    await new UserStore(redis.redis, { prefix: redis.prefix }).create(credentials.email, credentials.password);
-  }, 60_000);
-  afterAll(async () => {
+/** Two auth processes on the file's Redis behind the round-robin edge (`issuer`), and a user. */
+const test = authTest.extend('pair', { scope: 'file' }, async ({ redis }, { onCleanup }) => {
+  const instances: RunningService[] = [];
+  const served: { path: string; instance: number }[] = [];
+  const edge = roundRobin(() => instances.map((i) => i.url), served);
+  onCleanup(async () => {
     await Promise.all(instances.map((i) => i.stop()));
     await close(edge);
-    await redis.cleanup();
   });
+  const issuer = await listen(edge);
+  const env = { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, MCP_URL: issuer, REGISTRATION_LIMIT_PER_HOUR: '1000' };
+  // One after the other: the first creates the signing keys in Redis, the second must use them.
+  instances.push(await startService('auth', await freePort(), env));
+  instances.push(await startService('auth', await freePort(), env));
+  await new UserStore(redis.redis, { prefix: redis.prefix }).create(credentials.email, credentials.password);
+  return { issuer, instances, served };
+});
 
-  it('an authorization started on one instance completes on the other; refresh rotation, its retry and reuse detection span both', async () => {
+describe('two auth instances on one Redis (real processes)', () => {
+  test('an authorization started on one instance completes on the other; refresh rotation, its retry and reuse detection span both', async ({
+    pair,
+  }) => {
+    const { issuer, instances, served } = pair;
     const clientId = await registerClient(issuer, [REDIRECT]);
     const code = await obtainCode(issuer, clientId, REDIRECT, credentials, { resource: `${issuer}/mcp` });
     const granted = await exchange(issuer, clientId, REDIRECT, code);
@@ -113,8 +114,8 @@ describe('two auth instances on one Redis (real processes)', () => {
     }
   }, 60_000);
 
-  it('each instance answers /health/live and /health/ready (200: up, Redis reachable, not draining)', async () => {
-    for (const instance of instances) {
+  test('each instance answers /health/live and /health/ready (200: up, Redis reachable, not draining)', async ({ pair }) => {
+    for (const instance of pair.instances) {
       for (const path of ['/health/live', '/health/ready']) {
         const res = await fetch(`${instance.url}${path}`);
         expect(res.status, path).toBe(200);

@@ -92,3 +92,9 @@ export async function exchange(issuer: string, clientId: string, redirectUri: st
     code_verifier: result.verifier,
   });
 }
+
+/** Follows redirects while they stay on the user's origin; returns the first page that leaves it or stays. */
+export async function followOnOrigin(user: FormUser, page: Page): Promise<Page> {
+  while (page.location && new URL(page.location).origin === user.origin) page = await user.request(page.location);
+  return page;
+}
