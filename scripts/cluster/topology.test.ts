@@ -71,9 +71,18 @@ describe('the cluster HAProxy config', () => {
     expect(gateway && instanceSpec(gateway, {}, 'secret').env.TRUST_PROXY).toBe('loopback');
   });
 
-  it('replays a POST the instance may have acted on only for MCP, at the edge and at the mcp frontend', () => {
-    expect(section('backend gateway')).toContain('http-request disable-l7-retry if METH_POST !{ path /mcp }');
+  it('replays a POST the instance may have acted on only for MCP and refresh grants, at the edge and at the mcp and auth frontends', () => {
+    expect(section('backend gateway')).toContain('http-request disable-l7-retry if METH_POST !{ path /mcp /oauth/token }');
     expect(section('backend mcp')).toContain('http-request disable-l7-retry if !METH_GET !METH_POST !{ method HEAD }');
-    expect(section('backend auth')).toContain('http-request disable-l7-retry if !METH_GET !{ method HEAD }');
+    expect(section('backend auth')).toContain('http-request disable-l7-retry if !METH_GET !METH_POST !{ method HEAD }');
+  });
+
+  it('replays a refresh-token grant at the edge and at the auth frontend, no other token POST', () => {
+    for (const name of ['gateway', 'auth']) {
+      expect(section(`backend ${name}`)).toContain(
+        'http-request disable-l7-retry if METH_POST { path /oauth/token } !{ req.body_param(grant_type) -m str refresh_token }',
+      );
+    }
+    expect(section('backend auth')).toContain('http-request disable-l7-retry if METH_POST !{ path /oauth/token }');
   });
 });

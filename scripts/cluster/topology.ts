@@ -56,6 +56,13 @@ export function instancesOf(counts: Counts): Instance[] {
  */
 export const EDGE_REQUEST_ID_HEADER = 'X-Edge-Request-Id';
 
+/**
+ * A refresh-token grant is safe to repeat after send: the auth service answers a repeat in the
+ * same grant (a rotated token stays usable until a successor is used, docs/oauth.md). Code
+ * exchanges, sign-in and registration are never replayed.
+ */
+const REFRESH_GRANT = { path: '/oauth/token', param: 'grant_type', value: 'refresh_token' };
+
 /** HAProxy backends: the edge (gateways), one internal frontend per called service, and Elasticsearch. */
 export function backendsOf(instances: Instance[], readyPath: string): HaproxyBackend[] {
   const servers = (service: ServiceName) => instances.filter((i) => i.service === service).map(({ name, port }) => ({ name, port }));
@@ -68,11 +75,12 @@ export function backendsOf(instances: Instance[], readyPath: string): HaproxyBac
       // MCP tool calls are read-only (and not metered): the one POST safe to repeat at the edge.
       // Token, sign-in and registration POSTs are never replayed.
       retryPostPaths: ['/mcp'],
+      retryPostForm: REFRESH_GRANT,
       requestIdHeader: EDGE_REQUEST_ID_HEADER,
       forwardFor: true,
     },
     { name: 'catalogue', frontendPort: INTERNAL_PORTS.catalogue, check: readyPath, servers: servers('catalogue') },
-    { name: 'auth', frontendPort: INTERNAL_PORTS.auth, check: readyPath, servers: servers('auth') },
+    { name: 'auth', frontendPort: INTERNAL_PORTS.auth, check: readyPath, servers: servers('auth'), retryPostForm: REFRESH_GRANT },
     // MCP tool calls are read-only searches: a POST the instance died on is safe to repeat.
     { name: 'mcp', frontendPort: INTERNAL_PORTS.mcp, check: readyPath, servers: servers('mcp'), retryPostAfterSend: true },
     {

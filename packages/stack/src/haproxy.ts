@@ -21,6 +21,12 @@ export interface HaproxyBackend {
   /** POSTs to exactly these paths may be retried after send too (read-only POST APIs behind a mixed frontend). */
   retryPostPaths?: string[];
   /**
+   * A form POST to `path` whose `param` is `value` may be retried after send too: a refresh-token
+   * grant, whose repeat the auth service answers in the same grant (the old token stays usable
+   * until a successor is used). The body is buffered to read it; other grants are never replayed.
+   */
+  retryPostForm?: { path: string; param: string; value: string };
+  /**
    * Request header set on every request to a fresh id (UUID), replacing any value the client sent.
    * A retry of one request carries the same id, so a server can recognise a repeat.
    */
@@ -40,6 +46,27 @@ export interface HaproxyConfigOptions {
 /** The unchecked backup entry of an instance (drained with it during a rolling restart). */
 export function fallbackName(server: string): string {
   return `${server}-fallback`;
+}
+
+/**
+ * A request the server may have acted on is retried only when repeating it is harmless: GET/HEAD
+ * always, POST only for read-only APIs (MCP tool calls, by backend or by path) and refresh-token
+ * grants; code exchanges, sign-in and registration POSTs never.
+ */
+function retryRules(backend: HaproxyBackend): string[] {
+  const form = backend.retryPostForm;
+  const paths = [...(backend.retryPostPaths ?? []), ...(form ? [form.path] : [])];
+  if (!backend.retryPostAfterSend && paths.length === 0) return ['  http-request disable-l7-retry if !METH_GET !{ method HEAD }'];
+  const rules = ['  http-request disable-l7-retry if !METH_GET !METH_POST !{ method HEAD }'];
+  if (backend.retryPostAfterSend) return rules;
+  rules.push(`  http-request disable-l7-retry if METH_POST !{ path ${paths.join(' ')} }`);
+  if (form) {
+    rules.unshift('  option http-buffer-request');
+    rules.push(
+      `  http-request disable-l7-retry if METH_POST { path ${form.path} } !{ req.body_param(${form.param}) -m str ${form.value} }`,
+    );
+  }
+  return rules;
 }
 
 /** The complete haproxy.cfg text (HAProxy 2.6+). */
@@ -95,19 +122,7 @@ export function haproxyConfig(options: HaproxyConfigOptions): string {
     } else {
       lines.push(`  option httpchk GET ${backend.check}`, '  http-check expect status 200');
     }
-    // A request the server may have acted on is retried only when repeating it is harmless:
-    // GET/HEAD always, POST only for read-only APIs (MCP tool calls, by backend or by path);
-    // token and sign-in POSTs never.
-    if (backend.retryPostAfterSend) {
-      lines.push('  http-request disable-l7-retry if !METH_GET !METH_POST !{ method HEAD }');
-    } else if (backend.retryPostPaths?.length) {
-      lines.push(
-        '  http-request disable-l7-retry if !METH_GET !METH_POST !{ method HEAD }',
-        `  http-request disable-l7-retry if METH_POST !{ path ${backend.retryPostPaths.join(' ')} }`,
-      );
-    } else {
-      lines.push('  http-request disable-l7-retry if !METH_GET !{ method HEAD }');
-    }
+    lines.push(...retryRules(backend));
     for (const server of backend.servers) lines.push(`  server ${server.name} 127.0.0.1:${server.port} check`);
     // Last resort, as Envoy's panic mode: when every instance fails its checks (a loaded machine
     // makes checks time out while requests are still served), send to all of them, unchecked,
