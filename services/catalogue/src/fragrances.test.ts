@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
 import { Client } from '@elastic/elasticsearch';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { foldKey, FragranceSummary, Problem, SearchResponse, type FragranceDetail } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
-import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
-import { startCatalogueApp } from './testing/app.ts';
+import { catalogueTest, startCatalogueApp } from './testing/app.ts';
 
 const terre = makeRecord({
   name: "Terre d'Hermès",
@@ -18,35 +16,14 @@ const terre = makeRecord({
   year_released: 2006,
   votes: 9000,
 });
-/** This run's cursor signing key; each test server gets it unless a test passes its own. */
+/** This run's cursor signing key; the file's app has it, a test's own apps only if they ask. */
 const TEST_CURSOR_SECRET = randomBytes(32).toString('base64url');
 const records: FragranceDetail[] = [...generateCatalogue({ count: 800, seed: 21 }), terre];
 const notesOf = (r: FragranceDetail) => [...r.notes.top, ...r.notes.heart, ...r.notes.base].map(foldKey);
+const names = (p: Problem) => (p.invalid_params ?? []).map((i) => i.name).sort();
 
-async function listen(client: Client, alias: string, env: Record<string, string> = {}): Promise<{ server: Server; base: string }> {
-  const app = await startCatalogueApp(
-    { elasticsearch: client },
-    { ELASTICSEARCH_URL: 'http://127.0.0.1:1', CATALOGUE_ALIAS: alias, CURSOR_SECRET: TEST_CURSOR_SECRET, ...env },
-  );
-  return { server: app.server, base: app.url };
-}
-
-describe('catalogue routes', () => {
-  let es: TestElasticsearch;
-  let server: Server;
-  let base: string;
-
-  beforeAll(async () => {
-    es = await testElasticsearch('routes');
-    const alias = es.index('fragrances');
-    await ingestCatalogue({ client: es.client, alias, records });
-    ({ server, base } = await listen(es.client, alias));
-  });
-  afterAll(async () => {
-    server.close();
-    await es.cleanup();
-  });
-
+/** Requests to the catalogue app at `base`, with the checks most tests make on the answers. */
+function catalogueApi(base: string) {
   async function get(path: string, headers: Record<string, string> = {}) {
     const res = await fetch(base + path, { headers });
     const text = await res.text();
@@ -63,7 +40,6 @@ describe('catalogue routes', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     return Problem.parse(res.body);
   }
-  const names = (p: Problem) => (p.invalid_params ?? []).map((i) => i.name).sort();
   /** Every hit of a search, through the cursor. */
   async function all(query: string): Promise<FragranceSummary[]> {
     const out: FragranceSummary[] = [];
@@ -75,10 +51,30 @@ describe('catalogue routes', () => {
     }
     return out;
   }
+  return { base, get, search, problem, all };
+}
+type CatalogueApi = ReturnType<typeof catalogueApi>;
 
+/** `alias`: the file's catalogue (`records`) in its Elasticsearch; `api`: one app serving it for the whole file. */
+const test = catalogueTest
+  .extend('alias', { scope: 'file' }, async ({ es }) => {
+    const alias = es.index('fragrances');
+    await ingestCatalogue({ client: es.client, alias, records });
+    return alias;
+  })
+  .extend('api', { scope: 'file' }, async ({ es, alias }, { onCleanup }) => {
+    const app = await startCatalogueApp(
+      { elasticsearch: es.client },
+      { ELASTICSEARCH_URL: es.url, CATALOGUE_ALIAS: alias, CURSOR_SECRET: TEST_CURSOR_SECRET },
+    );
+    onCleanup(() => app.close());
+    return catalogueApi(app.url);
+  });
+
+describe('catalogue routes', () => {
   describe('GET /v1/fragrances', () => {
-    it('defaults to 20 summaries of the whole catalogue, most popular first', async () => {
-      const page = await search('');
+    test('defaults to 20 summaries of the whole catalogue, most popular first', async ({ api }) => {
+      const page = await api.search('');
       expect(page).toMatchObject({ total: records.length, limit: 20, offset: 0 });
       expect(page.data).toHaveLength(20);
       const byId = new Map(records.map((r) => [r.id, r]));
@@ -93,49 +89,49 @@ describe('catalogue routes', () => {
       expect(page.next_cursor).toEqual(expect.any(String));
     });
 
-    it('query: full text, folded', async () => {
-      expect((await search('query=TERRE%20D%20HERMES')).data[0]?.id).toBe(terre.id);
-      expect((await search('query=')).total).toBe(records.length);
+    test('query: full text, folded', async ({ api }) => {
+      expect((await api.search('query=TERRE%20D%20HERMES')).data[0]?.id).toBe(terre.id);
+      expect((await api.search('query=')).total).toBe(records.length);
     });
 
-    it('brand: exact, case- and accent-insensitive', async () => {
+    test('brand: exact, case- and accent-insensitive', async ({ api }) => {
       const brand = records.find((r) => foldKey(r.brand) !== r.brand.toLowerCase())?.brand ?? 'Hermès';
       const expected = records.filter((r) => foldKey(r.brand) === foldKey(brand)).length;
-      const page = await search(`brand=${encodeURIComponent(foldKey(brand).toUpperCase())}`);
+      const page = await api.search(`brand=${encodeURIComponent(foldKey(brand).toUpperCase())}`);
       expect(page.total).toBe(expected);
       expect(page.data.every((d) => d.brand === brand)).toBe(true);
-      expect((await search(`brand=${encodeURIComponent(brand.slice(0, 4))}`)).total).toBe(0);
+      expect((await api.search(`brand=${encodeURIComponent(brand.slice(0, 4))}`)).total).toBe(0);
     });
 
-    it.each([
+    test.for([
       ['edt', 'Eau de Toilette'],
       ['EdP', 'Eau de Parfum'],
       ['EXTRAIT', 'Extrait de Parfum'],
       ['eau%20de%20cologne', 'Eau de Cologne'],
-    ])('concentration=%s means %s', async (param, canonical) => {
-      const page = await search(`concentration=${param}&limit=100`);
+    ])('concentration=%s means %s', async ([param, canonical], { api }) => {
+      const page = await api.search(`concentration=${param}&limit=100`);
       expect(page.total).toBe(records.filter((r) => r.concentration === canonical).length);
       expect(page.data.every((d) => d.concentration === canonical)).toBe(true);
     });
 
-    it('country: ISO alpha-2, case-insensitive', async () => {
-      const page = await search('country=fr&limit=100');
+    test('country: ISO alpha-2, case-insensitive', async ({ api }) => {
+      const page = await api.search('country=fr&limit=100');
       expect(page.total).toBe(records.filter((r) => r.country === 'FR').length);
       expect(page.total).toBeGreaterThan(0);
       expect(page.data.every((d) => d.country === 'FR')).toBe(true);
     });
 
-    it('year_from and year_to are inclusive, alone and together', async () => {
+    test('year_from and year_to are inclusive, alone and together', async ({ api }) => {
       const year = terre.year_released ?? 2006;
       const count = (pred: (y: number) => boolean) => records.filter((r) => r.year_released !== null && pred(r.year_released)).length;
-      expect((await search(`year_from=${year}&year_to=${year}`)).total).toBe(count((y) => y === year));
-      expect((await search(`year_from=${year}`)).total).toBe(count((y) => y >= year));
-      expect((await search(`year_to=${year}`)).total).toBe(count((y) => y <= year));
-      const hits = await all(`year_from=${year}&year_to=${year + 1}`);
+      expect((await api.search(`year_from=${year}&year_to=${year}`)).total).toBe(count((y) => y === year));
+      expect((await api.search(`year_from=${year}`)).total).toBe(count((y) => y >= year));
+      expect((await api.search(`year_to=${year}`)).total).toBe(count((y) => y <= year));
+      const hits = await api.all(`year_from=${year}&year_to=${year + 1}`);
       expect(hits.every((d) => d.year_released === year || d.year_released === year + 1)).toBe(true);
     });
 
-    it('note, accord and their exclusions (comma lists, all must match / none may)', async () => {
+    test('note, accord and their exclusions (comma lists, all must match / none may)', async ({ api }) => {
       const note = notesOf(terre)[0] ?? 'bergamot';
       const accord = records[0]?.accords[0] ?? 'woody';
       const other = records[0]?.accords[1] ?? 'citrus';
@@ -145,7 +141,7 @@ describe('catalogue routes', () => {
           .map((r) => r.id)
           .sort();
       const got = async (q: string) => {
-        const ids = (await all(q)).map((d) => d.id).sort();
+        const ids = (await api.all(q)).map((d) => d.id).sort();
         expect(ids.length, q).toBeGreaterThan(0);
         return ids;
       };
@@ -167,12 +163,12 @@ describe('catalogue routes', () => {
       );
     });
 
-    it('available_in_au filters on AU availability', async () => {
-      expect((await search('available_in_au=true')).total).toBe(records.filter((r) => r.available_in_au).length);
-      expect((await search('available_in_au=false')).total).toBe(records.filter((r) => !r.available_in_au).length);
+    test('available_in_au filters on AU availability', async ({ api }) => {
+      expect((await api.search('available_in_au=true')).total).toBe(records.filter((r) => r.available_in_au).length);
+      expect((await api.search('available_in_au=false')).total).toBe(records.filter((r) => !r.available_in_au).length);
     });
 
-    it('combines every filter with AND', async () => {
+    test('combines every filter with AND', async ({ api }) => {
       const pred = (r: FragranceDetail) =>
         foldKey(r.brand) === 'hermes' &&
         r.concentration === 'Eau de Toilette' &&
@@ -180,15 +176,15 @@ describe('catalogue routes', () => {
         r.year_released !== null &&
         r.year_released >= 2000 &&
         r.year_released <= 2010;
-      const page = await search('query=terre&brand=hermes&concentration=EDT&country=FR&year_from=2000&year_to=2010&limit=5&offset=0');
+      const page = await api.search('query=terre&brand=hermes&concentration=EDT&country=FR&year_from=2000&year_to=2010&limit=5&offset=0');
       expect(page.data.map((d) => d.id)).toEqual(records.filter(pred).map((r) => r.id));
       expect(page.data.length).toBeGreaterThan(0);
-      const noText = await search('brand=hermes&concentration=EDT&country=fr&year_from=2000&year_to=2010');
+      const noText = await api.search('brand=hermes&concentration=EDT&country=fr&year_from=2000&year_to=2010');
       expect(noText.total).toBe(records.filter(pred).length);
     });
 
-    it('returns facet counts on request', async () => {
-      const page = await search('facets=brand,concentration,accord,decade&limit=1');
+    test('returns facet counts on request', async ({ api }) => {
+      const page = await api.search('facets=brand,concentration,accord,decade&limit=1');
       const facets = page.facets ?? {};
       const eaux = records.filter((r) => r.concentration === 'Eau de Parfum').length;
       expect(facets.concentration?.find((b) => b.value === 'Eau de Parfum')?.count).toBe(eaux);
@@ -198,27 +194,27 @@ describe('catalogue routes', () => {
       expect(decades.reduce((n, b) => n + b.count, 0)).toBe(records.filter((r) => r.year_released !== null).length);
       expect(decades.every((b) => /^\d{4}s$/.test(b.value))).toBe(true);
       expect(facets.accord?.length).toBeGreaterThan(0);
-      expect((await search('limit=1')).facets).toBeUndefined();
+      expect((await api.search('limit=1')).facets).toBeUndefined();
     });
 
-    it('limit and offset edges', async () => {
-      expect((await search('limit=1')).data).toHaveLength(1);
-      expect((await search('limit=100')).data).toHaveLength(100);
-      expect(names(await problem('/v1/fragrances?limit=0'))).toEqual(['limit']);
-      expect(names(await problem('/v1/fragrances?limit=101'))).toEqual(['limit']);
-      expect(names(await problem('/v1/fragrances?offset=-1'))).toEqual(['offset']);
-      const past = await search(`offset=${records.length + 5}`);
+    test('limit and offset edges', async ({ api }) => {
+      expect((await api.search('limit=1')).data).toHaveLength(1);
+      expect((await api.search('limit=100')).data).toHaveLength(100);
+      expect(names(await api.problem('/v1/fragrances?limit=0'))).toEqual(['limit']);
+      expect(names(await api.problem('/v1/fragrances?limit=101'))).toEqual(['limit']);
+      expect(names(await api.problem('/v1/fragrances?offset=-1'))).toEqual(['offset']);
+      const past = await api.search(`offset=${records.length + 5}`);
       expect(past).toMatchObject({ total: records.length, data: [], next_cursor: null });
-      const last = await search(`offset=${records.length - 1}&limit=5`);
+      const last = await api.search(`offset=${records.length - 1}&limit=5`);
       expect(last.data).toHaveLength(1);
       expect(last.next_cursor).toBeNull();
-      expect((await search('offset=9980&limit=20')).data).toEqual([]);
-      const window = await problem('/v1/fragrances?offset=9981&limit=20');
+      expect((await api.search('offset=9980&limit=20')).data).toEqual([]);
+      const window = await api.problem('/v1/fragrances?offset=9981&limit=20');
       expect(window.invalid_params?.[0]?.reason).toMatch(/cursor/);
     });
 
-    it('pages through every hit with the cursor, each once', async () => {
-      const hits = await all('concentration=edp');
+    test('pages through every hit with the cursor, each once', async ({ api }) => {
+      const hits = await api.all('concentration=edp');
       const ids = hits.map((d) => d.id);
       expect(new Set(ids).size).toBe(ids.length);
       expect(ids.sort()).toEqual(
@@ -227,10 +223,10 @@ describe('catalogue routes', () => {
           .map((r) => r.id)
           .sort(),
       );
-      const first = await search('concentration=edp&limit=3');
-      expect(names(await problem(`/v1/fragrances?concentration=edt&cursor=${first.next_cursor}`))).toEqual(['cursor']);
-      expect(names(await problem(`/v1/fragrances?concentration=edp&cursor=${first.next_cursor}&offset=3`))).toEqual(['offset']);
-      expect(names(await problem('/v1/fragrances?cursor=Zm9v'))).toEqual(['cursor']);
+      const first = await api.search('concentration=edp&limit=3');
+      expect(names(await api.problem(`/v1/fragrances?concentration=edt&cursor=${first.next_cursor}`))).toEqual(['cursor']);
+      expect(names(await api.problem(`/v1/fragrances?concentration=edp&cursor=${first.next_cursor}&offset=3`))).toEqual(['offset']);
+      expect(names(await api.problem('/v1/fragrances?cursor=Zm9v'))).toEqual(['cursor']);
     });
 
     describe('cursor integrity', () => {
@@ -240,15 +236,15 @@ describe('catalogue routes', () => {
         return { json: JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>, rest };
       };
       const seal = (json: unknown, rest: string[]) => [Buffer.from(JSON.stringify(json)).toString('base64url'), ...rest].join('.');
-      async function invalidCursor(query: string, cursor: string) {
-        const p = await problem(`/v1/fragrances?${query}&cursor=${encodeURIComponent(cursor)}`);
+      async function invalidCursor(api: CatalogueApi, query: string, cursor: string) {
+        const p = await api.problem(`/v1/fragrances?${query}&cursor=${encodeURIComponent(cursor)}`);
         expect(p.code, cursor).toBe('invalid_cursor');
         expect(names(p)).toEqual(['cursor']);
         return p;
       }
 
-      it('answers 400 invalid_cursor, never 500, for a cursor whose payload was edited', async () => {
-        const page = await search('query=rose&limit=5');
+      test('answers 400 invalid_cursor, never 500, for a cursor whose payload was edited', async ({ api }) => {
+        const page = await api.search('query=rose&limit=5');
         const cursor = page.next_cursor ?? '';
         expect(cursor).not.toBe('');
         const { json, rest } = open(cursor);
@@ -260,76 +256,75 @@ describe('catalogue routes', () => {
           { ...json, a: [] },
           { ...json, f: 'another-query' },
         ];
-        for (const edit of edits) await invalidCursor('query=rose&limit=5', seal(edit, rest));
+        for (const edit of edits) await invalidCursor(api, 'query=rose&limit=5', seal(edit, rest));
         // The untouched cursor still works.
-        expect((await search(`query=rose&limit=5&cursor=${cursor}`)).offset).toBe(5);
+        expect((await api.search(`query=rose&limit=5&cursor=${cursor}`)).offset).toBe(5);
       });
 
-      it('answers invalid_cursor for an edited signature or garbage', async () => {
-        const cursor = (await search('limit=3')).next_cursor ?? '';
+      test('answers invalid_cursor for an edited signature or garbage', async ({ api }) => {
+        const cursor = (await api.search('limit=3')).next_cursor ?? '';
         const last = cursor.at(-1) === 'A' ? 'B' : 'A';
-        await invalidCursor('limit=3', cursor.slice(0, -1) + last);
-        await invalidCursor('limit=3', cursor.slice(0, -2));
+        await invalidCursor(api, 'limit=3', cursor.slice(0, -1) + last);
+        await invalidCursor(api, 'limit=3', cursor.slice(0, -2));
         for (const garbage of ['Zm9v', 'not-a-cursor', 'a.b', '.', 'x'.repeat(2000), 'not a cursor!', `${cursor}.${cursor}`]) {
-          await invalidCursor('limit=3', garbage);
+          await invalidCursor(api, 'limit=3', garbage);
         }
         // A cursor from another query is a cursor error too.
-        const p = await invalidCursor('concentration=edt', (await search('concentration=edp&limit=3')).next_cursor ?? '');
+        const p = await invalidCursor(api, 'concentration=edt', (await api.search('concentration=edp&limit=3')).next_cursor ?? '');
         expect(p.invalid_params?.[0]?.reason).toMatch(/different query/);
       });
 
-      it('accepts a cursor signed with CURSOR_SECRET_PREVIOUS (rotation), rejects one signed with an unknown key', async () => {
-        const alias = es.index('fragrances');
+      test('accepts a cursor signed with CURSOR_SECRET_PREVIOUS (rotation), rejects one signed with an unknown key', async ({
+        api,
+        alias,
+        startApp,
+      }) => {
         const oldSecret = randomBytes(32).toString('base64url');
         const newSecret = randomBytes(32).toString('base64url');
-        const before = await listen(es.client, alias, { CURSOR_SECRET: oldSecret });
-        const rotated = await listen(es.client, alias, { CURSOR_SECRET: newSecret, CURSOR_SECRET_PREVIOUS: oldSecret });
-        const forgotten = await listen(es.client, alias, { CURSOR_SECRET: newSecret });
-        try {
-          const first = SearchResponse.parse(await (await fetch(`${before.base}/v1/fragrances?limit=4`)).json());
-          const cursor = first.next_cursor ?? '';
-          const expected = SearchResponse.parse(await (await fetch(`${before.base}/v1/fragrances?limit=4&cursor=${cursor}`)).json());
-          const res = await fetch(`${rotated.base}/v1/fragrances?limit=4&cursor=${cursor}`);
-          expect(res.status).toBe(200);
-          const next = SearchResponse.parse(await res.json());
-          expect(next.data).toEqual(expected.data);
-          expect(next.offset).toBe(4);
-          // New cursors are signed with the new key only.
-          const newer = next.next_cursor ?? '';
-          expect((await fetch(`${forgotten.base}/v1/fragrances?limit=4&cursor=${newer}`)).status).toBe(200);
-          expect((await fetch(`${before.base}/v1/fragrances?limit=4&cursor=${newer}`)).status).toBe(400);
-          for (const origin of [forgotten.base, base]) {
-            const rejected = await fetch(`${origin}/v1/fragrances?limit=4&cursor=${cursor}`);
-            expect(rejected.status).toBe(400);
-            expect(Problem.parse(await rejected.json()).code).toBe('invalid_cursor');
-          }
-        } finally {
-          for (const s of [before, rotated, forgotten]) s.server.close();
+        const before = await startApp({ CATALOGUE_ALIAS: alias, CURSOR_SECRET: oldSecret });
+        const rotated = await startApp({ CATALOGUE_ALIAS: alias, CURSOR_SECRET: newSecret, CURSOR_SECRET_PREVIOUS: oldSecret });
+        const forgotten = await startApp({ CATALOGUE_ALIAS: alias, CURSOR_SECRET: newSecret });
+        const first = SearchResponse.parse(await (await fetch(`${before.url}/v1/fragrances?limit=4`)).json());
+        const cursor = first.next_cursor ?? '';
+        const expected = SearchResponse.parse(await (await fetch(`${before.url}/v1/fragrances?limit=4&cursor=${cursor}`)).json());
+        const res = await fetch(`${rotated.url}/v1/fragrances?limit=4&cursor=${cursor}`);
+        expect(res.status).toBe(200);
+        const next = SearchResponse.parse(await res.json());
+        expect(next.data).toEqual(expected.data);
+        expect(next.offset).toBe(4);
+        // New cursors are signed with the new key only.
+        const newer = next.next_cursor ?? '';
+        expect((await fetch(`${forgotten.url}/v1/fragrances?limit=4&cursor=${newer}`)).status).toBe(200);
+        expect((await fetch(`${before.url}/v1/fragrances?limit=4&cursor=${newer}`)).status).toBe(400);
+        for (const origin of [forgotten.url, api.base]) {
+          const rejected = await fetch(`${origin}/v1/fragrances?limit=4&cursor=${cursor}`);
+          expect(rejected.status).toBe(400);
+          expect(Problem.parse(await rejected.json()).code).toBe('invalid_cursor');
         }
       });
     });
 
-    it('rejects unknown and repeated parameters, naming them', async () => {
-      expect(names(await problem('/v1/fragrances?colour=red'))).toEqual(['colour']);
-      expect(names(await problem('/v1/fragrances?limit=1&limit=2'))).toEqual(['limit']);
-      expect(names(await problem('/v1/fragrances?note=rose&note=oud'))).toEqual(['note']);
-      expect(names(await problem('/v1/fragrances?Query=x&brand=a&brand=b&limit=0'))).toEqual(['Query', 'brand', 'limit']);
+    test('rejects unknown and repeated parameters, naming them', async ({ api }) => {
+      expect(names(await api.problem('/v1/fragrances?colour=red'))).toEqual(['colour']);
+      expect(names(await api.problem('/v1/fragrances?limit=1&limit=2'))).toEqual(['limit']);
+      expect(names(await api.problem('/v1/fragrances?note=rose&note=oud'))).toEqual(['note']);
+      expect(names(await api.problem('/v1/fragrances?Query=x&brand=a&brand=b&limit=0'))).toEqual(['Query', 'brand', 'limit']);
     });
 
-    it('rejects Object.prototype names like any unknown parameter, on every route with query parameters', async () => {
+    test('rejects Object.prototype names like any unknown parameter, on every route with query parameters', async ({ api }) => {
       const routes = ['/v1/fragrances', `/v1/fragrances/${terre.id}`, `/v1/fragrances/${terre.id}/similar`];
       for (const route of routes) {
         for (const name of ['__proto__', 'constructor', 'prototype', 'hasOwnProperty', 'toString', 'valueOf']) {
-          const p = await problem(`${route}?${name}=1`);
+          const p = await api.problem(`${route}?${name}=1`);
           expect(names(p), `${route}?${name}`).toEqual([name]);
           expect(p.code).toBe('invalid_parameter');
-          expect(names(await problem(`${route}?${name}=1&${name}=2`)), `${route}?${name} twice`).toEqual([name]);
+          expect(names(await api.problem(`${route}?${name}=1&${name}=2`)), `${route}?${name} twice`).toEqual([name]);
         }
-        expect(names(await problem(`${route}?%5F%5Fproto%5F%5F=1`))).toEqual(['__proto__']);
+        expect(names(await api.problem(`${route}?%5F%5Fproto%5F%5F=1`))).toEqual(['__proto__']);
       }
     });
 
-    it('rejects every malformed value with a 400 naming the parameter', async () => {
+    test('rejects every malformed value with a 400 naming the parameter', async ({ api }) => {
       const cases: [string, string][] = [
         ['year_from=199x', 'year_from'],
         ['year_to=2000.5', 'year_to'],
@@ -347,13 +342,13 @@ describe('catalogue routes', () => {
         [`note=${Array.from({ length: 11 }, (_, i) => `n${i}`).join(',')}`, 'note'],
       ];
       for (const [query, name] of cases) {
-        const p = await problem(`/v1/fragrances?${query}`);
+        const p = await api.problem(`/v1/fragrances?${query}`);
         expect(names(p), query).toEqual([name]);
         expect(p.code).toBe('invalid_parameter');
       }
     });
 
-    it('never answers 5xx, whatever the query string', async () => {
+    test('never answers 5xx, whatever the query string', async ({ api }) => {
       const keys = fc.constantFrom(
         'query',
         'brand',
@@ -380,7 +375,7 @@ describe('catalogue routes', () => {
       await fc.assert(
         fc.asyncProperty(fc.array(fc.tuple(keys, value), { maxLength: 4 }), async (pairs) => {
           const qs = new URLSearchParams(pairs).toString();
-          const res = await fetch(`${base}/v1/fragrances?${qs}`);
+          const res = await fetch(`${api.base}/v1/fragrances?${qs}`);
           const body = await res.text();
           expect([200, 400], `${qs} → ${res.status} ${body}`).toContain(res.status);
         }),
@@ -388,7 +383,7 @@ describe('catalogue routes', () => {
       );
       await fc.assert(
         fc.asyncProperty(fc.string({ unit: 'grapheme', maxLength: 200 }), async (query) => {
-          const res = await fetch(`${base}/v1/fragrances?query=${encodeURIComponent(query)}`);
+          const res = await fetch(`${api.base}/v1/fragrances?query=${encodeURIComponent(query)}`);
           expect(res.status, query).toBe(200);
           await res.arrayBuffer();
         }),
@@ -398,29 +393,29 @@ describe('catalogue routes', () => {
   });
 
   describe('GET /v1/fragrances/{id}', () => {
-    it('returns the full record with an ETag, and 304 for a matching If-None-Match', async () => {
-      const res = await get(`/v1/fragrances/${terre.id}`);
+    test('returns the full record with an ETag, and 304 for a matching If-None-Match', async ({ api }) => {
+      const res = await api.get(`/v1/fragrances/${terre.id}`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual(terre);
       const etag = res.headers.get('etag') ?? '';
       expect(etag).toMatch(/^".+"$/);
-      const again = await get(`/v1/fragrances/${terre.id.toUpperCase()}`, { 'if-none-match': `W/"other", ${etag}` });
+      const again = await api.get(`/v1/fragrances/${terre.id.toUpperCase()}`, { 'if-none-match': `W/"other", ${etag}` });
       expect(again.status).toBe(304);
       expect(again.headers.get('etag')).toBe(etag);
-      expect((await get(`/v1/fragrances/${terre.id}`, { 'if-none-match': '"stale"' })).status).toBe(200);
+      expect((await api.get(`/v1/fragrances/${terre.id}`, { 'if-none-match': '"stale"' })).status).toBe(200);
     });
 
-    it('404 problem+json for an unknown id, 400 for a malformed one or any query parameter', async () => {
-      expect((await problem('/v1/fragrances/00000000-0000-4000-8000-000000000000', 404)).code).toBe('not_found');
-      expect(names(await problem('/v1/fragrances/not-a-uuid'))).toEqual(['id']);
-      expect(names(await problem(`/v1/fragrances/${terre.id}?x=1`))).toEqual(['x']);
-      expect((await get('/v1/fragrances/%E0%A4%A')).status).toBe(400);
+    test('404 problem+json for an unknown id, 400 for a malformed one or any query parameter', async ({ api }) => {
+      expect((await api.problem('/v1/fragrances/00000000-0000-4000-8000-000000000000', 404)).code).toBe('not_found');
+      expect(names(await api.problem('/v1/fragrances/not-a-uuid'))).toEqual(['id']);
+      expect(names(await api.problem(`/v1/fragrances/${terre.id}?x=1`))).toEqual(['x']);
+      expect((await api.get('/v1/fragrances/%E0%A4%A')).status).toBe(400);
     });
   });
 
   describe('GET /v1/fragrances/{id}/similar', () => {
-    it('returns other fragrances sharing notes or accords', async () => {
-      const res = await get(`/v1/fragrances/${terre.id}/similar?limit=5`);
+    test('returns other fragrances sharing notes or accords', async ({ api }) => {
+      const res = await api.get(`/v1/fragrances/${terre.id}/similar?limit=5`);
       expect(res.status).toBe(200);
       const { data, limit } = res.body as { data: FragranceSummary[]; limit: number };
       expect(limit).toBe(5);
@@ -434,12 +429,12 @@ describe('catalogue routes', () => {
       }
     });
 
-    it('404 for an unknown id and 400 for a bad limit', async () => {
-      await problem('/v1/fragrances/00000000-0000-4000-8000-000000000000/similar', 404);
-      expect(names(await problem(`/v1/fragrances/${terre.id}/similar?limit=51`))).toEqual(['limit']);
+    test('404 for an unknown id and 400 for a bad limit', async ({ api }) => {
+      await api.problem('/v1/fragrances/00000000-0000-4000-8000-000000000000/similar', 404);
+      expect(names(await api.problem(`/v1/fragrances/${terre.id}/similar?limit=51`))).toEqual(['limit']);
     });
 
-    it('400 problem naming the parameter for each bad filter value', async () => {
+    test('400 problem naming the parameter for each bad filter value', async ({ api }) => {
       const bad: [string, string][] = [
         ['other_brands=yes', 'other_brands'],
         ['available_in_au=1', 'available_in_au'],
@@ -453,14 +448,14 @@ describe('catalogue routes', () => {
         ['dupes=true', 'dupes'],
       ];
       for (const [query, param] of bad) {
-        const body = await problem(`/v1/fragrances/${terre.id}/similar?${query}`);
+        const body = await api.problem(`/v1/fragrances/${terre.id}/similar?${query}`);
         expect(body.status, query).toBe(400);
         expect(names(body), query).toEqual([param]);
       }
     });
 
-    it('answers every alternative with closeness and reasons, and the filters apply', async () => {
-      const res = await get(`/v1/fragrances/${terre.id}/similar?other_brands=true&exclude_flankers=true&concentration=edp&limit=5`);
+    test('answers every alternative with closeness and reasons, and the filters apply', async ({ api }) => {
+      const res = await api.get(`/v1/fragrances/${terre.id}/similar?other_brands=true&exclude_flankers=true&concentration=edp&limit=5`);
       expect(res.status).toBe(200);
       const { data } = res.body as { data: (FragranceSummary & { closeness: number; reasons: { summary: string } })[] };
       expect(data.length).toBeGreaterThan(0);
@@ -473,8 +468,8 @@ describe('catalogue routes', () => {
       }
     });
 
-    it('documents the filters and the reasons in the OpenAPI document', async () => {
-      const openapi = (await get('/v1/openapi.json')).body as {
+    test('documents the filters and the reasons in the OpenAPI document', async ({ api }) => {
+      const openapi = (await api.get('/v1/openapi.json')).body as {
         paths: Record<string, { get?: { parameters?: { name: string }[] } }>;
         components: {
           schemas: Record<string, { properties?: Record<string, { $ref?: string; items?: { $ref?: string } }>; required?: string[] }>;
@@ -503,38 +498,36 @@ describe('catalogue routes', () => {
     });
   });
 
-  it('answers other methods with 405 and Allow', async () => {
+  test('answers other methods with 405 and Allow', async ({ api }) => {
     for (const [method, path] of [
       ['POST', '/v1/fragrances'],
       ['DELETE', `/v1/fragrances/${terre.id}`],
       ['PUT', `/v1/fragrances/${terre.id}/similar`],
     ] as const) {
-      const res = await fetch(base + path, { method });
+      const res = await fetch(api.base + path, { method });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toBe('GET, HEAD');
       expect(Problem.parse(await res.json()).code).toBe('method_not_allowed');
     }
-    expect((await fetch(`${base}/v1/fragrances/${terre.id}`, { method: 'HEAD' })).status).toBe(200);
+    expect((await fetch(`${api.base}/v1/fragrances/${terre.id}`, { method: 'HEAD' })).status).toBe(200);
   });
 
-  it('serves the generated OpenAPI document', async () => {
-    const res = await get('/v1/openapi.json');
+  test('serves the generated OpenAPI document', async ({ api }) => {
+    const res = await api.get('/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ openapi: '3.1.0', paths: expect.objectContaining({ '/fragrances': expect.any(Object) }) });
   });
 
-  it('answers 503 problem+json, not 500, when Elasticsearch is down or the alias is missing', async () => {
-    const dead = await listen(new Client({ node: 'http://127.0.0.1:1', maxRetries: 0 }), 'fragrances');
-    const missing = await listen(es.client, es.index('missing'));
-    try {
-      for (const origin of [dead.base, missing.base]) {
-        const res = await fetch(`${origin}/v1/fragrances?query=rose`);
-        expect(res.status).toBe(503);
-        expect(Problem.parse(await res.json()).code).toBe('service_unavailable');
-      }
-    } finally {
-      dead.server.close();
-      missing.server.close();
+  test('answers 503 problem+json, not 500, when Elasticsearch is down or the alias is missing', async ({ es, startApp }) => {
+    const dead = await startApp(
+      { CATALOGUE_ALIAS: 'fragrances' },
+      { elasticsearch: new Client({ node: 'http://127.0.0.1:1', maxRetries: 0 }) },
+    );
+    const missing = await startApp({ CATALOGUE_ALIAS: es.index('missing') });
+    for (const origin of [dead.url, missing.url]) {
+      const res = await fetch(`${origin}/v1/fragrances?query=rose`);
+      expect(res.status).toBe(503);
+      expect(Problem.parse(await res.json()).code).toBe('service_unavailable');
     }
   });
 });

@@ -1,15 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
 import { Client } from '@elastic/elasticsearch';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { SearchResponse, type FragranceDetail } from '@fragrance/contracts';
 import { bumpCatalogueGeneration, CATALOGUE_GENERATION_HEADER, catalogueGenerationKey, generationMark } from '@fragrance/response-cache';
 import { currentIndex, ingestCatalogue } from '@fragrance/search';
 import { SEARCH_OUTCOME_HEADER } from '@fragrance/search-analytics';
 import { makeRecord } from '@fragrance/search/testing';
-import { close, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
-import { startCatalogueApp } from '../testing/app.ts';
+import { testRedis } from '@fragrance/testkit';
+import { catalogueTest } from '../testing/app.ts';
 import { CACHE_CONTROL } from './responder.ts';
 
 const CURSOR_SECRET = randomBytes(32).toString('base64url');
@@ -30,60 +29,90 @@ function countingClient(url: string) {
   return { client, counts };
 }
 
-describe('response cache (real Elasticsearch and Redis)', () => {
-  let es: TestElasticsearch;
-  let redis: TestRedis;
-  let alias: string;
-  let counted: ReturnType<typeof countingClient>;
-  const servers: Server[] = [];
-  const subscribers: Redis[] = [];
+const names = async (res: Response) => SearchResponse.parse(await res.json()).data.map((d) => d.name);
 
+/**
+ * The file's catalogue (`first`) under `alias`, a test Redis, and the client that counts what
+ * the apps ask Elasticsearch; `start` starts a catalogue app on them for one test.
+ */
+const test = catalogueTest
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern
+  .extend('redis', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const redis = await testRedis('cache');
+    onCleanup(() => redis.cleanup());
+    return redis;
+  })
+  .extend('alias', { scope: 'file' }, async ({ es }) => {
+    const alias = es.index('fragrances');
+    await ingestCatalogue({ client: es.client, alias, records: first });
+    return alias;
+  })
+  .extend('counted', { scope: 'file' }, ({ es }, { onCleanup }) => {
+    const counted = countingClient(es.url);
+    onCleanup(() => counted.client.close());
+    return counted;
+  })
+  /** Where the catalogue generation of this file's catalogue lives. */
+  .extend('cacheScope', { scope: 'file' }, ({ redis, alias }) => ({ prefix: redis.prefix.replace(/:$/, ''), alias }))
   /**
    * A catalogue on the test index. With the cache, by default with a subscriber (the generation
    * held in process, as main.ts runs it); `subscribe: false` reads the generation per request.
    */
-  async function start(options: { cache: boolean; redisClient?: Redis; subscribe?: boolean; checkMs?: number }): Promise<string> {
-    const env = {
-      CATALOGUE_ALIAS: alias,
-      CURSOR_SECRET,
-      RESPONSE_CACHE_MAX_BYTES: '1000000',
-      JOBS_PREFIX: scope().prefix,
-      RESPONSE_CACHE_GENERATION_CHECK_MS: String(options.checkMs ?? 60_000),
+  .extend('start', ({ startApp, redis, alias, counted, cacheScope }, { onCleanup }) => {
+    const subscribers: Redis[] = [];
+    onCleanup(() => {
+      for (const subscriber of subscribers) subscriber.disconnect();
+    });
+    return async (options: { cache: boolean; redisClient?: Redis; subscribe?: boolean; checkMs?: number }): Promise<string> => {
+      const env = {
+        CATALOGUE_ALIAS: alias,
+        CURSOR_SECRET,
+        RESPONSE_CACHE_MAX_BYTES: '1000000',
+        JOBS_PREFIX: cacheScope.prefix,
+        RESPONSE_CACHE_GENERATION_CHECK_MS: String(options.checkMs ?? 60_000),
+      };
+      const client = options.redisClient ?? redis.redis;
+      let subscriber: Redis | undefined;
+      if (options.cache && options.subscribe !== false) {
+        subscriber = client.duplicate();
+        subscriber.on('error', () => undefined);
+        subscribers.push(subscriber);
+      }
+      const app = await startApp(env, {
+        elasticsearch: counted.client,
+        ...(options.cache ? { redis: client } : {}),
+        ...(subscriber ? { subscriber } : {}),
+      });
+      return app.url;
     };
-    const client = options.redisClient ?? redis.redis;
-    let subscriber: Redis | undefined;
-    if (options.cache && options.subscribe !== false) {
-      subscriber = client.duplicate();
-      subscriber.on('error', () => undefined);
-      subscribers.push(subscriber);
-    }
-    const app = await startCatalogueApp(
-      { elasticsearch: counted.client, ...(options.cache ? { redis: client } : {}), ...(subscriber ? { subscriber } : {}) },
-      env,
-    );
-    servers.push(app.server);
-    return app.url;
-  }
-
-  beforeAll(async () => {
-    es = await testElasticsearch('cache');
-    redis = await testRedis('cache');
-    alias = es.index('fragrances');
-    await ingestCatalogue({ client: es.client, alias, records: first });
-    counted = countingClient(es.url);
-  });
-  afterAll(async () => {
-    await Promise.all(servers.map((s) => close(s)));
-    for (const subscriber of subscribers) subscriber.disconnect();
-    await counted.client.close();
-    await redis.cleanup();
-    await es.cleanup();
+  })
+  /** Waits until repeated hits cost Elasticsearch nothing: the subscriber is listening. */
+  .extend('untilHeld', { scope: 'file' }, ({ counted }) => async (base: string, path: string): Promise<void> => {
+    const roundTrips = async () => {
+      const before = counted.counts.all;
+      await fetch(base + path);
+      return counted.counts.all - before;
+    };
+    await expect.poll(roundTrips, { timeout: 5_000, interval: 20, message: 'the generation was never held in process' }).toBe(0);
+  })
+  /** Ingests Rose Garden 1 and two new ones (announcing the swap when asked); returns the names a search then finds. */
+  .extend('swapTo', { scope: 'file' }, ({ es, alias, redis, cacheScope }) => {
+    let nextRose = 4;
+    return async (announce = false): Promise<string[]> => {
+      const [a, b] = [nextRose, nextRose + 1];
+      nextRose += 2;
+      await ingestCatalogue({
+        client: es.client,
+        alias,
+        records: [rose(1), rose(a), rose(b)],
+        ...(announce ? { afterSwap: () => bumpCatalogueGeneration(redis.redis, cacheScope) } : {}),
+      });
+      return [`Rose Garden ${b}`, `Rose Garden ${a}`, 'Rose Garden 1'];
+    };
   });
 
-  const scope = () => ({ prefix: redis.prefix.replace(/:$/, ''), alias });
-  const names = async (res: Response) => SearchResponse.parse(await res.json()).data.map((d) => d.name);
-
-  it('answers a repeated request without Elasticsearch, byte for byte as an uncached service does', async () => {
+describe('response cache (real Elasticsearch and Redis)', () => {
+  test('answers a repeated request without Elasticsearch, byte for byte as an uncached service does', async ({ start, counted }) => {
     const cached = await start({ cache: true });
     const uncached = await start({ cache: false });
     const path = '/v1/fragrances?query=rose%20garden&limit=2&facets=brand';
@@ -111,7 +140,7 @@ describe('response cache (real Elasticsearch and Redis)', () => {
     expect(a.headers.get('etag')).toMatch(/^"[\w-]{22}"$/);
   });
 
-  it('answers If-None-Match with 304 on search, detail and similar, without a body', async () => {
+  test('answers If-None-Match with 304 on search, detail and similar, without a body', async ({ start }) => {
     const base = await start({ cache: true });
     const id = first[0]?.id ?? '';
     for (const path of ['/v1/fragrances?query=rose', `/v1/fragrances/${id}`, `/v1/fragrances/${id}/similar?limit=2`]) {
@@ -127,7 +156,10 @@ describe('response cache (real Elasticsearch and Redis)', () => {
     }
   });
 
-  it('states what a text search found in the internal outcome header, on computed, cached and 304 answers alike', async () => {
+  test('states what a text search found in the internal outcome header, on computed, cached and 304 answers alike', async ({
+    start,
+    counted,
+  }) => {
     const id = first[0]?.id ?? '';
     for (const [base, cache] of [
       [await start({ cache: true }), true],
@@ -158,7 +190,7 @@ describe('response cache (real Elasticsearch and Redis)', () => {
     }
   });
 
-  it('sends 50 concurrent requests for a cold key to Elasticsearch once', async () => {
+  test('sends 50 concurrent requests for a cold key to Elasticsearch once', async ({ start, counted }) => {
     const base = await start({ cache: true });
     // What one cold answer costs (a search, plus a spelling suggestion when it finds little):
     // measured on a sibling key, since did_you_mean may add a second search.
@@ -172,7 +204,14 @@ describe('response cache (real Elasticsearch and Redis)', () => {
     expect(counted.counts.search - before).toBe(perAnswer);
   });
 
-  it('shows an enrichment change once the worker bumps the generation, and not a stale cached answer', async () => {
+  test('shows an enrichment change once the worker bumps the generation, and not a stale cached answer', async ({
+    start,
+    es,
+    alias,
+    redis,
+    cacheScope,
+    untilHeld,
+  }) => {
     const base = await start({ cache: true });
     const id = first[1]?.id ?? '';
     const path = `/v1/fragrances/${id}`;
@@ -184,14 +223,21 @@ describe('response cache (real Elasticsearch and Redis)', () => {
     const index = (await currentIndex(es.client, alias)) ?? '';
     await es.client.update({ index, id, doc: { description: 'A garden after rain.' }, refresh: true });
     expect(await description()).toBeNull(); // still the cached answer: the cache was in use
-    await bumpCatalogueGeneration(redis.redis, scope());
+    await bumpCatalogueGeneration(redis.redis, cacheScope);
     // Visible once the subscriber has the message: usually the very next request, but the
     // PUBLISH and the next request race on a loaded machine (seen once in CI), so the test allows
     // the documented bound.
     await expect.poll(description, { timeout: 1_000, interval: 10 }).toBe('A garden after rain.');
   });
 
-  it('reads the generation again when the edge forwards a newer counter than the one held', async () => {
+  test('reads the generation again when the edge forwards a newer counter than the one held', async ({
+    start,
+    es,
+    alias,
+    redis,
+    cacheScope,
+    untilHeld,
+  }) => {
     const base = await start({ cache: true });
     const id = first[0]?.id ?? '';
     const path = `/v1/fragrances/${id}`;
@@ -201,30 +247,20 @@ describe('response cache (real Elasticsearch and Redis)', () => {
     const index = (await currentIndex(es.client, alias)) ?? '';
     await es.client.update({ index, id, doc: { description: 'Read again.' }, refresh: true });
     // A bump whose message never arrives (INCR without PUBLISH): the held generation stays.
-    const counter = await redis.redis.incr(catalogueGenerationKey(scope()));
+    const counter = await redis.redis.incr(catalogueGenerationKey(cacheScope));
     expect(await description()).not.toBe('Read again.');
     // The gateway's edge cache forwards the counter it read with the admission.
-    const seen = { [CATALOGUE_GENERATION_HEADER]: generationMark(scope(), String(counter)) };
+    const seen = { [CATALOGUE_GENERATION_HEADER]: generationMark(cacheScope, String(counter)) };
     const answer = await fetch(base + path, { headers: seen });
     expect(((await answer.json()) as FragranceDetail).description).toBe('Read again.');
-    expect(answer.headers.get(CATALOGUE_GENERATION_HEADER)).toBe(generationMark(scope(), String(counter)));
+    expect(answer.headers.get(CATALOGUE_GENERATION_HEADER)).toBe(generationMark(cacheScope, String(counter)));
     // …and holds the new generation from then on.
     expect(await description()).toBe('Read again.');
     // A mark for another key (another catalogue's) changes nothing.
     expect(await description({ [CATALOGUE_GENERATION_HEADER]: 'elsewhere:catalogue-generation:x=999' })).toBe('Read again.');
   });
 
-  /** Waits until repeated hits cost Elasticsearch nothing: the subscriber is listening. */
-  async function untilHeld(base: string, path: string): Promise<void> {
-    const roundTrips = async () => {
-      const before = counted.counts.all;
-      await fetch(base + path);
-      return counted.counts.all - before;
-    };
-    await expect.poll(roundTrips, { timeout: 5_000, interval: 20, message: 'the generation was never held in process' }).toBe(0);
-  }
-
-  it('answers a cache hit without a round trip once the generation is held in process', async () => {
+  test('answers a cache hit without a round trip once the generation is held in process', async ({ start, counted, untilHeld }) => {
     const base = await start({ cache: true });
     const path = '/v1/fragrances?query=rose%20garden&limit=1';
     await untilHeld(base, path);
@@ -239,7 +275,7 @@ describe('response cache (real Elasticsearch and Redis)', () => {
     expect(counted.counts.all - again).toBe(5);
   });
 
-  it('serves a new index on the very next request after the alias swaps (generation read per request)', async () => {
+  test('serves a new index on the very next request after the alias swaps (generation read per request)', async ({ start, swapTo }) => {
     const base = await start({ cache: true, subscribe: false });
     const path = '/v1/fragrances?query=rose%20garden';
     const before = await names(await fetch(base + path));
@@ -248,7 +284,11 @@ describe('response cache (real Elasticsearch and Redis)', () => {
     expect(await names(await fetch(base + path))).toEqual(next);
   });
 
-  it('serves a new index on the very next request after an ingest announces its swap (generation held in process)', async () => {
+  test('serves a new index on the very next request after an ingest announces its swap (generation held in process)', async ({
+    start,
+    untilHeld,
+    swapTo,
+  }) => {
     const base = await start({ cache: true });
     const path = '/v1/fragrances?query=rose%20garden';
     await untilHeld(base, path);
@@ -258,7 +298,7 @@ describe('response cache (real Elasticsearch and Redis)', () => {
     expect(await names(await fetch(base + path))).toEqual(next);
   });
 
-  it('serves a swap made without an announcement within the check interval', async () => {
+  test('serves a swap made without an announcement within the check interval', async ({ start, untilHeld, swapTo }) => {
     const base = await start({ cache: true, checkMs: 100 });
     const path = '/v1/fragrances?query=rose%20garden';
     await untilHeld(base, path);
@@ -268,21 +308,7 @@ describe('response cache (real Elasticsearch and Redis)', () => {
     await expect.poll(async () => names(await fetch(base + path)), { timeout: 3_000, interval: 20 }).toEqual(next);
   });
 
-  let nextRose = 4;
-  /** Ingests Rose Garden 1 and two new ones (announcing the swap when asked); returns the names a search then finds. */
-  async function swapTo(announce = false): Promise<string[]> {
-    const [a, b] = [nextRose, nextRose + 1];
-    nextRose += 2;
-    await ingestCatalogue({
-      client: es.client,
-      alias,
-      records: [rose(1), rose(a), rose(b)],
-      ...(announce ? { afterSwap: () => bumpCatalogueGeneration(redis.redis, scope()) } : {}),
-    });
-    return [`Rose Garden ${b}`, `Rose Garden ${a}`, 'Rose Garden 1'];
-  }
-
-  it('answers from Elasticsearch, uncached, while Redis is unreachable', async () => {
+  test('answers from Elasticsearch, uncached, while Redis is unreachable', async ({ start, counted }) => {
     const down = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true });
     down.on('error', () => undefined);
     try {
