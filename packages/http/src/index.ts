@@ -13,7 +13,7 @@ export {
   ValidationError,
 } from './errors.ts';
 export { notFoundHandler, problemHandler, sendProblem, writeProblem } from './problem.ts';
-export { createLogger, requestIdOf, requestLogger, type Logger } from './logger.ts';
+export { bufferedStdout, createLogger, requestIdOf, requestLogger, type Logger } from './logger.ts';
 export { serve } from './serve.ts';
 export { checkDependencies, handleProbe, Lifecycle, probeRoutes, type DependencyCheck } from './health.ts';
 export { parsePath, parseQuery } from './params.ts';

@@ -37,6 +37,26 @@ export function createLogger(service: string, level: LevelWithSilent, destinatio
   return logger;
 }
 
+/**
+ * Standard output for a service that logs a line per request: written 4 KB at a time rather than
+ * one write(2) a line (a tenth of the CPU of a process answering uncached searches), synchronously
+ * so there is no thread-pool handoff. Quiet periods still see their lines within a second, and
+ * whatever is buffered is written when the process exits.
+ */
+export function bufferedStdout(): pino.DestinationStream {
+  const destination = pino.destination({ dest: 1, minLength: 4096, sync: true });
+  const flush = () => {
+    try {
+      destination.flushSync();
+    } catch {
+      // stdout gone (closed pipe): nothing left to write to.
+    }
+  };
+  setInterval(flush, 1_000).unref();
+  process.on('exit', flush);
+  return destination;
+}
+
 /** The own keys that make a field's value need pino's redactor: the wildcard names, and for req its headers. */
 const WILDCARD_NAMES = REDACT.filter((path) => path.startsWith('*.')).map((path) => path.slice(2));
 const namesFor = (field: string): ReadonlySet<string> =>

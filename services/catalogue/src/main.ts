@@ -1,6 +1,5 @@
-import { pino } from 'pino';
 import { defaultModelDirectory, loadEmbedderOffThread } from '@fragrance/embeddings';
-import { createLogger, Lifecycle, serve } from '@fragrance/http';
+import { bufferedStdout, createLogger, Lifecycle, serve } from '@fragrance/http';
 import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/metrics';
 import { createRedisClient } from '@fragrance/redis';
 import { initTracing } from '@fragrance/tracing';
@@ -10,23 +9,9 @@ import { createElasticsearchClient } from './elasticsearch.ts';
 import { loadConfig } from './config.ts';
 
 const config = loadConfig(process.env);
-// Request lines are written 4 KB at a time, not one write(2) each (every search logs a line; a
-// write per line was a tenth of the catalogue's CPU on uncached searches), synchronously so there
-// is no thread-pool handoff. Quiet periods still see their lines within a second, and whatever
-// is buffered is written when the process exits. The gateway does the same.
-const logDestination = pino.destination({ dest: 1, minLength: 4096, sync: true });
-const flushLogs = () => {
-  try {
-    logDestination.flushSync();
-  } catch {
-    // stdout gone (closed pipe): nothing left to write to.
-  }
-};
-setInterval(flushLogs, 1_000).unref();
-process.on('exit', flushLogs);
 configureMetrics({ service: 'catalogue', enabled: config.METRICS_ENABLED });
 const tracing = initTracing({ service: 'catalogue', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
-const logger = createLogger('catalogue', config.LOG_LEVEL, logDestination);
+const logger = createLogger('catalogue', config.LOG_LEVEL, bufferedStdout());
 // Every Elasticsearch request goes through the breaker: a frozen or stopped cluster is answered
 // at once (503, or a stale cached answer) once it opened, not after each request's timeout.
 const breaker = createElasticsearchBreaker(

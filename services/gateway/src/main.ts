@@ -1,5 +1,4 @@
-import { pino } from 'pino';
-import { createLogger, Lifecycle, serve } from '@fragrance/http';
+import { bufferedStdout, createLogger, Lifecycle, serve } from '@fragrance/http';
 import { createRedisClient } from '@fragrance/redis';
 import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/metrics';
 import { initTracing } from '@fragrance/tracing';
@@ -9,22 +8,9 @@ import { startDegradedAdmission } from './degraded-admission.ts';
 import { createUpstreamAgent } from './proxy.ts';
 
 const config = loadConfig(process.env);
-// Request lines are written 4 KB at a time, not one write(2) each (the edge logs every request),
-// synchronously so there is no thread-pool handoff. Quiet periods still see their lines within a
-// second, and whatever is buffered is written when the process exits.
-const logDestination = pino.destination({ dest: 1, minLength: 4096, sync: true });
-const flushLogs = () => {
-  try {
-    logDestination.flushSync();
-  } catch {
-    // stdout gone (closed pipe): nothing left to write to.
-  }
-};
-setInterval(flushLogs, 1_000).unref();
-process.on('exit', flushLogs);
 configureMetrics({ service: 'gateway', enabled: config.METRICS_ENABLED });
 const tracing = initTracing({ service: 'gateway', otlpEndpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT });
-const logger = createLogger('gateway', config.LOG_LEVEL, logDestination);
+const logger = createLogger('gateway', config.LOG_LEVEL, bufferedStdout());
 // Fails fast while Redis is away: data requests get a 503 in well under a second (docs/gateway.md).
 const redis = createRedisClient(config, logger, 'request-path');
 const agents = {
