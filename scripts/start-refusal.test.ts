@@ -5,7 +5,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@fragrance/testkit';
 import { afterAll, expect, it } from 'vitest';
@@ -24,15 +23,16 @@ it('a second npm start against a running stack refuses, naming it, and leaves it
   stacks.push(running);
   const lock = join(local, 'stack.lock');
   writeFileSync(lock, JSON.stringify({ pid: running.pid, kind: 'start', startedAt: '2026-01-01T00:00:00.000Z' }));
-  for (let i = 0; i < 100; i++)
-    if (
-      await fetch(`http://127.0.0.1:${port}/`).then(
-        () => true,
-        () => false,
-      )
+  await expect
+    .poll(
+      () =>
+        fetch(`http://127.0.0.1:${port}/`).then(
+          () => true,
+          () => false,
+        ),
+      { timeout: 5_000, interval: 50, message: 'the stand-in stack never served' },
     )
-      break;
-    else await sleep(50);
+    .toBe(true);
 
   const second = spawnSync(process.execPath, ['scripts/start.ts'], {
     cwd: ROOT,

@@ -55,13 +55,18 @@ describe('admission script against real Redis', () => {
     // One command per admission: the script, nothing beside it.
     const monitor = await redis.connect().monitor();
     const commands: string[] = [];
+    // A command sent after the admission: once MONITOR shows it, it has shown the admission's too.
+    const marker = `${redis.prefix}monitor-marker`;
+    let markerSeen = false;
     // (MONITOR also lists the commands a script runs, with "lua" as their source: those are not
     // round trips. It also sees every other test process on this Redis: only this test's keys count.)
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
-      if (source !== 'lua' && args.some((arg) => arg.startsWith(redis.prefix))) commands.push(String(args[0]).toLowerCase());
+      if (args.includes(marker)) markerSeen = true;
+      else if (source !== 'lua' && args.some((arg) => arg.startsWith(redis.prefix))) commands.push(String(args[0]).toLowerCase());
     });
     await admit(apiKey, 'peek');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await redis.redis.exists(marker);
+    await expect.poll(() => markerSeen).toBe(true);
     monitor.disconnect();
     expect(commands.filter((c) => c === 'evalsha' || c === 'eval' || c === 'get')).toEqual(['evalsha']);
     // Without the option nothing is read along and the answer says nothing about it.

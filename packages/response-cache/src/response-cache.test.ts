@@ -22,9 +22,16 @@ describe('response cache (in process)', () => {
   it('computes a missing key once for concurrent callers, and keeps neither failures nor "not found"', async () => {
     const cache = createResponseCache({ maxBytes: 1_000_000 });
     let computed = 0;
-    // A computation still running while the other 49 callers arrive (what is under test, not a wait).
-    const slow = () => new Promise<CachedResponse>((resolve) => setTimeout(() => resolve(answer(10 + computed++)), 20));
-    const all = await Promise.all(Array.from({ length: 50 }, () => cache.get('cold', 'g1', slow)));
+    // A computation still running while the other 49 callers arrive: it ends when the test says so.
+    let finish = () => {};
+    const running = new Promise<void>((resolve) => (finish = resolve));
+    const slow = async () => {
+      await running;
+      return answer(10 + computed++);
+    };
+    const waiting = Promise.all(Array.from({ length: 50 }, () => cache.get('cold', 'g1', slow)));
+    finish();
+    const all = await waiting;
     expect(computed).toBe(1);
     expect(new Set(all.map((lookup) => lookup.response)).size).toBe(1);
     expect(all.map((lookup) => lookup.outcome).sort()).toEqual(['miss', ...Array.from({ length: 49 }, () => 'shared')]);
