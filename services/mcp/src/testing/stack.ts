@@ -20,9 +20,9 @@ export interface StackUrls {
 }
 
 export interface StackOptions {
-  /** The processes to start, in any order (each starts once the ones it calls answer). */
+  /** The processes to start, in any order (the gateway starts last, once the others answer). */
   services: StackService[];
-  /** The catalogue's alias, its records already in (catalogueAlias). */
+  /** The catalogue's alias, its records already in (catalogueOf). */
   alias?: string;
   /** Variables for one service over the stack's own (its address, Redis, prefixes, the others' URLs). */
   env?: Partial<Record<StackService, Record<string, string>>>;
