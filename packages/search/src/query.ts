@@ -4,6 +4,7 @@ import { queryFingerprint, type CursorCodec, type CursorState } from './cursor.t
 import { queryKey } from './normalise.ts';
 import { searchAfterOf, sortOrderOf, updatedSinceFilter } from './sort.ts';
 import { pageFetch } from './summary.ts';
+import { ACCORDS, NOTES } from '@fragrance/vocabulary';
 import { equivalentKeys, queryVariants } from './synonyms.ts';
 
 /**
@@ -109,6 +110,30 @@ const MISSPELT_NAME_BOOST = 3;
 
 type Clause = estypes.QueryDslQueryContainer;
 
+/** The vocabulary's notes and accords that are one word ("rose", "oud", "patchouli"), folded. */
+const MATERIAL_WORDS: ReadonlySet<string> = new Set([...NOTES, ...ACCORDS].map(foldKey).filter((word) => !word.includes(' ')));
+
+/**
+ * A one-word query that is a material ("rose", "oud", "patchouli") asks for the material: a name
+ * counts as a name match on a record whose whole name is the word ("Fig", "Lilac": what the
+ * shopper may mean), or that has the material among its notes or accords (any of the query's
+ * spellings: "agarwood" for oud), or that lists neither (nothing says otherwise). A record merely
+ * named after a material ("Oud Mistral" without oud) ranks with the rest by popularity, below the
+ * records that have it. Undefined for any other query.
+ */
+function materialClause(naming: string, spellings: readonly string[], isTheName: Clause): Clause | undefined {
+  if (naming.includes(' ') || !spellings.some((spelling) => MATERIAL_WORDS.has(spelling))) return undefined;
+  return {
+    bool: {
+      should: [
+        isTheName,
+        ...spellings.flatMap((text) => [{ match: { 'search.notes.text': text } }, { match: { 'search.accords.text': text } }]),
+        { bool: { must_not: [{ exists: { field: 'search.notes' } }, { exists: { field: 'search.accords' } }] } },
+      ],
+    },
+  };
+}
+
 /** Free-text relevance: every word must match somewhere (recallQuery), the name counts most. */
 function textQuery(key: string): { filter: Clause[]; should: Clause[] } {
   const { concentration } = queryVariants(key);
@@ -120,7 +145,9 @@ function textQuery(key: string): { filter: Clause[]; should: Clause[] } {
   // One word is ambiguous ("melody", "gold", "sauvage"): every name that is it or starts with it
   // ranks alike, most popular first, the name itself only slightly ahead. More words name a record.
   const oneWord = !naming.includes(' ');
-  const tiers = nameTiers(naming, spellings, phrase, oneWord);
+  const isTheName = isTheNameClause(spellings);
+  const tiers = nameTiers(naming, spellings, phrase, oneWord, isTheName);
+  const material = materialClause(naming, spellings, isTheName);
   return {
     // Recall only: how often a word occurs in all the record's text says nothing of relevance.
     filter: [recallQuery(key)],
@@ -129,7 +156,14 @@ function textQuery(key: string): { filter: Clause[]; should: Clause[] } {
     should: [
       // The whole name (or brand and name) as typed: never lost to the house rule below.
       ...(oneWord ? [] : [tiers[0]!]),
-      { bool: { should: oneWord ? tiers : tiers.slice(1), must_not: [brandIs] } },
+      {
+        bool: {
+          should: oneWord ? tiers : tiers.slice(1),
+          minimum_should_match: 1,
+          must_not: [brandIs],
+          ...(material ? { filter: [material] } : {}),
+        },
+      },
       { constant_score: { filter: brandIs, boost: BRAND_IS_QUERY_BOOST, _name: BRAND_SIGNAL } },
       // The brand among the words ("jacomo paradox blue"): a flat 2, however rare the brand's words.
       // Not for one word: that is a house (brandIs) or a name, never half of both ("vanille", "anna").
@@ -201,8 +235,7 @@ function nameTier(filter: Clause, boost: number, name = NAME_SIGNAL): Clause {
 }
 
 /** How well the name matches, best first: the whole name, the phrase, one edit off, every word, a prefix. */
-function nameTiers(naming: string, spellings: readonly string[], phrase: Clause, oneWord: boolean): Clause[] {
-  const isTheName = isTheNameClause(spellings);
+function nameTiers(naming: string, spellings: readonly string[], phrase: Clause, oneWord: boolean, isTheName: Clause): Clause[] {
   return [
     oneWord
       ? nameTier(

@@ -8,8 +8,8 @@ import { ingestCatalogue } from './ingest.ts';
 import { makeRecord } from './testing.ts';
 
 const hand = {
-  exact: makeRecord({ name: 'Rose', brand: 'Atelier Quiet', votes: 3 }),
-  partialPopular: makeRecord({ name: 'Rose Noire Absolue', brand: 'Maison Loud', votes: 40_000 }),
+  exact: makeRecord({ name: 'Rose', brand: 'Atelier Quiet', votes: 3, notes: { heart: ['Rose'] } }),
+  partialPopular: makeRecord({ name: 'Rose Noire Absolue', brand: 'Maison Loud', votes: 40_000, accords: ['rose', 'woody'] }),
   terre: makeRecord({ name: "Terre d'Hermès", brand: 'Hermès', votes: 9_000, perfumers: ['Jean-Claude Ellena'] }),
   terreRouge: makeRecord({ name: 'Terre Rouge', brand: 'Hermès', votes: 12 }),
   twinPopular: makeRecord({ name: 'Velvet Orchidée', brand: 'Zeta', votes: 5_000 }),
