@@ -326,6 +326,8 @@ const ATTRIBUTE_PHRASES = new Map<string, Attribute>([
   ),
 ]);
 const LONGEST_PHRASE = Math.max(...[...ATTRIBUTE_PHRASES.keys()].map((p) => p.split(' ').length));
+/** The first word of every phrase: a word not among them starts none (most queries name no attribute at all). */
+const PHRASE_FIRST_WORDS: ReadonlySet<string> = new Set([...ATTRIBUTE_PHRASES.keys()].map((p) => p.split(' ')[0]!));
 
 /** The seasons and occasions a folded query names, and its other words (longest phrase first: "date night" is not "night"). */
 export function describedAttributes(key: string): { seasons: Season[]; occasions: Occasion[]; rest: string[] } {
@@ -334,6 +336,11 @@ export function describedAttributes(key: string): { seasons: Season[]; occasions
   const occasions = new Set<Occasion>();
   const rest: string[] = [];
   for (let i = 0; i < words.length;) {
+    if (!PHRASE_FIRST_WORDS.has(words[i]!)) {
+      rest.push(words[i]!);
+      i += 1;
+      continue;
+    }
     let matched = 0;
     for (let n = Math.min(LONGEST_PHRASE, words.length - i); n > 0 && matched === 0; n--) {
       const attribute = ATTRIBUTE_PHRASES.get(words.slice(i, i + n).join(' '));
