@@ -1,17 +1,15 @@
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { close, listen } from '@fragrance/testkit';
 import { DOCS_CSP, HOME_CSP, docsRoutes } from './docs.ts';
 
+const server = createServer(express().use(docsRoutes()));
 let base = '';
-let close: () => void = () => {};
 beforeAll(async () => {
-  const server = express().use(docsRoutes()).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  close = () => server.close();
+  base = await listen(server);
 });
-afterAll(() => close());
+afterAll(() => close(server));
 
 describe('the home page and the reference', () => {
   it('serves the home page as a complete document under its script-free policy', async () => {
