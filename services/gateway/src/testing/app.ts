@@ -105,9 +105,9 @@ export async function startGatewayApp(
     ...options.env,
   });
   const logger = options.logger ?? createLogger('gateway-test', 'silent');
-  const ownRedis = options.redis ? undefined : createRedisClient(config, logger, 'request-path');
-  const redis = options.redis ?? ownRedis!;
-  if (ownRedis) await waitForRedis(ownRedis);
+  const redis = options.redis ?? createRedisClient(config, logger, 'request-path');
+  const opened = options.redis ? undefined : redis;
+  if (opened) await waitForRedis(opened);
   const agents = {
     catalogue: createUpstreamAgent(),
     ...(config.AUTH_SERVICE_URL ? { auth: createUpstreamAgent() } : {}),
@@ -124,7 +124,7 @@ export async function startGatewayApp(
       await close(server);
       degraded?.close();
       await Promise.all(Object.values(agents).map((agent) => agent.close()));
-      ownRedis?.disconnect();
+      opened?.disconnect();
       if (journalDir) rmSync(journalDir, { recursive: true, force: true });
     },
   };
