@@ -138,8 +138,10 @@ function filtersOf(source: SimilarSource, filters: SimilarFilters) {
   return { filter, mustNot };
 }
 
-/** Candidate fields the reasons are made of (display names, from doc values). */
-const REASON_FIELDS = ['notes.top', 'notes.heart', 'notes.base', 'accords'] as const;
+/** The folded house of a candidate (doc value), for the spread across houses. */
+const BRAND_FIELD = 'search.brand';
+/** Candidate fields closeness and the reasons are made of (display names, from doc values), and its house. */
+const REASON_FIELDS = ['notes.top', 'notes.heart', 'notes.base', 'accords', BRAND_FIELD] as const;
 
 /**
  * Candidates for "more like this": records sharing notes and accords with the source (each
@@ -150,7 +152,7 @@ const REASON_FIELDS = ['notes.top', 'notes.heart', 'notes.base', 'accords'] as c
 export function buildSimilarQuery(id: string, source: SimilarSource, limit: number, filters: SimilarFilters = {}): estypes.SearchRequest {
   const notes = source.search?.notes ?? [];
   const accords = source.search?.accords ?? [];
-  const main = new Set((source.main_accords ?? []).map(foldKey));
+  const main = new Set((source.main_accords ?? []).map(foldTerm));
   const should: estypes.QueryDslQueryContainer[] = [
     ...notes.map((note) => ({ term: { 'search.notes': { value: note, boost: 1 } } })),
     ...accords.map((accord) => ({ term: { 'search.accords': { value: accord, boost: main.has(accord) ? MAIN_ACCORD_WEIGHT : 1 } } })),
@@ -220,9 +222,29 @@ const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 const vectorPart = (score: number) => clamp01((2 * (score / VECTOR_BOOST) - 1 - VECTOR_FLOOR) / (1 - VECTOR_FLOOR));
 
 interface Scored {
-  item: SimilarFragrance;
+  hit: estypes.SearchHit;
+  candidate: CandidateTerms;
+  shared: Shared;
+  closeness: number;
   brand: string;
   order: number;
+}
+
+/**
+ * Folded notes and accords by display form. A catalogue has a few thousand distinct ones and
+ * every request folds its pool's (some 40 records × 20 terms): folding each anew (Unicode
+ * normalisation and regular expressions) was most of a request's own CPU time.
+ */
+const FOLDED = new Map<string, string>();
+const FOLDED_MAX = 50_000;
+function foldTerm(display: string): string {
+  let key = FOLDED.get(display);
+  if (key === undefined) {
+    key = foldKey(display);
+    if (FOLDED.size >= FOLDED_MAX) FOLDED.clear();
+    FOLDED.set(display, key);
+  }
+  return key;
 }
 
 function listed(values: readonly string[]): string {
@@ -302,30 +324,29 @@ export function similarFragrances(
       accords: terms.accords.filter((t) => candidate.accords.has(t.key)).sort(byRarity),
     };
     const vector = terms.hasVector ? (vectorScores[order] ?? farthest) : undefined;
-    const closeness = closenessOf(terms, candidate, shared, vector);
+    const closeness = round(closenessOf(terms, candidate, shared, vector));
+    return { hit, candidate, shared, closeness, brand: strings(hit.fields?.[BRAND_FIELD])[0] ?? '', order };
+  });
+  // Reasons and summaries only for the alternatives answered, not the whole pool.
+  return spreadAcrossHouses(scored, limit).map(({ hit, candidate, shared, closeness, order }) => {
     const reasons = reasonsOf(terms, candidate, shared, rarity, vectorScores[order]);
     const summary: FragranceSummary = summaryOfHit(hit);
-    return {
-      item: { ...summary, closeness: round(closeness), reasons: { ...reasons, summary: summaryOf(reasons) } },
-      brand: foldKey(summary.brand),
-      order,
-    };
+    return { ...summary, closeness, reasons: { ...reasons, summary: summaryOf(reasons) } };
   });
-  return spreadAcrossHouses(scored, limit);
 }
 
 function sourceTermsOf(source: SimilarSource, rarity: Rarity): SourceTerms {
-  const main = new Set((source.main_accords ?? []).map(foldKey));
+  const main = new Set((source.main_accords ?? []).map(foldTerm));
   const tierOf = new Map<string, Tier>();
   const noteDisplay = new Map<string, string>();
   for (const tier of ['top', 'heart', 'base'] as const)
     for (const note of source.notes?.[tier] ?? []) {
-      const key = foldKey(note);
+      const key = foldTerm(note);
       if (!tierOf.has(key)) tierOf.set(key, tier);
       if (!noteDisplay.has(key)) noteDisplay.set(key, note);
     }
   const notes: Term[] = [...noteDisplay].map(([key, display]) => ({ key, display, weight: idf(rarity, 'notes', key) }));
-  const accords: Term[] = [...new Map((source.accords ?? []).map((a) => [foldKey(a), a]))].map(([key, display]) => ({
+  const accords: Term[] = [...new Map((source.accords ?? []).map((a) => [foldTerm(a), a]))].map(([key, display]) => ({
     key,
     display,
     weight: idf(rarity, 'accords', key) * (main.has(key) ? MAIN_ACCORD_WEIGHT : 1),
@@ -336,8 +357,8 @@ function sourceTermsOf(source: SimilarSource, rarity: Rarity): SourceTerms {
 function candidateTermsOf(hit: estypes.SearchHit): CandidateTerms {
   const fields = hit.fields ?? {};
   const notes = new Map<string, string>();
-  for (const tier of ['notes.top', 'notes.heart', 'notes.base']) for (const n of strings(fields[tier])) notes.set(foldKey(n), n);
-  return { notes, accords: new Map(strings(fields.accords).map((a) => [foldKey(a), a])) };
+  for (const tier of ['notes.top', 'notes.heart', 'notes.base']) for (const n of strings(fields[tier])) notes.set(foldTerm(n), n);
+  return { notes, accords: new Map(strings(fields.accords).map((a) => [foldTerm(a), a])) };
 }
 
 /** The weighted note and accord overlap, blended with the vector side when both records have one. */
@@ -393,8 +414,8 @@ function reasonsOf(
 }
 
 /** Closest first, one per house first (in closeness order), then the rest in closeness order. */
-function spreadAcrossHouses(scored: Scored[], limit: number): SimilarFragrance[] {
-  scored.sort((a, b) => b.item.closeness - a.item.closeness || a.order - b.order);
+function spreadAcrossHouses(scored: Scored[], limit: number): Scored[] {
+  scored.sort((a, b) => b.closeness - a.closeness || a.order - b.order);
   const seen = new Set<string>();
   const first: Scored[] = [];
   const rest: Scored[] = [];
@@ -405,5 +426,5 @@ function spreadAcrossHouses(scored: Scored[], limit: number): SimilarFragrance[]
       first.push(s);
     }
   }
-  return [...first, ...rest].slice(0, limit).map((s) => s.item);
+  return [...first, ...rest].slice(0, limit);
 }
