@@ -20,6 +20,19 @@ import {
   type ServiceName,
 } from './topology.ts';
 
+/**
+ * The cluster shares two cores with everything else on the machine (load 25-30 while test suites
+ * run): an Elasticsearch search then takes 5-10 s, past the 5 s the catalogue waits by default,
+ * and a catalogue answer past the gateway's 10 s. Each tier waits longer than the one below it
+ * (with one retry of HAProxy's), inside HAProxy's 30 s server timeout. A real outage is still cut
+ * short by the catalogue's breaker and HAProxy's checks, not by these.
+ */
+const LOADED_MACHINE_TIMEOUTS: Partial<Record<Instance['service'], Record<string, string>>> = {
+  catalogue: { ELASTICSEARCH_TIMEOUT_MS: '10000' },
+  mcp: { CATALOGUE_TIMEOUT_MS: '22000' },
+  gateway: { UPSTREAM_TIMEOUT_MS: '25000' },
+};
+
 /** Instance i's process: its own port, everything else shared. */
 export function instanceSpec(instance: Instance, sharedEnv: NodeJS.ProcessEnv, secret: string) {
   return {
@@ -42,6 +55,7 @@ export function instanceSpec(instance: Instance, sharedEnv: NodeJS.ProcessEnv, s
       // there) is a refused refresh. The hot-path services keep 500 ms: they admit or skip the
       // cache on a timeout instead of failing.
       ...(instance.service === 'auth' ? { REDIS_COMMAND_TIMEOUT_MS: '2000' } : {}),
+      ...LOADED_MACHINE_TIMEOUTS[instance.service],
     },
     stopTimeoutMs: 25_000,
   };

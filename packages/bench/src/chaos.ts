@@ -496,7 +496,8 @@ try {
       const master = s.elasticsearch.nodes.find((n) => n.node === s.elasticsearch.master);
       kill(master?.pid, `Elasticsearch master ${s.elasticsearch.master ?? '?'}`);
       await sleep(2_000);
-      await until('the Elasticsearch node to come back and the catalogue to be green', 180_000, async () => {
+      // A JVM starting on a machine at load 30 took over 3 minutes to rejoin.
+      await until('the Elasticsearch node to come back and the catalogue to be green', 480_000, async () => {
         const now = await status();
         const back = now.elasticsearch.nodes.every((n) => n.pid !== null);
         const health = await fetch(`${ES}/_cluster/health/fragrances?wait_for_status=green&timeout=1s`);
