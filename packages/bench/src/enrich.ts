@@ -13,7 +13,7 @@
 // BENCH_WORKERS (2), BENCH_EMBEDDINGS (true: the workers compute record vectors), ENRICH_CONCURRENCY (4 per worker), ENRICH_BATCH_SIZE (250),
 // ELASTICSEARCH_URL (http://127.0.0.1:9200) and REDIS_URL (redis://127.0.0.1:6379): the dev
 // instances, started when they are the defaults and down.
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -28,7 +28,7 @@ import { createRunStore, enrichmentQueue, requestEnrichmentRun, type RunSummary 
 import { createRedisClient, quietRedisLogger, waitForRedis } from '@fragrance/redis';
 import { embeddingText, ingestCatalogue } from '@fragrance/search';
 import { benchConfig, DEFAULT_ES, DEFAULT_REDIS, EnrichBenchConfig } from './config.ts';
-import { ROOT, startService, stopChildren } from './support.ts';
+import { ROOT, startBenchService, stopChildren } from './support.ts';
 
 const config = benchConfig(EnrichBenchConfig);
 const ROWS = config.BENCH_ROWS;
@@ -90,8 +90,8 @@ function rssMiB(pid: number | undefined): number {
 }
 
 /** A worker process of its own (as in production), working only on this bench's alias and queue. */
-function startWorker(feedFile: string): ChildProcess {
-  return startService(
+function startWorker(feedFile: string) {
+  return startBenchService(
     'worker',
     {
       ELASTICSEARCH_URL,

@@ -17,7 +17,7 @@ import { ingestCatalogue, listVersions } from '@fragrance/search';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
 import { dispatcherFetch } from './load.ts';
 import { benchConfig, ExportBenchConfig } from './config.ts';
-import { ensureElasticsearch, say, startService, stopChildren } from './support.ts';
+import { ensureElasticsearch, say, startBenchService, stopChildren } from './support.ts';
 
 const config = benchConfig(ExportBenchConfig);
 const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
@@ -34,8 +34,8 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 ensureElasticsearch(ELASTICSEARCH_URL);
 const client = new Client({ node: ELASTICSEARCH_URL, requestTimeout: 120_000 });
 const port = config.BENCH_PORT ?? (await freePort());
-// Its metrics on a free port (startService), so the bench runs beside a running `npm start`.
-const child = startService(
+// Its metrics on a free port (startBenchService), so the bench runs beside a running `npm start`.
+const child = startBenchService(
   'catalogue',
   {
     HOST: '127.0.0.1',

@@ -41,7 +41,7 @@ import {
   ROOT,
   run,
   say as sayAs,
-  startService as startBenchService,
+  startBenchService,
   stopChildren,
 } from './support.ts';
 import { createFragranceClient, type SearchQuery } from '@fragrance/client';

@@ -59,7 +59,7 @@ import { defaultModelDirectory, loadEmbedder } from '@fragrance/embeddings';
 import { newLatencyHistogram, runLoad, type ClientCall, type LoadRequest } from './load.ts';
 import { pick, seededRandom, typo } from './random.ts';
 import { distinctRequests, parseWorkload, zipfSequence, type DistinctRequest, type KnownItem } from './workload.ts';
-import { createBenchKey, cursorSecret, ensureElasticsearch, ROOT, run, say as sayAs, startService, stopChildren } from './support.ts';
+import { createBenchKey, cursorSecret, ensureElasticsearch, ROOT, run, say as sayAs, startBenchService, stopChildren } from './support.ts';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
 import { benchConfig, SearchBenchConfig } from './config.ts';
 
@@ -669,7 +669,7 @@ async function startCatalogues(services: Services): Promise<void> {
   }
   const cataloguePort = await portAt(0);
   services.catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
-  services.cataloguePid = startService(
+  services.cataloguePid = startBenchService(
     'catalogue',
     {
       ...catalogueEnv(cataloguePort, services.redisUrl),
@@ -683,7 +683,7 @@ async function startCatalogues(services: Services): Promise<void> {
     const port = await freePort();
     services.off.catalogueUrl = `http://127.0.0.1:${port}`;
     // The same settings as (b) but metrics (or its code): its response cache needs the Redis too.
-    services.off.pids.catalogue = startService(
+    services.off.pids.catalogue = startBenchService(
       'catalogue',
       {
         ...catalogueEnv(port, services.redisUrl),
@@ -702,7 +702,7 @@ async function startCatalogues(services: Services): Promise<void> {
 async function startGateways(services: Services): Promise<void> {
   const gatewayPort = await portAt(1);
   services.gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-  services.gatewayPid = startService(
+  services.gatewayPid = startBenchService(
     'gateway',
     { ...gatewayEnv(gatewayPort, services.redisUrl, services.catalogueUrl), METRICS_PORT: services.metricsPorts.gateway },
     'search',
@@ -711,7 +711,7 @@ async function startGateways(services: Services): Promise<void> {
   if (services.off.catalogueUrl) {
     const offPort = await freePort();
     services.off.gatewayUrl = `http://127.0.0.1:${offPort}`;
-    services.off.pids.gateway = startService(
+    services.off.pids.gateway = startBenchService(
       'gateway',
       { ...gatewayEnv(offPort, services.redisUrl, services.off.catalogueUrl), ...twinEnv() },
       'search',

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
-import { createBenchKey, cursorSecret, localDir, ROOT, run, startService, stopChildren } from './support.ts';
+import { createBenchKey, cursorSecret, localDir, ROOT, run, startBenchService, stopChildren } from './support.ts';
 
 /** The last commit before issue 38 changed similar (`git log -- packages/search/src/similar.ts`). */
 export const SIMILAR_BASELINE_COMMIT = 'ab4f2c5d91d5c5e1fb0a3f481ad71df1b1a49905';
@@ -62,7 +62,7 @@ interface Side {
 async function startSide(name: Side['name'], entry: string, base: { alias: string; elasticsearchUrl: string; redisUrl: string }) {
   const [cataloguePort, gatewayPort] = [await freePort(), await freePort()];
   const catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
-  startService(
+  startBenchService(
     'catalogue',
     {
       PORT: String(cataloguePort),
@@ -79,7 +79,7 @@ async function startSide(name: Side['name'], entry: string, base: { alias: strin
     entry,
   );
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-  startService(
+  startBenchService(
     'gateway',
     {
       PORT: String(gatewayPort),

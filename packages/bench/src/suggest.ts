@@ -22,7 +22,7 @@ import { freePort, waitForHealthy } from '@fragrance/testkit';
 import { newLatencyHistogram, runLoad, type ClientCall, type LoadRequest } from './load.ts';
 import { pick, seededRandom } from './random.ts';
 import { benchConfig, SuggestBenchConfig } from './config.ts';
-import { createBenchKey, cursorSecret, ensureElasticsearch, ROOT, run, say as sayAs, startService, stopChildren } from './support.ts';
+import { createBenchKey, cursorSecret, ensureElasticsearch, ROOT, run, say as sayAs, startBenchService, stopChildren } from './support.ts';
 
 const config = benchConfig(SuggestBenchConfig);
 const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
@@ -240,7 +240,7 @@ async function main(): Promise<void> {
   ensureElasticsearch(ELASTICSEARCH_URL);
   const { documents, mix } = await prepareMix();
   const catalogueUrl = `http://127.0.0.1:${await freePort()}`;
-  const catalogue = startService(
+  const catalogue = startBenchService(
     'catalogue',
     { PORT: new URL(catalogueUrl).port, ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS, CURSOR_SECRET: cursorSecret() },
     'suggest',
@@ -252,7 +252,7 @@ async function main(): Promise<void> {
     run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', redis.name, '--port', String(redisPort)]);
     const redisUrl = `redis://127.0.0.1:${redisPort}`;
     const gatewayUrl = `http://127.0.0.1:${await freePort()}`;
-    const gateway = startService(
+    const gateway = startBenchService(
       'gateway',
       { PORT: new URL(gatewayUrl).port, REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL },
       'suggest',

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startService, stopChildren } from './support.ts';
+import { startBenchService, stopChildren } from './support.ts';
 
 afterAll(() => stopChildren());
 
@@ -15,14 +15,12 @@ describe('the services a bench starts', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bench-support-'));
     const entry = join(dir, 'print-env.ts');
     writeFileSync(entry, 'process.stdout.write(JSON.stringify({ metrics: process.env.METRICS_PORT, port: process.env.PORT }));\n');
-    const child = startService('catalogue', { PORT: '1234' }, 'test', entry);
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    await new Promise((resolve) => child.once('exit', resolve));
-    expect(JSON.parse(out)).toEqual({ metrics: '0', port: '1234' });
+    const child = startBenchService('catalogue', { PORT: '1234' }, 'test', entry);
+    expect(await child.exited).toBe(0);
+    expect(JSON.parse(child.output())).toEqual({ metrics: '0', port: '1234' });
   });
 
-  it('are started through startService only, never spawned from a bench directly', () => {
+  it('are started through startBenchService only, never spawned from a bench directly', () => {
     const dir = fileURLToPath(new URL('.', import.meta.url));
     const direct = readdirSync(dir)
       .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && file !== 'support.ts')

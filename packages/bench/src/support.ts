@@ -1,9 +1,10 @@
 // Process plumbing shared by the benches: child services, commands, the dev cluster.
-// Free ports and health waits come from @fragrance/testkit.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+// Processes, free ports and health waits come from @fragrance/testkit.
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { spawnService, type SpawnedService } from '@fragrance/testkit';
 import { benchConfig, DEFAULT_ES, inheritedEnv, LocalStateConfig } from './config.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -63,45 +64,29 @@ export function ensureElasticsearch(url: string): void {
   if (url === DEFAULT_ES) run('starting the dev Elasticsearch', 'bash', ['infra/elasticsearch.sh', 'start', '--heap', '1g']);
 }
 
-const children: ChildProcess[] = [];
-let stopping = false;
+const children: SpawnedService[] = [];
 
-/** A service as its own process (as in production); output kept only for error reports. */
-export function startService(
+/**
+ * A service as its own process (as in production) through the testkit's spawnService, on the
+ * port its PORT names (0: none), under the bench's whole environment so the services keep their
+ * own defaults; an early exit is reported at once, and stopChildren stops it.
+ */
+export function startBenchService(
   name: string,
   env: Record<string, string>,
   bench: string,
   entry = `services/${name}/src/main.ts`,
-): ChildProcess {
-  const child = spawn(process.execPath, [entry], {
-    cwd: ROOT,
-    // METRICS_PORT 0: any free port, so a bench beside a running stack (or another bench) never collides.
-    env: { ...inheritedEnv(), METRICS_PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+): SpawnedService {
+  const service = spawnService(name, Number(env.PORT ?? 0), env, {
+    entry,
+    base: inheritedEnv(),
+    onEarlyExit: (exit, output) => say(bench, `${exit}; last output:\n${output.slice(-4_000)}`),
   });
-  let tail = '';
-  const keep = (chunk: Buffer) => void (tail = (tail + chunk.toString()).slice(-4_000));
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  child.on('exit', (code, signal) => {
-    if (!stopping) say(bench, `${name} exited early (${code ?? signal}); last output:\n${tail}`);
-  });
-  children.push(child);
-  return child;
+  children.push(service);
+  return service;
 }
 
 /** SIGTERM every started service, SIGKILL whatever is still running after graceMs. */
 export async function stopChildren(graceMs = 5_000): Promise<void> {
-  stopping = true;
-  await Promise.all(
-    children.map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-          setTimeout(() => child.kill('SIGKILL'), graceMs).unref();
-        }),
-    ),
-  );
+  await Promise.all(children.map((child) => child.stop(graceMs)));
 }

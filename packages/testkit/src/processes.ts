@@ -51,53 +51,93 @@ export interface RunningService {
   url: string;
   /** Everything the service wrote so far (stdout and stderr), for failure reports. */
   output: () => string;
-  /** SIGTERM, then SIGKILL after 5 s; resolves once the process is gone. */
-  stop: () => Promise<void>;
+  /** SIGTERM, then SIGKILL after `graceMs` (5 s); resolves once the process is gone. */
+  stop: (graceMs?: number) => Promise<void>;
+}
+
+/** A service process not yet known to answer: for callers that start several at once. */
+export interface SpawnedService extends RunningService {
+  pid: number | undefined;
+  /** Resolves with the exit code (null when killed by a signal) once the process is gone. */
+  exited: Promise<number | null>;
+  /** Resolves once /health answers 200; rejects naming the output if the process exits first. */
+  ready: (timeoutMs?: number) => Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** The script to run instead of `services/<name>/src/main.ts` (another checkout's code, a stand-in). */
+  entry?: string;
+  /**
+   * The environment the service's variables go over. Unset (tests): PATH alone, with LOG_LEVEL
+   * warn and embeddings off. A bench passes its own environment, so the services keep their own
+   * defaults and whatever the operator set (NODE_OPTIONS, …).
+   */
+  base?: NodeJS.ProcessEnv;
+  /** Told when the process exits before `stop()` was called (a bench reports it at once). */
+  onEarlyExit?: (exit: string, output: string) => void;
+}
+
+/** The variables a service starts with: METRICS_PORT 0 (a free port) unless `env` names one. */
+function serviceEnv(port: number, env: Record<string, string>, base: NodeJS.ProcessEnv | undefined): NodeJS.ProcessEnv {
+  const defaults = base ?? { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', EMBEDDINGS_ENABLED: 'false' };
+  return { ...defaults, HOST: '127.0.0.1', PORT: String(port), METRICS_PORT: '0', ...env };
 }
 
 /**
  * Starts `services/<name>/src/main.ts` as its own process (services never import each other) on
- * loopback `port` with `env`, and waits until its /health answers 200. Embeddings are off unless
+ * loopback `port` with `env`, without waiting for it: `ready()` does. Embeddings are off unless
  * `env` turns them on (`EMBEDDINGS_ENABLED: 'true'`): loading the model costs seconds and memory
  * in every process, and only semantic search tests need it.
  */
-export async function startService(name: string, port: number, env: Record<string, string>, timeoutMs = 60_000): Promise<RunningService> {
-  const child: ChildProcess = spawn(process.execPath, [`services/${name}/src/main.ts`], {
+export function spawnService(name: string, port: number, env: Record<string, string>, options: ServiceOptions = {}): SpawnedService {
+  const child: ChildProcess = spawn(process.execPath, [options.entry ?? `services/${name}/src/main.ts`], {
     cwd: REPO_ROOT,
-    // children get the toolchain's PATH, nothing else of ours
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      METRICS_PORT: '0',
-      EMBEDDINGS_ENABLED: 'false',
-      ...env,
-    },
+    env: serviceEnv(port, env, options.base),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let stopping = false;
   const keep = (chunk: Buffer) => void (output = (output + chunk.toString()).slice(-64_000));
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
-  const url = `http://127.0.0.1:${port}`;
-  const service: RunningService = {
-    name,
-    url,
-    output: () => output,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
-  try {
-    await waitForHealthy(url, timeoutMs, () => {
-      if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}:\n${output}`);
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', (code, signal) => {
+      if (!stopping) options.onEarlyExit?.(`${name} exited early (${code ?? signal})`, output);
+      resolve(code);
     });
+    child.once('error', (error) => {
+      keep(Buffer.from(String(error)));
+      resolve(null);
+    });
+  });
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
+  const stop = async (graceMs = 5_000) => {
+    stopping = true;
+    if (gone()) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+  const url = `http://127.0.0.1:${port}`;
+  const ready = (timeoutMs = 60_000) =>
+    waitForHealthy(url, timeoutMs, () => {
+      if (gone()) throw new Error(`${name} exited with ${child.exitCode ?? child.signalCode}:\n${output}`);
+    });
+  return { name, url, pid: child.pid, exited, ready, output: () => output, stop };
+}
+
+/** `spawnService`, then waits until its /health answers 200; stops it if it never does. */
+export async function startService(
+  name: string,
+  port: number,
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  options: ServiceOptions = {},
+): Promise<RunningService> {
+  const service = spawnService(name, port, env, options);
+  try {
+    await service.ready(timeoutMs);
   } catch (error) {
     await service.stop();
     throw error;
