@@ -799,13 +799,23 @@ async function esOutage(key: string, ids: readonly string[]): Promise<NonNullabl
     say('SIGCONT every Elasticsearch node');
     let answersAgainAfter: number | null = null;
     let recoveredAt = Number.POSITIVE_INFINITY;
+    // Sent with the Zipf key, so each probe is one of its samples: the 200 that ends the wait is
+    // counted in its used_today (it was the one request over in the run before this was so).
     await until('an uncached search to answer again', 120_000, async () => {
-      const res = await fetch(`${EDGE}/v1/fragrances?query=rose+${randomBytes(4).toString('hex')}&limit=3`, {
-        headers: { authorization: `Bearer ${key}` },
-        signal: AbortSignal.timeout(5_000),
-      });
-      await res.arrayBuffer();
-      return res.status === 200;
+      const target = `/v1/fragrances?query=rose+${randomBytes(4).toString('hex')}&limit=3`;
+      const probe: ZipfSample = { target, start: Date.now(), end: 0, status: 0, stale: false, hash: null };
+      try {
+        const res = await fetch(`${EDGE}${target}`, {
+          headers: { authorization: `Bearer ${key}` },
+          signal: AbortSignal.timeout(TIMEOUT_MS),
+        });
+        await res.arrayBuffer();
+        probe.status = res.status;
+      } finally {
+        probe.end = Date.now();
+        zipfSamples.push(probe);
+      }
+      return probe.status === 200;
     }).then(
       () => {
         recoveredAt = Date.now();
