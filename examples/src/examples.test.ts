@@ -8,8 +8,18 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFragranceClient } from '@fragrance/client';
 import { brandHeading } from './format.ts';
-import { startFuzzStack, type FuzzTarget } from '@fragrance/fuzz';
-import { REPO_ROOT, testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
+import { createKeyStore } from '@fragrance/api-keys';
+import { generateCatalogue } from '@fragrance/dataset';
+import { ingestCatalogue } from '@fragrance/search';
+import {
+  REPO_ROOT,
+  startStack,
+  testElasticsearch,
+  testRedis,
+  type Stack,
+  type TestElasticsearch,
+  type TestRedis,
+} from '@fragrance/testkit';
 
 const run = promisify(execFile);
 const RECORDS = 300;
@@ -17,14 +27,28 @@ const RECORDS = 300;
 describe('the examples against a running API', () => {
   let es: TestElasticsearch;
   let redis: TestRedis;
-  let stack: FuzzTarget;
+  let stack: Stack;
+  let apiKey: string;
+  /** Ids of records in the catalogue, for the mirror's change. */
+  let knownIds: string[];
   let dir: string;
   let env: Record<string, string>;
 
   beforeAll(async () => {
     [es, redis] = await Promise.all([testElasticsearch('examples'), testRedis('examples')]);
-    stack = await startFuzzStack({ elasticsearchUrl: es.url, redisUrl: redis.url, prefix: es.prefix, records: RECORDS });
-    env = { PATH: process.env.PATH ?? '', FRAGRANCE_API_URL: `${stack.baseUrl}/v1`, FRAGRANCE_API_KEY: stack.apiKey };
+    const records = [...generateCatalogue({ count: RECORDS, seed: 20_26 })];
+    knownIds = records.slice(0, 50).map((record) => record.id);
+    const alias = es.index('fragrances');
+    await ingestCatalogue({ client: es.client, alias, records, replicas: 0 });
+    // A key that never binds: the examples are tested, not the quota.
+    ({ apiKey } = await createKeyStore({ redis: redis.redis, prefix: redis.prefix }).create({
+      owner: 'examples',
+      quota: 10_000_000,
+      burst: 1_000_000,
+      refillPerSecond: 1_000_000,
+    }));
+    stack = await startStack({ services: ['catalogue', 'gateway'], redis, elasticsearchUrl: es.url, alias });
+    env = { PATH: process.env.PATH ?? '', FRAGRANCE_API_URL: `${stack.urls.edge}/v1`, FRAGRANCE_API_KEY: apiKey };
     dir = mkdtempSync(join(tmpdir(), 'examples-'));
   }, 120_000);
   afterAll(async () => {
@@ -36,7 +60,7 @@ describe('the examples against a running API', () => {
   const example = (name: string, ...args: string[]) => run(process.execPath, [`examples/src/${name}.ts`, ...args], { cwd: REPO_ROOT, env });
 
   it('suggest.ts prints suggestions after every keystroke', async () => {
-    const client = createFragranceClient({ baseUrl: env.FRAGRANCE_API_URL!, apiKey: stack.apiKey });
+    const client = createFragranceClient({ baseUrl: env.FRAGRANCE_API_URL!, apiKey });
     const [brand] = (await client.brands({ limit: 1 })).data;
     const word = brand!.name.slice(0, 4);
     const { stdout } = await example('suggest', word);
@@ -62,7 +86,7 @@ describe('the examples against a running API', () => {
 
     // A record changed since (a later updated_at, as an ingest or enrichment stamps it) comes
     // with the next sync, alone, and replaces the copy held.
-    const changedId = stack.knownIds.find((known) => known !== id)!;
+    const changedId = knownIds.find((known) => known !== id)!;
     const updatedAt = new Date(Math.max(Date.parse(instant!), Date.now()) + 1_000).toISOString();
     const name = 'Renamed Since The Last Sync';
     await es.client.update({ index: `${es.prefix}fragrances`, id: changedId, doc: { name, updated_at: updatedAt }, refresh: true });
@@ -74,7 +98,7 @@ describe('the examples against a running API', () => {
   });
 
   it('brand.ts prints a brand with its fragrances and their notes; an unknown slug is a clear error', async () => {
-    const client = createFragranceClient({ baseUrl: env.FRAGRANCE_API_URL!, apiKey: stack.apiKey });
+    const client = createFragranceClient({ baseUrl: env.FRAGRANCE_API_URL!, apiKey });
     const [brand] = (await client.brands({ limit: 1 })).data;
     const { stdout } = await example('brand', brand!.slug, '3');
     expect(stdout.split('\n')[0]).toBe(brandHeading(brand!));

@@ -2,8 +2,9 @@
 // Elasticsearch index, with API keys and quotas in a real Redis.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyStore, type KeyStore } from '@fragrance/api-keys';
-import { startFuzzStack, type FuzzTarget } from '@fragrance/fuzz';
-import { testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
+import { generateCatalogue } from '@fragrance/dataset';
+import { ingestCatalogue } from '@fragrance/search';
+import { startStack, testElasticsearch, testRedis, type Stack, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
 import { createFragranceClient, FragranceApiError } from './client.ts';
 
 const RECORDS = 250;
@@ -11,15 +12,17 @@ const RECORDS = 250;
 describe('@fragrance/client against the running API', () => {
   let es: TestElasticsearch;
   let redis: TestRedis;
-  let stack: FuzzTarget;
+  let stack: Stack;
   let keys: KeyStore;
   let baseUrl: string;
 
   beforeAll(async () => {
     [es, redis] = await Promise.all([testElasticsearch('client'), testRedis('client')]);
-    stack = await startFuzzStack({ elasticsearchUrl: es.url, redisUrl: redis.url, prefix: es.prefix, records: RECORDS });
-    keys = createKeyStore({ redis: redis.redis, prefix: es.prefix });
-    baseUrl = `${stack.baseUrl}/v1`;
+    const alias = es.index('fragrances');
+    await ingestCatalogue({ client: es.client, alias, records: generateCatalogue({ count: RECORDS, seed: 20_26 }), replicas: 0 });
+    stack = await startStack({ services: ['catalogue', 'gateway'], redis, elasticsearchUrl: es.url, alias });
+    keys = createKeyStore({ redis: redis.redis, prefix: redis.prefix });
+    baseUrl = `${stack.urls.edge}/v1`;
   }, 120_000);
   afterAll(async () => {
     await stack?.stop();
