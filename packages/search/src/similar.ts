@@ -56,8 +56,8 @@ export const VECTOR_FLOOR = 0.5;
 export const VECTOR_BOOST = 8;
 const VECTOR_QUERY = 'similar_vector';
 
-/** Candidates read per request: ranked again by closeness, then spread across houses. */
-export const similarPool = (limit: number) => Math.min(100, Math.max(40, limit * 4));
+/** Candidates read per request (each way, notes and vector): ranked again by closeness, then spread across houses. */
+export const similarPool = (limit: number) => Math.min(100, Math.max(20, limit * 2));
 
 /**
  * Trailing words that make a flanker of a line ("Sauvage Elixir", "Light Blue Eau Intense"):
@@ -158,6 +158,7 @@ export function buildSimilarQuery(id: string, source: SimilarSource, limit: numb
     ...accords.map((accord) => ({ term: { 'search.accords': { value: accord, boost: main.has(accord) ? MAIN_ACCORD_WEIGHT : 1 } } })),
   ];
   const { filter, mustNot } = filtersOf(source, filters);
+  const filtered = filter.length > 0 || mustNot.length > 0;
   mustNot.push({ ids: { values: [id] } });
   const pool = similarPool(limit);
   const vector = source.embedding?.vector;
@@ -166,9 +167,12 @@ export function buildSimilarQuery(id: string, source: SimilarSource, limit: numb
       knn: {
         field: EMBEDDING_VECTOR_FIELD,
         query_vector: vector,
-        k: pool,
-        num_candidates: Math.max(100, pool * 2),
-        filter: [{ bool: { filter, must_not: mustNot } }],
+        // Unfiltered, the nearest records are searched without a filter (the source, its own
+        // nearest, is one more and left out by must_not): a filter costs the kNN search more
+        // than the search itself on the real sample (docs/benchmarks/similar.md).
+        k: filtered ? pool : pool + 1,
+        num_candidates: 2 * pool,
+        ...(filtered ? { filter: [{ bool: { filter, must_not: mustNot } }] } : {}),
         boost: VECTOR_BOOST,
         _name: VECTOR_QUERY,
       },
