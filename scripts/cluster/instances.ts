@@ -1,7 +1,7 @@
 // The cluster's service instances: how each runs, waiting for them behind HAProxy, rolling
 // restarts, and the state `npm run cluster -- status` prints.
 import { existsSync, readFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import pWaitFor, { TimeoutError } from 'p-wait-for';
 import { fallbackName, haproxyCommand, haproxyServers, type ControlRequest, type Supervisor } from '@fragrance/stack';
 import { LOCAL_DIR, ROOT, waitForOk } from '../lib/stack-steps.ts';
 import { elasticsearchNodePid, sentinelPrimary } from './infra.ts';
@@ -62,13 +62,17 @@ export function instanceSpec(instance: Instance, sharedEnv: NodeJS.ProcessEnv, s
 }
 
 export async function waitForHaproxy(servers: string[], state: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  let pending = servers;
+  const seen = async () => {
     const current = await haproxyServers(HAPROXY_SOCKET);
-    const pending = servers.filter((s) => !current.get(s)?.status.startsWith(state));
-    if (pending.length === 0) return;
-    if (Date.now() > deadline) throw new Error(`HAProxy does not see ${pending.join(', ')} as ${state}`);
-    await sleep(200);
+    pending = servers.filter((s) => !current.get(s)?.status.startsWith(state));
+    return pending.length === 0;
+  };
+  try {
+    await pWaitFor(seen, { interval: 200, timeout: timeoutMs });
+  } catch (error) {
+    if (error instanceof TimeoutError) throw new Error(`HAProxy does not see ${pending.join(', ')} as ${state}`, { cause: error });
+    throw error;
   }
 }
 
@@ -98,12 +102,12 @@ async function rollingRestart(sup: Supervisor, list: Instance[], progress: (m: s
     if (balanced) {
       // Out of rotation first: no new requests, in-flight ones finish (drain waits for them).
       for (const entry of entries) await haproxyCommand(HAPROXY_SOCKET, `set server ${entry} state drain`);
-      const deadline = Date.now() + 10_000;
-      const sessions = async () => {
+      const drained = async () => {
         const current = await haproxyServers(HAPROXY_SOCKET);
-        return entries.reduce((sum, entry) => sum + (current.get(entry)?.sessions ?? 0), 0);
+        return entries.every((entry) => (current.get(entry)?.sessions ?? 0) === 0);
       };
-      while ((await sessions()) > 0 && Date.now() < deadline) await sleep(100);
+      // At most 10 s: a request still running then is cut by the restart, as a deploy would.
+      await pWaitFor(drained, { interval: 100, timeout: { milliseconds: 10_000, fallback: () => undefined } });
     }
     progress(`${instance.name}: restarting (pid ${sup.pid(instance.name) ?? '?'})`);
     try {

@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import pWaitFor, { TimeoutError } from 'p-wait-for';
 import { DEV_PORTS } from '@fragrance/config';
 import { EMBEDDING_MODEL_KEY } from '@fragrance/embeddings';
 import { scriptsConfig } from '../config.ts';
@@ -196,20 +197,24 @@ export async function ensureDemoUser(env: Env): Promise<{ email: string; passwor
 
 /** Polls `url` until it answers 200, while `stillOurs` holds (our own process is up). */
 export async function waitForOk(url: string, timeoutMs: number, stillOurs: () => boolean = () => true): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let last = '';
-  while (Date.now() < deadline) {
+  const answered = async () => {
     if (!stillOurs()) throw new Error(`the process behind ${url} is not running`);
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
-      if (res.status === 200) return;
+      if (res.status === 200) return true;
       last = `${res.status} ${await res.text()}`;
     } catch (error) {
       last = String(error);
     }
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    return false;
+  };
+  try {
+    await pWaitFor(answered, { interval: 500, timeout: timeoutMs });
+  } catch (error) {
+    if (error instanceof TimeoutError) throw new Error(`${url} did not answer 200: ${last}`, { cause: error });
+    throw error;
   }
-  throw new Error(`${url} did not answer 200: ${last}`);
 }
 
 /** Prints how to use the stack once it is ready. */

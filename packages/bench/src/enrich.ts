@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import pWaitFor, { TimeoutError } from 'p-wait-for';
 import { Client } from '@elastic/elasticsearch';
 import type { FragranceDetail } from '@fragrance/contracts';
 import { generateCatalogue, writeDataset } from '@fragrance/dataset';
@@ -157,29 +157,36 @@ async function ensureInfra(elasticsearch: Client): Promise<ReturnType<typeof cre
 
 /** Waits until every worker has connected to the queue. */
 async function waitForWorkers(queue: ReturnType<typeof enrichmentQueue>): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while ((await queue.getWorkers()).length < WORKERS) {
-    if (Date.now() > deadline) throw new Error('workers did not connect within 60 s');
-    await sleep(200);
-  }
+  const connected = async () => (await queue.getWorkers()).length >= WORKERS;
+  await pWaitFor(connected, {
+    interval: 200,
+    timeout: { milliseconds: 60_000, message: new Error('workers did not connect within 60 s') },
+  });
 }
 
 /** Polls the run until it ends, sampling the workers' peak RSS into `peakRss`; its final summary. */
 async function waitForRun(runs: ReturnType<typeof createRunStore>, runId: string, pids: (number | undefined)[], peakRss: number[]) {
   const started = performance.now();
   let lastReport = 0;
-  for (;;) {
+  let summary: RunSummary | undefined;
+  const ended = async () => {
     pids.forEach((pid, i) => (peakRss[i] = Math.max(peakRss[i] ?? 0, rssMiB(pid))));
-    const summary = await runs.get(runId);
-    if (summary?.status === 'completed' || summary?.status === 'completed_with_failures' || summary?.status === 'failed') return summary;
+    summary = await runs.get(runId);
+    if (summary?.status === 'completed' || summary?.status === 'completed_with_failures' || summary?.status === 'failed')
+      return pWaitFor.resolveWith(summary);
     if (interrupted) throw new Error('interrupted');
-    if (performance.now() - started > TIMEOUT_MIN * 60_000)
-      throw new Error(`run ${runId} did not finish in ${TIMEOUT_MIN} minutes: ${JSON.stringify(summary)}`);
     if (summary && performance.now() - lastReport > 10_000) {
       lastReport = performance.now();
       say(`${summary.rows_seen}/${summary.rows_total} rows after ${((performance.now() - started) / 1000).toFixed(0)} s`);
     }
-    await sleep(250);
+    return false;
+  };
+  try {
+    return await pWaitFor(ended, { interval: 250, timeout: TIMEOUT_MIN * 60_000 });
+  } catch (error) {
+    if (error instanceof TimeoutError)
+      throw new Error(`run ${runId} did not finish in ${TIMEOUT_MIN} minutes: ${JSON.stringify(summary)}`, { cause: error });
+    throw error;
   }
 }
 

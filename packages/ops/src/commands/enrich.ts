@@ -1,4 +1,5 @@
 import cliProgress from 'cli-progress';
+import pWaitFor from 'p-wait-for';
 import { z } from 'zod';
 import { parseConfig, redisConnectionFields, redisPrefix } from '@fragrance/config';
 import {
@@ -69,7 +70,8 @@ export function formatRun(run: RunSummary): string {
 
 const finished = (run: RunSummary | undefined) =>
   run?.status === 'completed' || run?.status === 'completed_with_failures' || run?.status === 'failed';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** What is left of `deadline` as p-wait-for's timeout, failing with `message`. */
+const until = (deadline: number, message: string) => ({ milliseconds: Math.max(deadline - Date.now(), 0), message: new Error(message) });
 
 /** A progress bar on a terminal, a line every 10% elsewhere (CI logs stay short). */
 function progressReporter(ctx: CommandContext) {
@@ -114,18 +116,23 @@ function progressReporter(ctx: CommandContext) {
  * completes with `skipped`: we then follow that run instead.
  */
 async function runToFollow(session: Session, jobId: string, runId: string, deadline: number): Promise<string> {
-  for (;;) {
+  const started = async (): Promise<string | undefined> => {
     if (await session.runs.get(runId)) return runId;
     const job = await Job.fromId(session.queue, jobId);
-    if (job?.finishedOn) {
-      if (job.failedReason) throw new Error(`the run could not start: ${job.failedReason}`);
-      const current = await session.runs.current();
-      if (current) return current.id;
-      if (await session.runs.get(runId)) return runId;
-    }
-    if (Date.now() > deadline) throw new Error('no worker picked the run up in time (is the worker running? `npm start` runs one)');
-    await sleep(300);
-  }
+    if (!job?.finishedOn) return undefined;
+    if (job.failedReason) throw new Error(`the run could not start: ${job.failedReason}`);
+    return (await session.runs.current())?.id ?? ((await session.runs.get(runId)) ? runId : undefined);
+  };
+  return pWaitFor(
+    async () => {
+      const id = await started();
+      return id !== undefined && pWaitFor.resolveWith(id);
+    },
+    {
+      interval: 300,
+      timeout: until(deadline, 'no worker picked the run up in time (is the worker running? `npm start` runs one)'),
+    },
+  );
 }
 
 const run: Command = {
@@ -152,14 +159,17 @@ const run: Command = {
       const progress = progressReporter(ctx);
       let summary: RunSummary | undefined;
       try {
-        for (;;) {
-          summary = await session.runs.get(runId);
-          if (summary) progress.update(summary);
-          if (finished(summary)) break;
-          if (Date.now() > deadline)
-            throw new Error(`run ${runId} still in progress after the timeout; follow it with: npm run ops -- enrich status`);
-          await sleep(500);
-        }
+        await pWaitFor(
+          async () => {
+            summary = await session.runs.get(runId);
+            if (summary) progress.update(summary);
+            return finished(summary);
+          },
+          {
+            interval: 500,
+            timeout: until(deadline, `run ${runId} still in progress after the timeout; follow it with: npm run ops -- enrich status`),
+          },
+        );
       } finally {
         progress.stop();
       }
