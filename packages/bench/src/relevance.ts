@@ -348,7 +348,8 @@ async function benchSimilar(): Promise<void> {
   say(
     `similar through the gateway (concurrency 1, ${gateway.requests} requests a side): p50 ${gateway.p50_ms} ms, p90 ${gateway.p90_ms} ms; ` +
       `before issue 38 (${gateway.baseline.commit.slice(0, 7)}) p50 ${gateway.baseline.p50_ms} ms, p90 ${gateway.baseline.p90_ms} ms; ` +
-      `ratio ${gateway.p50_ratio} (target ≤ 1); load average ${loadAverage()}`,
+      `ratio ${gateway.p50_ratio} (target ≤ 1); control, the detail of the same ids: p50 ${gateway.detail.p50_ms} ms, ` +
+      `before ${gateway.detail.baseline_p50_ms} ms, ratio ${gateway.detail.p50_ratio}; load average ${loadAverage()}`,
   );
   process.stdout.write(
     `${JSON.stringify({ bench: 'relevance', kind: 'similar', catalogue: options.catalogue, documents: records.length, seed: options.seed, ...figures, gateway, load_average: loadavg() })}\n`,

@@ -22,6 +22,11 @@ export interface SimilarGatewayFigures extends LatencyFigures {
   baseline: LatencyFigures & { commit: string };
   /** p50 now / p50 of the baseline: ≤ 1 is no slower. */
   p50_ratio: number;
+  /**
+   * The control: the detail of the same ids (GET /v1/fragrances/{id}, unchanged by issue 38) on
+   * both sides, in the same rounds: what the catalogue's other changes since the baseline cost.
+   */
+  detail: { p50_ms: number; baseline_p50_ms: number; p50_ratio: number };
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -96,14 +101,14 @@ async function startSide(name: Side['name'], entry: string, base: { alias: strin
   return { name, gatewayUrl };
 }
 
-async function ask(side: Side, id: string, apiKey: string): Promise<number> {
+async function ask(side: Side, id: string, apiKey: string, path: 'similar' | 'detail' = 'similar'): Promise<number> {
   const started = performance.now();
-  const response = await fetch(`${side.gatewayUrl}/v1/fragrances/${id}/similar?limit=10`, {
-    headers: { authorization: `Bearer ${apiKey}` },
-  });
-  const body = (await response.json()) as { data?: unknown[] };
+  const url = `${side.gatewayUrl}/v1/fragrances/${id}${path === 'similar' ? '/similar?limit=10' : ''}`;
+  const response = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` } });
+  const body = (await response.json()) as { data?: unknown[]; id?: string };
   const ms = performance.now() - started;
-  if (response.status !== 200 || !Array.isArray(body.data)) throw new Error(`${side.name} similar ${id}: ${response.status}`);
+  if (response.status !== 200 || (path === 'similar' ? !Array.isArray(body.data) : body.id !== id))
+    throw new Error(`${side.name} ${path} ${id}: ${response.status}`);
   return ms;
 }
 
@@ -141,19 +146,25 @@ export async function similarThroughGateway({
     // Warm-up: connections, JIT, the rarity table, Elasticsearch's caches.
     for (const id of ids.slice(0, 20)) for (const side of sides) await ask(side, id, apiKey);
     const latencies: Record<Side['name'], number[]> = { now: [], baseline: [] };
+    const details: Record<Side['name'], number[]> = { now: [], baseline: [] };
     let turn = 0;
     for (let r = 0; r < rounds; r++)
       for (const id of ids) {
         const order = turn++ % 2 ? [...sides].reverse() : sides;
         for (const side of order) latencies[side.name].push(await ask(side, id, apiKey));
+        for (const side of order) details[side.name].push(await ask(side, id, apiKey, 'detail'));
       }
     const now = latencyFigures(latencies.now);
     const before = latencyFigures(latencies.baseline);
+    const detailNow = latencyFigures(details.now).p50_ms;
+    const detailBefore = latencyFigures(details.baseline).p50_ms;
+    const ratio = (a: number, b: number) => Math.round((a / b) * 1000) / 1000;
     return {
       requests: latencies.now.length,
       ...now,
       baseline: { commit: SIMILAR_BASELINE_COMMIT.slice(0, 12), ...before },
-      p50_ratio: Math.round((now.p50_ms / before.p50_ms) * 1000) / 1000,
+      p50_ratio: ratio(now.p50_ms, before.p50_ms),
+      detail: { p50_ms: detailNow, baseline_p50_ms: detailBefore, p50_ratio: ratio(detailNow, detailBefore) },
     };
   } finally {
     await stopChildren();
