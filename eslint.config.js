@@ -1,5 +1,6 @@
 // One lint config for the whole workspace; packages run `eslint src` against it.
 import js from '@eslint/js';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -47,7 +48,7 @@ export default tseslint.config(
   {
     // The generator is for ops, bench and tests; services use @fragrance/vocabulary for its rules.
     files: ['services/**/*.ts'],
-    ignores: ['**/*.test.ts', '**/test-fixtures.ts', 'services/*/test/**'],
+    ignores: ['**/*.test.ts', '**/testing/**', 'services/*/test/**'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -63,7 +64,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/config.ts', '**/main.ts', '**/cli.ts', '**/*.test.ts', '**/testkit/src/**'],
+    files: ['**/config.ts', '**/main.ts', '**/cli.ts', '**/*.test.ts', '**/testkit/src/**', 'eslint.config.js'],
     rules: { 'no-restricted-properties': 'off' },
   },
   {
@@ -80,7 +81,7 @@ export default tseslint.config(
   {
     // Tests assert by failing: a `!` on a value the test just checked, or a JSON body read as
     // the shape the test expects, is the point rather than a hazard.
-    files: ['**/*.test.ts', '**/test-support.ts', '**/test-helpers.ts', '**/test-fixtures.ts', '**/testing/**', '**/testkit/src/**'],
+    files: ['**/*.test.ts', '**/testing/**', '**/testkit/src/**'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
@@ -94,15 +95,7 @@ export default tseslint.config(
     // Functions read as named steps: at most 80 lines (blank lines and comments aside) outside
     // tests, test helpers and generated code.
     files: ['**/*.ts'],
-    ignores: [
-      '**/*.test.ts',
-      '**/test-support.ts',
-      '**/test-helpers.ts',
-      '**/test-fixtures.ts',
-      '**/testing/**',
-      '**/testkit/src/**',
-      '**/generated/**',
-    ],
+    ignores: ['**/*.test.ts', '**/testing/**', '**/testkit/src/**', '**/generated/**'],
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
   // `npm test` lints every package in one process (LINT_WORKSPACE=1) against the root
@@ -121,4 +114,11 @@ export default tseslint.config(
         },
       ]
     : []),
+  // Plain JavaScript (this file, build-stage scripts) is in no tsconfig: lint it without types,
+  // whichever program the TypeScript files use.
+  {
+    files: ['**/*.js', '**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.node },
+  },
 );
