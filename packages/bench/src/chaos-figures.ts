@@ -73,20 +73,31 @@ export interface OutageFigures {
   other_failures: number;
   /** answered / sent (0..1). */
   answered_share: number;
-  /** 200s checked: against the same request's answer before the outage, else after it, and a detail's id against the one asked for. */
+  /** 200s checked: against the same request's answers before the outage, else after it, and a detail's id against the one asked for. */
   compared: number;
-  /** …of them checked against the first answer after the outage (no answer before it to compare). */
+  /** …of them checked against the answers after the outage (no answer before it to compare). */
   compared_after_outage: number;
-  /** 200s whose data differ from the reference answer, or a detail naming another record than asked. */
+  /** 200s whose data are none of the answers the same request got before the outage (else after it), or a detail naming another record than asked. */
   wrong: number;
+  /** The first ten wrong answers. */
+  wrong_answers?: WrongAnswer[];
   /** 200s for a request answered neither before nor after the outage, and no detail (cannot be checked). */
   unverified: number;
 }
 
-/** The first 200's hash per target, from the requests before the outage (or after it). */
-export function answersBefore(samples: readonly ZipfSample[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const s of samples) if (s.status === 200 && s.hash !== null && !out.has(s.target)) out.set(s.target, s.hash);
+/**
+ * Every distinct answer (hash of a 200) per target, from the requests before the outage (or after
+ * it). A search's ties may come back in another order from another copy of a shard, and a cache
+ * entry holds whichever answer it got last: an answer is right when it is one of these.
+ */
+export function answersBefore(samples: readonly ZipfSample[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const s of samples) {
+    if (s.status !== 200 || s.hash === null) continue;
+    const seen = out.get(s.target) ?? new Set<string>();
+    seen.add(s.hash);
+    out.set(s.target, seen);
+  }
   return out;
 }
 
@@ -104,23 +115,27 @@ function detailHash(target: string): string | undefined {
  */
 export function outageFigures(
   during: readonly ZipfSample[],
-  before: ReadonlyMap<string, string>,
-  after: ReadonlyMap<string, string> = new Map(),
+  before: ReadonlyMap<string, ReadonlySet<string>>,
+  after: ReadonlyMap<string, ReadonlySet<string>> = new Map(),
 ): OutageFigures {
   const answered = during.filter((s) => s.status === 200);
   const stale = answered.filter((s) => s.stale).length;
   const unavailable = during.filter((s) => s.status === 503).length;
   let compared = 0;
   let comparedAfter = 0;
-  let wrong = 0;
+  const wrongSamples: WrongAnswer[] = [];
   for (const s of answered) {
     const detail = detailHash(s.target);
     const reference = before.get(s.target) ?? after.get(s.target);
     if (detail === undefined && reference === undefined) continue;
     compared++;
     if (!before.has(s.target) && reference !== undefined) comparedAfter++;
-    if ((detail !== undefined && s.hash !== detail) || (reference !== undefined && s.hash !== reference)) wrong++;
+    const otherRecord = detail !== undefined && s.hash !== detail;
+    if (otherRecord || (reference !== undefined && !reference.has(s.hash ?? ''))) {
+      wrongSamples.push({ target: s.target, hash: s.hash, stale: s.stale, expected: otherRecord ? [detail] : [...(reference ?? [])] });
+    }
   }
+  const wrong = wrongSamples.length;
   return {
     sent: during.length,
     answered: answered.length,
@@ -133,7 +148,16 @@ export function outageFigures(
     compared_after_outage: comparedAfter,
     wrong,
     unverified: answered.length - compared,
+    ...(wrong ? { wrong_answers: wrongSamples.slice(0, 10) } : {}),
   };
+}
+
+/** A wrong answer, to look into: what it said and what it should have said. */
+export interface WrongAnswer {
+  target: string;
+  hash: string | null;
+  stale: boolean;
+  expected: string[];
 }
 
 /** Issue 37: with every Elasticsearch node stopped, ≥ 80 % answered from cache, none wrong, and searches answer again after. */
