@@ -6,4 +6,4 @@ export { close, listen } from './http-server.ts';
 export { startFaultProxy, type FaultProxy } from './fault-proxy.ts';
 export { waitFor } from './wait.ts';
 export { FormUser, parseForms, type Page } from './form-user.ts';
-export { startStack, type Stack } from './stack.ts';
+export { startStack, type Stack, type StackOptions, type StackService } from './stack.ts';
