@@ -1,12 +1,11 @@
 // The stack the fuzzer drives: the real catalogue and gateway as their own processes, over a
 // small generated catalogue in a real Elasticsearch index and API keys in a real Redis.
-import { randomBytes } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import { createKeyStore } from '@fragrance/api-keys';
 import { generateCatalogue } from '@fragrance/dataset';
 import { createRedisClient, quietRedisLogger } from '@fragrance/redis';
 import { ingestCatalogue } from '@fragrance/search';
-import { freePort, startService, type RunningService } from '@fragrance/testkit';
+import { startStack, type Stack } from '@fragrance/testkit';
 
 export interface FuzzTarget {
   /** The public edge, e.g. http://127.0.0.1:8080. */
@@ -33,10 +32,10 @@ export async function startFuzzStack(options: FuzzStackOptions): Promise<FuzzTar
   const { elasticsearchUrl, redisUrl, prefix, records = 500, embeddings = false } = options;
   const es = new Client({ node: elasticsearchUrl });
   const redis = createRedisClient({ REDIS_URL: redisUrl }, quietRedisLogger, 'command');
-  const services: RunningService[] = [];
+  let stack: Stack | undefined;
   const alias = `${prefix}fragrances`;
   const stop = async () => {
-    await Promise.all(services.map((service) => service.stop()));
+    await stack?.stop();
     await es.indices.delete({ index: `${prefix}*`, ignore_unavailable: true, allow_no_indices: true }).catch(() => undefined);
     const keys = await redis.keys(`${prefix}*`).catch(() => []);
     if (keys.length > 0) await redis.del(...keys);
@@ -53,27 +52,16 @@ export async function startFuzzStack(options: FuzzStackOptions): Promise<FuzzTar
       burst: 1_000_000,
       refillPerSecond: 1_000_000,
     });
-    const [cataloguePort, gatewayPort] = await Promise.all([freePort(), freePort()]);
-    services.push(
-      await startService('catalogue', cataloguePort, {
-        // Its response cache reads the enrichment generation there (answers are fuzzed cached too).
-        REDIS_URL: redisUrl,
-        ELASTICSEARCH_URL: elasticsearchUrl,
-        CATALOGUE_ALIAS: alias,
-        // A fresh signing key per run: cursors from another run are foreign, as they should be.
-        CURSOR_SECRET: randomBytes(32).toString('base64url'),
-        EMBEDDINGS_ENABLED: String(embeddings),
-      }),
-    );
-    const baseUrl = `http://127.0.0.1:${gatewayPort}`;
-    services.push(
-      await startService('gateway', gatewayPort, {
-        REDIS_URL: redisUrl,
-        REDIS_PREFIX: prefix,
-        CATALOGUE_SERVICE_URL: `http://127.0.0.1:${cataloguePort}`,
-        MCP_URL: baseUrl,
-      }),
-    );
+    // The catalogue's response cache reads the enrichment generation in Redis (answers are
+    // fuzzed cached too); each stack signs its cursors with a fresh key, so another run's are foreign.
+    stack = await startStack({
+      services: ['catalogue', 'gateway'],
+      redis: { url: redisUrl, prefix },
+      elasticsearchUrl,
+      alias,
+      embeddings,
+    });
+    const baseUrl = stack.urls.edge;
     return { baseUrl, apiKey, knownIds: catalogue.slice(0, 50).map((record) => record.id), stop };
   } catch (error) {
     await stop();
