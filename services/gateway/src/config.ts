@@ -33,22 +33,22 @@ function isProxyAddress(entry: string): boolean {
   }
 }
 
-/** Public routes a deprecation can be announced on (the gateway's route templates). */
-export const DEPRECATABLE_ROUTES = [
+/** The data routes the gateway forwards to the catalogue (each its own route, so its own metrics template). */
+export const CATALOGUE_ROUTES = [
   '/v1/fragrances',
-  '/v1/fragrances/export',
   '/v1/fragrances/:id',
   '/v1/fragrances/:id/similar',
+  // Discovery (docs/discovery.md): suggestions and the browse lists.
   '/v1/suggest',
   '/v1/brands',
   '/v1/brands/:slug',
   '/v1/notes',
   '/v1/accords',
   '/v1/perfumers',
-  '/v1/me',
-  '/v1/usage',
-  '/v1/usage/searches',
 ] as const;
+
+/** Public routes a deprecation can be announced on (the gateway's route templates). */
+export const DEPRECATABLE_ROUTES = [...CATALOGUE_ROUTES, '/v1/fragrances/export', '/v1/me', '/v1/usage', '/v1/usage/searches'] as const;
 export type DeprecatableRoute = (typeof DEPRECATABLE_ROUTES)[number];
 
 /**

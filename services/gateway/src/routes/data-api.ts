@@ -5,7 +5,7 @@ import { catalogueGenerationKey, createResponseCache } from '@fragrance/response
 import { createSearchRecorder } from '@fragrance/search-analytics';
 import { apiKeyAuth } from '../api-key-auth.ts';
 import type { GatewayDeps } from '../app.ts';
-import type { DeprecatableRoute, GatewayConfig } from '../config.ts';
+import { CATALOGUE_ROUTES, type DeprecatableRoute, type GatewayConfig } from '../config.ts';
 import { readEndpointCors } from '../cors.ts';
 import { edgeCache } from '../edge-cache.ts';
 import { sizeExport } from '../export-admission.ts';
@@ -18,20 +18,6 @@ import { searchUsageRoutes } from './usage-searches.ts';
 import { meRoutes } from './me.ts';
 
 type DataApiDeps = Pick<GatewayDeps, 'config' | 'redis' | 'agents' | 'clock' | 'degraded'>;
-
-/** The data routes forwarded to the catalogue, one route each so each has its own template in the metrics. */
-const CATALOGUE_ROUTES = [
-  '/v1/fragrances',
-  '/v1/fragrances/:id',
-  '/v1/fragrances/:id/similar',
-  // Discovery (docs/discovery.md): suggestions and the browse lists.
-  '/v1/suggest',
-  '/v1/brands',
-  '/v1/brands/:slug',
-  '/v1/notes',
-  '/v1/accords',
-  '/v1/perfumers',
-] as const satisfies readonly DeprecatableRoute[];
 
 /** The answers the catalogue caches (and marks with its generation): cached at the edge too. */
 const EDGE_CACHED: ReadonlySet<string> = new Set(['/v1/fragrances', '/v1/fragrances/:id', '/v1/fragrances/:id/similar']);
