@@ -1,1 +1,0 @@
-export { startFuzzStack, type FuzzTarget } from './stack.ts';
