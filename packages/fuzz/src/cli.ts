@@ -9,16 +9,30 @@ import { startLocalElasticsearch, startLocalRedis } from '@fragrance/testkit';
 import { createFuzzer, fuzzRun } from './run.ts';
 import { startFuzzStack } from './stack.ts';
 
-const { values } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '1000' },
-    seed: { type: 'string' },
-    concurrency: { type: 'string', default: '8' },
-    records: { type: 'string', default: '2000' },
-    elasticsearch: { type: 'string' },
-    redis: { type: 'string' },
-  },
-});
+const USAGE = 'npm run fuzz -- [--runs N] [--seed N] [--concurrency N] [--records N] [--elasticsearch URL] [--redis URL]';
+const options = {
+  runs: { type: 'string', default: '1000' },
+  seed: { type: 'string' },
+  concurrency: { type: 'string', default: '8' },
+  records: { type: 'string', default: '2000' },
+  elasticsearch: { type: 'string' },
+  redis: { type: 'string' },
+  help: { type: 'boolean' },
+} as const;
+const parsed = (() => {
+  try {
+    return parseArgs({ options });
+  } catch (error) {
+    // An unknown or malformed option: say which, and how to call it, without a stack trace.
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\nusage: ${USAGE}\n`);
+    process.exit(2);
+  }
+})();
+if (parsed.values.help) {
+  process.stdout.write(`usage: ${USAGE}\n`);
+  process.exit(0);
+}
+const { values } = parsed;
 const positive = (name: string, value: string | undefined): number => {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 1) {
