@@ -2,6 +2,7 @@ import { Client, errors, Transport, type TransportRequestOptions, type Transport
 import { Counter, Histogram } from '@fragrance/metrics';
 import { currentTraceId } from '@fragrance/tracing';
 import type { ElasticsearchBreaker } from './breaker.ts';
+import { withShardPreference } from './shard-preference.ts';
 
 export const elasticsearchDuration = new Histogram({
   name: 'catalogue_elasticsearch_duration_seconds',
@@ -26,7 +27,8 @@ function errorKind(error: unknown): string {
 
 /**
  * Every Elasticsearch request carries the trace id of the request it serves as X-Opaque-Id
- * (shown in Elasticsearch's slow logs and task list), and is timed and counted by API name.
+ * (shown in Elasticsearch's slow logs and task list), and is timed and counted by API name; every
+ * search is pinned to the same shard copies per query (shard-preference.ts).
  */
 export class TracedTransport extends Transport {
   // One signature stands for the base class's overloads: options and result pass through as given.
@@ -36,7 +38,7 @@ export class TracedTransport extends Transport {
     const end = elasticsearchDuration.startTimer({ operation });
     try {
       const result = await super.request<never>(
-        params,
+        withShardPreference(params),
         traceId && options.opaqueId === undefined ? { ...options, opaqueId: traceId } : options,
       );
       end({ result: 'ok' });
