@@ -43,17 +43,12 @@ import {
 } from './chaos-figures.ts';
 
 const config = benchConfig(ChaosBenchConfig);
-const SETTLE_S = config.BENCH_CHAOS_SETTLE_S;
-const CONCURRENCY = config.BENCH_CONCURRENCY;
-const TIMEOUT_MS = config.BENCH_REQUEST_TIMEOUT_MS;
 const LOCAL = localDir();
 const CONTROL = `${LOCAL}/cluster/control.sock`;
 const HAPROXY_SOCKET = `${LOCAL}/cluster/haproxy.sock`;
 const EDGE = `http://127.0.0.1:${CLUSTER_PORTS.edge}`;
 const ES = `http://127.0.0.1:${CLUSTER_PORTS.internal.elasticsearch}`;
 const SERVICES = ['gateway', 'catalogue', 'auth', 'mcp', 'worker'] as const;
-/** Which faults to inject (comma list), in this order: instances, rolling, es, es-outage, redis, worker. */
-const FAULTS = config.BENCH_CHAOS_FAULTS;
 const say = (message: string) => sayAs('chaos', message);
 
 interface ClusterStatus {
@@ -198,7 +193,7 @@ async function loadLoop(seed: number, keys: string[], ids: string[], grant: Gran
     const roll = random();
     const key = call++ % keys.length;
     const auth = { authorization: `Bearer ${keys[key] ?? ''}` };
-    const signal = AbortSignal.timeout(TIMEOUT_MS);
+    const signal = AbortSignal.timeout(config.BENCH_REQUEST_TIMEOUT_MS);
     let sample: Sample;
     if (roll < 0.4) {
       const url = `${EDGE}/v1/fragrances?query=${pick(random, WORDS)}&limit=20`;
@@ -259,7 +254,7 @@ async function refreshLoop(grant: Grant, signIn: () => Promise<Grant>): Promise<
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
           body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: grant.refresh, client_id: grant.clientId }).toString(),
-          signal: AbortSignal.timeout(TIMEOUT_MS),
+          signal: AbortSignal.timeout(config.BENCH_REQUEST_TIMEOUT_MS),
         });
         if (res.status === 200) next = (await res.clone().json()) as typeof next;
         else lastAnswer = `${res.status} ${(await res.clone().text()).slice(0, 160)}`;
@@ -442,7 +437,7 @@ try {
   say('keys, user and OAuth grant ready; load starts');
 
   const loops = [
-    ...Array.from({ length: CONCURRENCY }, (_, i) => loadLoop(i + 1, keys, ids, grant)),
+    ...Array.from({ length: config.BENCH_CONCURRENCY }, (_, i) => loadLoop(i + 1, keys, ids, grant)),
     refreshLoop(grant, () => oauthGrant(email, password)),
   ];
   const results: PhaseFigures[] = [];
@@ -460,7 +455,7 @@ try {
       (e: unknown) => (e instanceof Error ? e.message : String(e)),
     );
     if (error) say(`  ${name}: the fault step failed: ${error}`);
-    await sleep(SETTLE_S * 1_000);
+    await sleep(config.BENCH_CHAOS_SETTLE_S * 1_000);
     const f = {
       ...figures(name, startedAt, retriesSince(retriesBefore, await haproxyRetries())),
       ...stepFigures,
@@ -475,7 +470,7 @@ try {
 
   await sleep(3_000);
   await phaseRun('baseline', () => sleep(2_000));
-  if (FAULTS.has('instances'))
+  if (config.BENCH_CHAOS_FAULTS.has('instances'))
     await phaseRun('instance kills', async () => {
       for (const service of SERVICES) {
         s = await status();
@@ -483,14 +478,14 @@ try {
         await sleep(3_000);
       }
     });
-  if (FAULTS.has('rolling'))
+  if (config.BENCH_CHAOS_FAULTS.has('rolling'))
     await phaseRun('rolling restarts', async () => {
       for (const service of SERVICES) {
         say(`rolling ${service}`);
         await sendControl(CONTROL, { command: 'restart', service });
       }
     });
-  if (FAULTS.has('es'))
+  if (config.BENCH_CHAOS_FAULTS.has('es'))
     await phaseRun('elasticsearch master kill', async () => {
       s = await status();
       const master = s.elasticsearch.nodes.find((n) => n.node === s.elasticsearch.master);
@@ -511,11 +506,11 @@ try {
     const first = Math.min(...searchFailures.map((x) => x.start));
     esFigures.searches_failed_after_window = searchFailures.filter((x) => x.start > first + 5_000).length;
   }
-  if (FAULTS.has('es-outage'))
+  if (config.BENCH_CHAOS_FAULTS.has('es-outage'))
     await phaseRun('elasticsearch outage', async () => {
       stepFigures.es_outage = await esOutage(zipfKey, zipfIds);
     });
-  if (FAULTS.has('redis'))
+  if (config.BENCH_CHAOS_FAULTS.has('redis'))
     await phaseRun('redis primary kill', async () => {
       s = await status();
       const gateways = s.instances.filter((i) => i.service === 'gateway').length;
@@ -527,7 +522,7 @@ try {
       const limitedRequest = async () => {
         const res = await fetch(`${EDGE}/v1/fragrances/${encodeURIComponent(ids[0] ?? '')}`, {
           headers: { authorization: `Bearer ${limited}` },
-          signal: AbortSignal.timeout(TIMEOUT_MS),
+          signal: AbortSignal.timeout(config.BENCH_REQUEST_TIMEOUT_MS),
         }).catch(() => null);
         await res?.arrayBuffer().catch(() => null);
         if (res?.status === 200) limitedAnswered++;
@@ -576,7 +571,7 @@ try {
       );
       // After the window, counting is exact again: a fresh key, requests one at a time, its
       // used_today equal to the requests answered.
-      await sleep(SETTLE_S * 1_000);
+      await sleep(config.BENCH_CHAOS_SETTLE_S * 1_000);
       s = await status();
       const probe = createKey(opsEnv(s.redis.primary, s), 'chaos-probe', 1_000_000, 1_000_000);
       let answered = 0;
@@ -584,7 +579,7 @@ try {
       for (let i = 0; i < sent; i++) {
         const res = await fetch(`${EDGE}/v1/fragrances?query=${pick(seededRandom(i), WORDS)}&limit=5`, {
           headers: { authorization: `Bearer ${probe}` },
-          signal: AbortSignal.timeout(TIMEOUT_MS),
+          signal: AbortSignal.timeout(config.BENCH_REQUEST_TIMEOUT_MS),
         }).catch(() => null);
         await res?.arrayBuffer().catch(() => null);
         if (res && res.status < 300) answered++;
@@ -595,7 +590,7 @@ try {
     });
 
   let enrichment: Record<string, unknown> = {};
-  if (FAULTS.has('worker'))
+  if (config.BENCH_CHAOS_FAULTS.has('worker'))
     await phaseRun('worker kill during enrichment', async () => {
       s = await status();
       const runEnv = opsEnv(s.redis.primary, s);
@@ -696,7 +691,7 @@ try {
     grants_lost: grantsLost.map((g) => ({ phase: g.phase, answer: g.answer })),
     user_present: users.some((u) => u.email === email),
     keys_present: keysAlive,
-    enrichment_completed: !FAULTS.has('worker')
+    enrichment_completed: !config.BENCH_CHAOS_FAULTS.has('worker')
       ? null
       : enrichment.status === 'completed' &&
         enrichment.batches_done === enrichment.batches_total &&
@@ -708,7 +703,7 @@ try {
   );
   say(`nothing lost: ${JSON.stringify(lost)}`);
   process.stdout.write(
-    `${JSON.stringify({ bench: 'chaos', concurrency: CONCURRENCY, settle_s: SETTLE_S, faults: results, quotas, lost })}\n`,
+    `${JSON.stringify({ bench: 'chaos', concurrency: config.BENCH_CONCURRENCY, settle_s: config.BENCH_CHAOS_SETTLE_S, faults: results, quotas, lost })}\n`,
   );
 } finally {
   running = false;
@@ -754,7 +749,10 @@ async function zipfWorker(worker: number, plan: readonly string[], key: string):
     const start = Date.now();
     let sample: ZipfSample = { target, start, end: start, status: 0, stale: false, hash: null };
     try {
-      const res = await fetch(`${EDGE}${target}`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+      const res = await fetch(`${EDGE}${target}`, {
+        headers: { authorization: `Bearer ${key}` },
+        signal: AbortSignal.timeout(config.BENCH_REQUEST_TIMEOUT_MS),
+      });
       const text = await res.text();
       const stale = (res.headers.get('cache-status') ?? '').includes('stale-if-error');
       const hash = res.status === 200 ? dataIdsHash(JSON.parse(text) as unknown) : null;
@@ -807,7 +805,7 @@ async function esOutage(key: string, ids: readonly string[]): Promise<NonNullabl
       try {
         const res = await fetch(`${EDGE}${target}`, {
           headers: { authorization: `Bearer ${key}` },
-          signal: AbortSignal.timeout(TIMEOUT_MS),
+          signal: AbortSignal.timeout(config.BENCH_REQUEST_TIMEOUT_MS),
         });
         await res.arrayBuffer();
         probe.status = res.status;

@@ -31,17 +31,9 @@ import { benchConfig, DEFAULT_ES, DEFAULT_REDIS, EnrichBenchConfig } from './con
 import { ROOT, startBenchService, stopChildren } from './support.ts';
 
 const config = benchConfig(EnrichBenchConfig);
-const ROWS = config.BENCH_ROWS;
-const SEED = config.BENCH_SEED;
-const WORKERS = config.BENCH_WORKERS;
 const CONCURRENCY = String(config.ENRICH_CONCURRENCY);
 const BATCH_SIZE = String(config.ENRICH_BATCH_SIZE);
-const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
-const REDIS_URL = config.REDIS_URL;
-const EMBEDDINGS = config.BENCH_EMBEDDINGS;
-const TARGET_S = EMBEDDINGS ? 300 : 120;
-const EMBED_SAMPLE = config.BENCH_EMBED_SAMPLE;
-const TIMEOUT_MIN = config.BENCH_TIMEOUT_MIN;
+const TARGET_S = config.BENCH_EMBEDDINGS ? 300 : 120;
 const CORES = 2;
 
 /** CPU seconds (user + system) a process has used so far (Linux /proc), or 0 once it is gone. */
@@ -94,8 +86,8 @@ function startWorker(feedFile: string) {
   return startBenchService(
     'worker',
     {
-      ELASTICSEARCH_URL,
-      REDIS_URL,
+      ELASTICSEARCH_URL: config.ELASTICSEARCH_URL,
+      REDIS_URL: config.REDIS_URL,
       CATALOGUE_ALIAS: ALIAS,
       JOBS_PREFIX: PREFIX,
       AU_FEED_FILE: feedFile,
@@ -103,7 +95,7 @@ function startWorker(feedFile: string) {
       ENRICH_CONCURRENCY: CONCURRENCY,
       ENRICH_BATCH_SIZE: BATCH_SIZE,
       AI_ENRICHER: 'local',
-      EMBEDDINGS_ENABLED: String(EMBEDDINGS),
+      EMBEDDINGS_ENABLED: String(config.BENCH_EMBEDDINGS),
       PORT: '0',
       LOG_LEVEL: config.BENCH_LOG_LEVEL,
     },
@@ -116,7 +108,7 @@ function startWorker(feedFile: string) {
  * worker makes them, in its batches of 250), one model thread, nothing else running from this bench.
  */
 async function embeddingRate(count: number): Promise<{ rows: number; seconds: number; rows_per_s: number; ms_per_row: number }> {
-  const records: FragranceDetail[] = [...generateCatalogue({ count, seed: SEED })];
+  const records: FragranceDetail[] = [...generateCatalogue({ count, seed: config.BENCH_SEED })];
   const texts = records.map(embeddingText);
   const embedder = await loadEmbedder({ directory: defaultModelDirectory() });
   try {
@@ -142,13 +134,13 @@ const stopWorkers = () => stopChildren(15_000);
 async function ensureInfra(elasticsearch: Client): Promise<ReturnType<typeof createRedisClient>> {
   // HEAD / is not served by every distribution (the integ-test-zip answers 405): ask for cluster health.
   if (!(await reachable(() => elasticsearch.cluster.health({ timeout: '5s' })))) {
-    if (ELASTICSEARCH_URL !== DEFAULT_ES) throw new Error(`Elasticsearch does not answer at ${ELASTICSEARCH_URL}`);
+    if (config.ELASTICSEARCH_URL !== DEFAULT_ES) throw new Error(`Elasticsearch does not answer at ${config.ELASTICSEARCH_URL}`);
     startInfra('elasticsearch.sh', ['--heap', '1g']);
   }
   // A refused first connection just means the dev Redis is not started yet (handled below).
-  const redis = createRedisClient({ REDIS_URL }, quietRedisLogger, 'command');
+  const redis = createRedisClient({ REDIS_URL: config.REDIS_URL }, quietRedisLogger, 'command');
   if (!(await reachable(() => waitForRedis(redis)))) {
-    if (REDIS_URL !== DEFAULT_REDIS) throw new Error(`Redis does not answer at ${REDIS_URL}`);
+    if (config.REDIS_URL !== DEFAULT_REDIS) throw new Error(`Redis does not answer at ${config.REDIS_URL}`);
     startInfra('redis.sh', []);
     await waitForRedis(redis);
   }
@@ -157,7 +149,7 @@ async function ensureInfra(elasticsearch: Client): Promise<ReturnType<typeof cre
 
 /** Waits until every worker has connected to the queue. */
 async function waitForWorkers(queue: ReturnType<typeof enrichmentQueue>): Promise<void> {
-  const connected = async () => (await queue.getWorkers()).length >= WORKERS;
+  const connected = async () => (await queue.getWorkers()).length >= config.BENCH_WORKERS;
   await pWaitFor(connected, {
     interval: 200,
     timeout: { milliseconds: 60_000, message: new Error('workers did not connect within 60 s') },
@@ -182,10 +174,10 @@ async function waitForRun(runs: ReturnType<typeof createRunStore>, runId: string
     return false;
   };
   try {
-    return await pWaitFor(ended, { interval: 250, timeout: TIMEOUT_MIN * 60_000 });
+    return await pWaitFor(ended, { interval: 250, timeout: config.BENCH_TIMEOUT_MIN * 60_000 });
   } catch (error) {
     if (error instanceof TimeoutError)
-      throw new Error(`run ${runId} did not finish in ${TIMEOUT_MIN} minutes: ${JSON.stringify(summary)}`, { cause: error });
+      throw new Error(`run ${runId} did not finish in ${config.BENCH_TIMEOUT_MIN} minutes: ${JSON.stringify(summary)}`, { cause: error });
     throw error;
   }
 }
@@ -221,7 +213,7 @@ function resultOf({ summary, wallS, workerCpuS, esCpuSpent, idleRss, peakRss, co
     rows: summary.rows_seen,
     wall_s: Number(wallS.toFixed(1)),
     rows_per_s: Math.round(summary.rows_seen / wallS),
-    workers: WORKERS,
+    workers: config.BENCH_WORKERS,
     concurrency_per_worker: Number(CONCURRENCY),
     batch_size: Number(BATCH_SIZE),
     batches: summary.batches_total,
@@ -233,12 +225,12 @@ function resultOf({ summary, wallS, workerCpuS, esCpuSpent, idleRss, peakRss, co
     au_unmatched_offers: summary.au_unmatched_offers,
     rows_with_ai_enriched: counts.stamped,
     rows_checked_as_of_run: counts.checked,
-    embeddings: EMBEDDINGS,
+    embeddings: config.BENCH_EMBEDDINGS,
     rows_with_vectors: counts.embedded,
     embedding_alone_one_process: embedding ?? null,
     // What the workers spent embedding, at the rate measured alone: a floor (they share the cores with Elasticsearch).
     embedding_share_of_worker_time: embedding
-      ? Number(((counts.embedded * embedding.ms_per_row) / 1000 / (wallS * WORKERS)).toFixed(2))
+      ? Number(((counts.embedded * embedding.ms_per_row) / 1000 / (wallS * config.BENCH_WORKERS)).toFixed(2))
       : null,
     load_average: loadavg().map((l) => Number(l.toFixed(1))),
     // CPU the run cost: the workers' and Elasticsearch's (the whole node: other clients' load on it counts too).
@@ -259,9 +251,9 @@ function report(measured: Measured): void {
   const result = resultOf(measured);
   process.stdout.write(
     [
-      `full enrichment run over ${summary.rows_seen} rows with ${WORKERS} workers: ${result.wall_s} s (${result.rows_per_s} rows/s), target < ${TARGET_S} s: ${result.within_target ? 'met' : 'MISSED'}`,
+      `full enrichment run over ${summary.rows_seen} rows with ${config.BENCH_WORKERS} workers: ${result.wall_s} s (${result.rows_per_s} rows/s), target < ${TARGET_S} s: ${result.within_target ? 'met' : 'MISSED'}`,
       `changed ${summary.changed}, unchanged ${summary.unchanged}, failed ${summary.failed}, conflicts ${summary.conflicts}; ${summary.batches_total} batches of ${BATCH_SIZE}`,
-      `rows with a record vector: ${counts.embedded}${EMBEDDINGS ? '' : ' (embeddings off)'}; load average ${result.load_average.join(' ')}`,
+      `rows with a record vector: ${counts.embedded}${config.BENCH_EMBEDDINGS ? '' : ' (embeddings off)'}; load average ${result.load_average.join(' ')}`,
       embedding
         ? `embedding alone: ${embedding.rows_per_s} rows/s per process (${embedding.ms_per_row} ms/row, ${embedding.rows} rows); at that rate embedding took ${Math.round((result.embedding_share_of_worker_time ?? 0) * 100)} % of the workers' wall time`
         : 'embedding alone: not measured',
@@ -270,7 +262,7 @@ function report(measured: Measured): void {
       JSON.stringify(result),
     ].join('\n') + '\n',
   );
-  if (summary.failed > 0 || counts.checked !== summary.rows_seen || (EMBEDDINGS && counts.embedded !== summary.rows_seen))
+  if (summary.failed > 0 || counts.checked !== summary.rows_seen || (config.BENCH_EMBEDDINGS && counts.embedded !== summary.rows_seen))
     process.exitCode = 1;
 }
 
@@ -281,9 +273,9 @@ async function measureRun(
   queue: ReturnType<typeof enrichmentQueue>,
   feedFile: string,
 ): Promise<Measured> {
-  const embedding = EMBEDDINGS && EMBED_SAMPLE > 0 ? await embeddingRate(EMBED_SAMPLE) : undefined;
+  const embedding = config.BENCH_EMBEDDINGS && config.BENCH_EMBED_SAMPLE > 0 ? await embeddingRate(config.BENCH_EMBED_SAMPLE) : undefined;
   if (embedding) say(`embedding alone: ${embedding.rows} rows in ${embedding.seconds} s in one process (${embedding.rows_per_s} rows/s)`);
-  const workers = Array.from({ length: WORKERS }, () => startWorker(feedFile));
+  const workers = Array.from({ length: config.BENCH_WORKERS }, () => startWorker(feedFile));
   await waitForWorkers(queue);
   const idleRss = workers.map((w) => rssMiB(w.pid));
   const esCpuS = async () => {
@@ -308,17 +300,17 @@ async function measureRun(
 }
 
 async function main(): Promise<void> {
-  const elasticsearch = new Client({ node: ELASTICSEARCH_URL, requestTimeout: 120_000 });
+  const elasticsearch = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 120_000 });
   const redis = await ensureInfra(elasticsearch);
   const dir = await mkdtemp(join(tmpdir(), 'bench-enrich-'));
   const queue = enrichmentQueue({ connection: redis, prefix: PREFIX });
   try {
-    say(`generating ${ROWS} rows (seed ${SEED})`);
-    const written = await writeDataset({ dir, count: ROWS, seed: SEED });
+    say(`generating ${config.BENCH_ROWS} rows (seed ${config.BENCH_SEED})`);
+    const written = await writeDataset({ dir, count: config.BENCH_ROWS, seed: config.BENCH_SEED });
     say(`ingesting into ${ALIAS}`);
     const ingested = await ingestCatalogue({ client: elasticsearch, alias: ALIAS, file: written.catalogue.path });
     say(
-      `ingested ${ingested.indexed} rows in ${ingested.seconds} s; starting ${WORKERS} workers (concurrency ${CONCURRENCY}, batches of ${BATCH_SIZE})`,
+      `ingested ${ingested.indexed} rows in ${ingested.seconds} s; starting ${config.BENCH_WORKERS} workers (concurrency ${CONCURRENCY}, batches of ${BATCH_SIZE})`,
     );
     report(await measureRun(elasticsearch, redis, queue, written.feed.path));
   } finally {

@@ -20,9 +20,6 @@ import { benchConfig, ExportBenchConfig } from './config.ts';
 import { ensureElasticsearch, say, startBenchService, stopChildren } from './support.ts';
 
 const config = benchConfig(ExportBenchConfig);
-const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
-const COUNT = config.BENCH_COUNT;
-const ROUNDS = config.BENCH_ROUNDS;
 const ALIAS = `bench-export-${randomBytes(3).toString('hex')}`;
 
 const rssMiB = (pid: number): number => {
@@ -31,8 +28,8 @@ const rssMiB = (pid: number): number => {
 };
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
-ensureElasticsearch(ELASTICSEARCH_URL);
-const client = new Client({ node: ELASTICSEARCH_URL, requestTimeout: 120_000 });
+ensureElasticsearch(config.ELASTICSEARCH_URL);
+const client = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 120_000 });
 const port = config.BENCH_PORT ?? (await freePort());
 // Its metrics on a free port (startBenchService), so the bench runs beside a running `npm start`.
 const child = startBenchService(
@@ -41,15 +38,15 @@ const child = startBenchService(
     HOST: '127.0.0.1',
     PORT: String(port),
     LOG_LEVEL: 'warn',
-    ELASTICSEARCH_URL,
+    ELASTICSEARCH_URL: config.ELASTICSEARCH_URL,
     CATALOGUE_ALIAS: ALIAS,
     CURSOR_SECRET: randomBytes(32).toString('base64url'),
   },
   'export',
 );
 try {
-  say('export', `ingesting ${COUNT} records into ${ALIAS}`);
-  await ingestCatalogue({ client, alias: ALIAS, records: generateCatalogue({ count: COUNT, seed: 42 }) });
+  say('export', `ingesting ${config.BENCH_COUNT} records into ${ALIAS}`);
+  await ingestCatalogue({ client, alias: ALIAS, records: generateCatalogue({ count: config.BENCH_COUNT, seed: 42 }) });
   const url = `http://127.0.0.1:${port}`;
   await waitForHealthy(url, 60_000);
   const pid = child.pid!;
@@ -58,7 +55,7 @@ try {
   const pool = new Pool(url);
   const catalogue = createFragranceClient({ baseUrl: `${url}/v1`, fetch: dispatcherFetch(pool, { stream: true }) });
   const rounds: { encoding: string; seconds: number; mib: number; lines: number; rssBefore: number; rssPeak: number }[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < config.BENCH_ROUNDS; round++) {
     for (const encoding of ['identity', 'gzip']) {
       const rssBefore = rssMiB(pid);
       let rssPeak = rssBefore;
@@ -74,12 +71,20 @@ try {
       }
       const seconds = (performance.now() - started) / 1000;
       clearInterval(sampler);
-      rounds.push({ encoding, seconds, mib: bytes / 2 ** 20, lines: encoding === 'identity' ? lines : COUNT, rssBefore, rssPeak });
+      rounds.push({
+        encoding,
+        seconds,
+        mib: bytes / 2 ** 20,
+        lines: encoding === 'identity' ? lines : config.BENCH_COUNT,
+        rssBefore,
+        rssPeak,
+      });
       say(
         'export',
-        `${encoding}: ${COUNT} records, ${(bytes / 2 ** 20).toFixed(1)} MiB in ${seconds.toFixed(2)} s; catalogue RSS ${rssBefore.toFixed(0)} → peak ${rssPeak.toFixed(0)} MiB`,
+        `${encoding}: ${config.BENCH_COUNT} records, ${(bytes / 2 ** 20).toFixed(1)} MiB in ${seconds.toFixed(2)} s; catalogue RSS ${rssBefore.toFixed(0)} → peak ${rssPeak.toFixed(0)} MiB`,
       );
-      if (encoding === 'identity' && lines !== COUNT) throw new Error(`streamed ${lines} lines, expected ${COUNT}`);
+      if (encoding === 'identity' && lines !== config.BENCH_COUNT)
+        throw new Error(`streamed ${lines} lines, expected ${config.BENCH_COUNT}`);
     }
   }
   const summary = Object.fromEntries(
@@ -90,7 +95,7 @@ try {
         {
           median_seconds: Math.round(median(of.map((r) => r.seconds)) * 100) / 100,
           mib: Math.round(median(of.map((r) => r.mib)) * 10) / 10,
-          records_per_second: Math.round(COUNT / median(of.map((r) => r.seconds))),
+          records_per_second: Math.round(config.BENCH_COUNT / median(of.map((r) => r.seconds))),
           rss_before_mib: Math.round(median(of.map((r) => r.rssBefore))),
           rss_peak_mib: Math.round(Math.max(...of.map((r) => r.rssPeak))),
         },
@@ -98,7 +103,7 @@ try {
     }),
   );
   await pool.close();
-  console.log(JSON.stringify({ bench: 'export', records: COUNT, rounds: ROUNDS, ...summary }));
+  console.log(JSON.stringify({ bench: 'export', records: config.BENCH_COUNT, rounds: config.BENCH_ROUNDS, ...summary }));
 } finally {
   await stopChildren();
   const versions = await listVersions(client, ALIAS).catch(() => []);

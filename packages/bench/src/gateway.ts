@@ -49,46 +49,17 @@ import { freePort, waitForHealthy } from '@fragrance/testkit';
 import { benchConfig, GatewayBenchConfig, inheritedEnv } from './config.ts';
 
 const config = benchConfig(GatewayBenchConfig);
-const DURATION_S = config.BENCH_DURATION_S;
-const CONCURRENCY = config.BENCH_CONCURRENCY;
-const WARMUP_S = config.BENCH_WARMUP_S;
-/** Segments per side; each side runs DURATION_S in total. */
-const SEGMENTS = config.BENCH_SEGMENTS;
-const LOG_LEVEL = config.BENCH_LOG_LEVEL;
-const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
 const ALIAS = 'fragrances';
-const COMPARE_METRICS = config.BENCH_METRICS_OFF;
-const PROFILE_DIR = config.BENCH_CPU_PROFILE_DIR;
 /**
  * BENCH_DRIVER: `client` (default) sends the mix through @fragrance/client over the load's undici
  * pool, as customers call the API; `raw` sends the same requests as bare pool requests (the
  * driver before the client), to measure what the client costs the load generator.
  */
-/** BENCH_KEYS=publishable: a publishable-key side beside the secret key's (see the header). */
-const KEYS = config.BENCH_KEYS;
-const DRIVER = config.BENCH_DRIVER ?? (KEYS ? 'raw' : 'client');
+const DRIVER = config.BENCH_DRIVER ?? (config.BENCH_KEYS ? 'raw' : 'client');
 // The client sends only the key: a page's Origin needs the raw driver's headers.
-if (KEYS && DRIVER !== 'raw') throw new Error('BENCH_KEYS=publishable needs BENCH_DRIVER=raw (the client sends no Origin)');
+if (config.BENCH_KEYS && DRIVER !== 'raw') throw new Error('BENCH_KEYS=publishable needs BENCH_DRIVER=raw (the client sends no Origin)');
 /** The page origin the publishable key allows and the publishable side sends. */
 const PAGE_ORIGIN = 'https://bench-shop.example';
-/**
- * BENCH_SEARCH: `lexical` (default) or `hybrid`. Hybrid searches cost Elasticsearch several times
- * what lexical ones do, which hides the edge's own cost behind the upstream's; the issue 13
- * figures (ratio 0.84, 0.66 ms) were measured with lexical searches, so that is the default.
- */
-const SEARCH = config.BENCH_SEARCH;
-/**
- * The catalogue's in-process response cache is off unless BENCH_CATALOGUE_CACHE=1: every segment
- * replays the same seeded sequence, so with the cache on, whichever side ran a request first paid
- * for it and the other got a cache hit, and the ratio measured the cache's hit rates, not the edge.
- */
-const CATALOGUE_CACHE = config.BENCH_CATALOGUE_CACHE;
-const BASELINE_SRC = config.BENCH_BASELINE_SRC;
-const GATEWAY_NODE_OPTIONS = config.BENCH_GATEWAY_NODE_OPTIONS;
-const BASELINE_NODE_OPTIONS = config.BENCH_BASELINE_NODE_OPTIONS;
-/** BENCH_BASELINE_ENV: a JSON object of variables for the baseline gateway only (e.g. {"LOG_LEVEL":"warn"}). */
-const BASELINE_ENV = config.BENCH_BASELINE_ENV;
-const FLOOR = config.BENCH_FLOOR;
 /** Targets of issue 13 (gateway cost) and issue 12 (metrics cost). */
 const TARGETS = { ratio: 0.9, gateway_cpu_ms_per_request: 0.4, gateway_rss_mb: 200, metrics_on_off: 0.97, publishable_over_secret: 1.1 };
 
@@ -105,7 +76,7 @@ const stopBaseline = async () => {
 
 async function catalogueCount(): Promise<number> {
   try {
-    const res = await fetch(`${ELASTICSEARCH_URL}/${ALIAS}/_count`, { signal: AbortSignal.timeout(5_000) });
+    const res = await fetch(`${config.ELASTICSEARCH_URL}/${ALIAS}/_count`, { signal: AbortSignal.timeout(5_000) });
     return res.ok ? ((await res.json()) as { count: number }).count : 0;
   } catch {
     return 0;
@@ -293,7 +264,9 @@ async function prepareCatalogue(): Promise<number> {
     say('no catalogue behind the fragrances alias yet: generating and ingesting it (npm run ops -- catalogue generate / ingest)');
     if (!existsSync(`${ROOT}data/generated/catalogue.ndjson`))
       run('catalogue generate', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'generate']);
-    run('catalogue ingest', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'ingest'], { ELASTICSEARCH_URL });
+    run('catalogue ingest', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'ingest'], {
+      ELASTICSEARCH_URL: config.ELASTICSEARCH_URL,
+    });
   }
   const documents = await catalogueCount();
   if (documents < 1_000) throw new Error(`the ${ALIAS} alias holds ${documents} documents; load the catalogue first`);
@@ -332,7 +305,9 @@ interface Edges {
 }
 
 const nodeOptions = (flags: string, profile: boolean) =>
-  [profile && PROFILE_DIR ? `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` : '', flags].filter(Boolean).join(' ');
+  [profile && config.BENCH_CPU_PROFILE_DIR ? `--cpu-prof --cpu-prof-dir=${config.BENCH_CPU_PROFILE_DIR}` : '', flags]
+    .filter(Boolean)
+    .join(' ');
 const localUrl = (port: number) => `http://127.0.0.1:${port}`;
 
 /** The catalogue (its response cache off unless asked, see above) and the gateway in front of it. */
@@ -342,13 +317,13 @@ async function startCatalogueAndGateway(redisUrl: string): Promise<Edges> {
     'catalogue',
     {
       PORT: String(cataloguePort),
-      ELASTICSEARCH_URL,
-      LOG_LEVEL,
+      ELASTICSEARCH_URL: config.ELASTICSEARCH_URL,
+      LOG_LEVEL: config.BENCH_LOG_LEVEL,
       CURSOR_SECRET: cursorSecret(),
       REDIS_URL: redisUrl,
       JOBS_PREFIX: 'bench',
-      EMBEDDINGS_ENABLED: String(SEARCH === 'hybrid'),
-      ...(CATALOGUE_CACHE ? {} : { RESPONSE_CACHE_MAX_BYTES: '0' }),
+      EMBEDDINGS_ENABLED: String(config.BENCH_SEARCH === 'hybrid'),
+      ...(config.BENCH_CATALOGUE_CACHE ? {} : { RESPONSE_CACHE_MAX_BYTES: '0' }),
     },
     'gateway',
   );
@@ -358,7 +333,9 @@ async function startCatalogueAndGateway(redisUrl: string): Promise<Edges> {
       ...gatewayEnv(redisUrl, localUrl(cataloguePort)),
       PORT: String(gatewayPort),
       METRICS_PORT: String(metricsPort),
-      ...(nodeOptions(GATEWAY_NODE_OPTIONS, true) ? { NODE_OPTIONS: nodeOptions(GATEWAY_NODE_OPTIONS, true) } : {}),
+      ...(nodeOptions(config.BENCH_GATEWAY_NODE_OPTIONS, true)
+        ? { NODE_OPTIONS: nodeOptions(config.BENCH_GATEWAY_NODE_OPTIONS, true) }
+        : {}),
     },
     'gateway',
   );
@@ -369,7 +346,11 @@ async function startCatalogueAndGateway(redisUrl: string): Promise<Edges> {
   };
 }
 
-const gatewayEnv = (redisUrl: string, catalogueUrl: string) => ({ REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL });
+const gatewayEnv = (redisUrl: string, catalogueUrl: string) => ({
+  REDIS_URL: redisUrl,
+  CATALOGUE_SERVICE_URL: catalogueUrl,
+  LOG_LEVEL: config.BENCH_LOG_LEVEL,
+});
 
 /**
  * The edges compared with the gateway in the same rounds, each on the same catalogue and Redis:
@@ -379,32 +360,32 @@ const gatewayEnv = (redisUrl: string, catalogueUrl: string) => ({ REDIS_URL: red
  */
 async function startOtherEdges(edges: Edges, redisUrl: string): Promise<void> {
   const env = gatewayEnv(redisUrl, edges.catalogue.url);
-  if (COMPARE_METRICS) {
+  if (config.BENCH_METRICS_OFF) {
     const port = await freePort();
     const child = startBenchService('gateway', { ...env, PORT: String(port), METRICS_ENABLED: 'false' }, 'gateway');
     edges.gatewayOff = { url: localUrl(port), pid: child.pid };
   }
-  if (FLOOR) {
+  if (config.BENCH_FLOOR) {
     const port = await freePort();
     const child = startBenchService(
       'floor-edge',
-      { ...env, PORT: String(port), ...(GATEWAY_NODE_OPTIONS ? { NODE_OPTIONS: GATEWAY_NODE_OPTIONS } : {}) },
+      { ...env, PORT: String(port), ...(config.BENCH_GATEWAY_NODE_OPTIONS ? { NODE_OPTIONS: config.BENCH_GATEWAY_NODE_OPTIONS } : {}) },
       'gateway',
       'packages/bench/src/floor-edge.ts',
     );
     edges.floor = { url: localUrl(port), pid: child.pid };
   }
-  if (BASELINE_SRC) {
+  if (config.BENCH_BASELINE_SRC) {
     const port = await freePort();
-    baseline = spawn(process.execPath, [`${BASELINE_SRC}/main.ts`], {
+    baseline = spawn(process.execPath, [`${config.BENCH_BASELINE_SRC}/main.ts`], {
       cwd: ROOT,
       env: {
         ...inheritedEnv(),
         ...env,
         PORT: String(port),
         METRICS_PORT: '0',
-        NODE_OPTIONS: nodeOptions(BASELINE_NODE_OPTIONS, false),
-        ...BASELINE_ENV,
+        NODE_OPTIONS: nodeOptions(config.BENCH_BASELINE_NODE_OPTIONS, false),
+        ...config.BENCH_BASELINE_ENV,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
@@ -449,18 +430,25 @@ const SEED = 7;
  * replays (the same seed), so no side meets a request Elasticsearch has not seen.
  */
 async function warmUp(sides: SideOf[], gatewayUrl: string, { mix, apiKey, publishableKey }: Driving): Promise<void> {
-  say(`warming up for ${WARMUP_S} s…`);
+  say(`warming up for ${config.BENCH_WARMUP_S} s…`);
   // (With the key: the client driver sends `apiKey`, not `headers`; a warm-up without it was a 401 flood.)
   const keyHeader = { authorization: `Bearer ${apiKey}` };
   const warm = (url: string, durationMs: number) =>
-    runLoad({ url, headers: keyHeader, apiKey, concurrency: CONCURRENCY, durationMs, seed: SEED, next: mix });
-  const first = await warm(gatewayUrl, WARMUP_S * 1_000);
+    runLoad({ url, headers: keyHeader, apiKey, concurrency: config.BENCH_CONCURRENCY, durationMs, seed: SEED, next: mix });
+  const first = await warm(gatewayUrl, config.BENCH_WARMUP_S * 1_000);
   if (first.errors > 0) throw new Error(`the warm-up had ${first.errors} failed requests: ${JSON.stringify(first.statuses)}`);
   for (const { side, url } of sides) if (side !== 'direct' && side !== 'gateway' && side !== 'publishable') await warm(url, 3_000);
   // The publishable path's own warm-up (its origin and visitor checks), on the same sequence.
   if (publishableKey) {
     const headers = { authorization: `Bearer ${publishableKey}`, origin: PAGE_ORIGIN };
-    const warmPublishable = await runLoad({ url: gatewayUrl, headers, concurrency: CONCURRENCY, durationMs: 3_000, seed: SEED, next: mix });
+    const warmPublishable = await runLoad({
+      url: gatewayUrl,
+      headers,
+      concurrency: config.BENCH_CONCURRENCY,
+      durationMs: 3_000,
+      seed: SEED,
+      next: mix,
+    });
     if (warmPublishable.errors > 0) throw new Error(`the publishable warm-up failed: ${JSON.stringify(warmPublishable.statuses)}`);
   }
 }
@@ -500,7 +488,7 @@ async function runRounds(sides: SideOf[], cataloguePid: number, { mix, apiKey }:
   const sampler = setInterval(() => {
     for (const { side, pid } of edges) if (pid) rounds.rss[side]?.push(rssMb(pid));
   }, 500);
-  const order = Array.from({ length: SEGMENTS }, (_, i) => (i % 2 === 0 ? sides : [...sides].reverse())).flat();
+  const order = Array.from({ length: config.BENCH_SEGMENTS }, (_, i) => (i % 2 === 0 ? sides : [...sides].reverse())).flat();
   for (const { side, url, pid, headers } of order) {
     const edgePid = side === 'direct' ? undefined : pid;
     const before = {
@@ -513,8 +501,8 @@ async function runRounds(sides: SideOf[], cataloguePid: number, { mix, apiKey }:
       headers,
       // The client sends the key itself; the raw driver sends `headers`.
       ...(headers.authorization ? { apiKey } : {}),
-      concurrency: CONCURRENCY,
-      durationMs: (DURATION_S * 1_000) / SEGMENTS,
+      concurrency: config.BENCH_CONCURRENCY,
+      durationMs: (config.BENCH_DURATION_S * 1_000) / config.BENCH_SEGMENTS,
       warmupMs: 1_000,
       seed: SEED,
       next: mix,
@@ -604,12 +592,12 @@ async function resultLine(documents: number, edges: Edges, rounds: Rounds, apiKe
   const { load, edgeSystem, catalogueCpu, driverCpu } = rounds;
   return {
     bench: 'gateway',
-    concurrency: CONCURRENCY,
-    duration_s: DURATION_S,
-    log_level: LOG_LEVEL,
-    search: SEARCH,
-    catalogue_response_cache: CATALOGUE_CACHE,
-    gateway_node_options: GATEWAY_NODE_OPTIONS,
+    concurrency: config.BENCH_CONCURRENCY,
+    duration_s: config.BENCH_DURATION_S,
+    log_level: config.BENCH_LOG_LEVEL,
+    search: config.BENCH_SEARCH,
+    catalogue_response_cache: config.BENCH_CATALOGUE_CACHE,
+    gateway_node_options: config.BENCH_GATEWAY_NODE_OPTIONS,
     documents,
     load_average: { mean: round3(load.reduce((a, b) => a + b, 0) / Math.max(1, load.length)), max: round3(Math.max(...load)) },
     direct,
@@ -640,8 +628,8 @@ async function resultLine(documents: number, edges: Edges, rounds: Rounds, apiKe
     metrics_on_off: metricsOnOff,
     baseline: edges.baseline
       ? {
-          src: BASELINE_SRC,
-          node_options: BASELINE_NODE_OPTIONS,
+          src: config.BENCH_BASELINE_SRC,
+          node_options: config.BENCH_BASELINE_NODE_OPTIONS,
           ...otherEdgeFigures(rounds, 'baseline', edges.baseline.pid, direct, gatewayCpu),
         }
       : null,
@@ -659,7 +647,7 @@ async function resultLine(documents: number, edges: Edges, rounds: Rounds, apiKe
 }
 
 async function main(): Promise<void> {
-  ensureElasticsearch(ELASTICSEARCH_URL);
+  ensureElasticsearch(config.ELASTICSEARCH_URL);
   const documents = await prepareCatalogue();
   const redis = await startBenchRedis();
   try {
@@ -669,10 +657,10 @@ async function main(): Promise<void> {
       for (const edge of [edges.catalogue, edges.gateway, edges.gatewayOff, edges.baseline, edges.floor])
         if (edge) await waitForHealthy(edge.url, 60_000);
       const apiKey = createBenchKey(redis.url);
-      const publishableKey = KEYS ? createPublishableBenchKey(redis.url) : undefined;
+      const publishableKey = config.BENCH_KEYS ? createPublishableBenchKey(redis.url) : undefined;
       const sample = await sampleCatalogue(edges.catalogue.url);
       say(
-        `${documents} documents; sampled ${sample.ids.length} ids and ${sample.brands.length} brands; concurrency ${CONCURRENCY}, ${DURATION_S} s each; ${SEARCH} searches, catalogue response cache ${CATALOGUE_CACHE ? 'on' : 'off'}`,
+        `${documents} documents; sampled ${sample.ids.length} ids and ${sample.brands.length} brands; concurrency ${config.BENCH_CONCURRENCY}, ${config.BENCH_DURATION_S} s each; ${config.BENCH_SEARCH} searches, catalogue response cache ${config.BENCH_CATALOGUE_CACHE ? 'on' : 'off'}`,
       );
       const items = requestMix(sample);
       const mix = DRIVER === 'raw' ? (random: () => number) => asRaw(items(random)) : (random: () => number) => asCall(items(random));

@@ -26,11 +26,7 @@ import { benchConfig, ImportBenchConfig, inheritedEnv } from './config.ts';
 import { ensureElasticsearch, ROOT, say } from './support.ts';
 
 const config = benchConfig(ImportBenchConfig);
-const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
-const LINES = config.BENCH_LINES;
-const ROUNDS = config.BENCH_ROUNDS;
-const HEAP_MB = config.BENCH_HEAP_MB;
-const SIZES = [Math.round(LINES / 10), LINES] as const;
+const SIZES = [Math.round(config.BENCH_LINES / 10), config.BENCH_LINES] as const;
 
 const HEADER =
   'url;Perfume;Brand;Country;Gender;Rating Value;Rating Count;Year;Top;Middle;Base;Perfumer1;Perfumer2;mainaccord1;mainaccord2;mainaccord3;mainaccord4;mainaccord5';
@@ -91,7 +87,7 @@ async function importOnce(client: Client, file: string): Promise<{ seconds: numb
   const child = spawn(
     process.execPath,
     [
-      ...(HEAP_MB ? [`--max-old-space-size=${HEAP_MB}`] : []),
+      ...(config.BENCH_HEAP_MB ? [`--max-old-space-size=${config.BENCH_HEAP_MB}`] : []),
       'packages/ops/src/cli.ts',
       'catalogue',
       'import',
@@ -103,7 +99,7 @@ async function importOnce(client: Client, file: string): Promise<{ seconds: numb
       '--keep',
       '0',
     ],
-    { cwd: ROOT, env: { PATH: inheritedEnv().PATH ?? '', ELASTICSEARCH_URL }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: ROOT, env: { PATH: inheritedEnv().PATH ?? '', ELASTICSEARCH_URL: config.ELASTICSEARCH_URL }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let peakMiB = 0;
   const sampler = setInterval(() => (peakMiB = Math.max(peakMiB, peakRssMiB(child.pid!))), 50);
@@ -124,8 +120,8 @@ async function importOnce(client: Client, file: string): Promise<{ seconds: numb
   }
 }
 
-ensureElasticsearch(ELASTICSEARCH_URL);
-const client = new Client({ node: ELASTICSEARCH_URL, requestTimeout: 120_000 });
+ensureElasticsearch(config.ELASTICSEARCH_URL);
+const client = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 120_000 });
 const dir = await mkdtemp(join(tmpdir(), 'bench-import-'));
 try {
   const files = new Map<number, string>();
@@ -136,7 +132,7 @@ try {
   }
   say('import', `files written: ${SIZES.map((s) => `${s} lines`).join(', ')}`);
   const runs: { lines: number; seconds: number; peakMiB: number }[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < config.BENCH_ROUNDS; round++) {
     // ABBA: drift in the machine's load falls on both sizes alike.
     for (const size of round % 2 === 0 ? SIZES : [...SIZES].reverse()) {
       const result = await importOnce(client, files.get(size)!);
@@ -159,14 +155,17 @@ try {
       },
     ]),
   );
-  const ratio = Math.max(...of(LINES).map((r) => r.peakMiB)) / Math.max(...of(SIZES[0]).map((r) => r.peakMiB));
-  say('import', `peak RSS ${LINES} lines / ${SIZES[0]} lines: ${ratio.toFixed(2)} for ${LINES / SIZES[0]}× the lines`);
+  const ratio = Math.max(...of(config.BENCH_LINES).map((r) => r.peakMiB)) / Math.max(...of(SIZES[0]).map((r) => r.peakMiB));
+  say(
+    'import',
+    `peak RSS ${config.BENCH_LINES} lines / ${SIZES[0]} lines: ${ratio.toFixed(2)} for ${config.BENCH_LINES / SIZES[0]}× the lines`,
+  );
   console.log(
     JSON.stringify({
       bench: 'import',
       format: 'fragrantica-csv',
-      rounds: ROUNDS,
-      heap_limit_mib: HEAP_MB ?? null,
+      rounds: config.BENCH_ROUNDS,
+      heap_limit_mib: config.BENCH_HEAP_MB ?? null,
       ...summary,
       peak_rss_ratio: Math.round(ratio * 100) / 100,
     }),

@@ -12,26 +12,25 @@ import { benchConfig, IngestBenchConfig } from './config.ts';
 import { ensureElasticsearch, say } from './support.ts';
 
 const config = benchConfig(IngestBenchConfig);
-const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
-const COUNT = config.BENCH_COUNT;
-const CONCURRENCY = config.BENCH_INGEST_CONCURRENCY;
-const BATCH = config.BENCH_INGEST_BATCH;
 const ALIAS = 'bench-ingest';
 const TARGET_S = 45;
 
-ensureElasticsearch(ELASTICSEARCH_URL);
-const client = new Client({ node: ELASTICSEARCH_URL, requestTimeout: 120_000 });
+ensureElasticsearch(config.ELASTICSEARCH_URL);
+const client = new Client({ node: config.ELASTICSEARCH_URL, requestTimeout: 120_000 });
 try {
-  say('ingest', `${COUNT} records, concurrency ${CONCURRENCY}, batches of ${BATCH}, into ${ELASTICSEARCH_URL}`);
+  say(
+    'ingest',
+    `${config.BENCH_COUNT} records, concurrency ${config.BENCH_INGEST_CONCURRENCY}, batches of ${config.BENCH_INGEST_BATCH}, into ${config.ELASTICSEARCH_URL}`,
+  );
   const started = performance.now();
   let reported = 0;
   const result = await ingestCatalogue({
     client,
     alias: ALIAS,
     // Streamed straight from the generator: generation overlaps with bulk requests in flight.
-    records: generateCatalogue({ count: COUNT, seed: 42 }),
-    concurrency: CONCURRENCY,
-    batchSize: BATCH,
+    records: generateCatalogue({ count: config.BENCH_COUNT, seed: 42 }),
+    concurrency: config.BENCH_INGEST_CONCURRENCY,
+    batchSize: config.BENCH_INGEST_BATCH,
     onProgress: (p) => {
       if (p.indexed - reported >= 15_000) {
         reported = p.indexed;
@@ -48,8 +47,8 @@ try {
     skipped: result.skipped.length,
     wall_s: Math.round(wall * 100) / 100,
     docs_per_s: Math.round(result.indexed / wall),
-    concurrency: CONCURRENCY,
-    batch_size: BATCH,
+    concurrency: config.BENCH_INGEST_CONCURRENCY,
+    batch_size: config.BENCH_INGEST_BATCH,
     index_mb: Math.round(bytes / 1024 / 102.4) / 10,
     target_s: TARGET_S,
     meets_target: wall < TARGET_S,

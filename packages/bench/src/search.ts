@@ -64,42 +64,20 @@ import { freePort, waitForHealthy } from '@fragrance/testkit';
 import { benchConfig, SearchBenchConfig } from './config.ts';
 
 const config = benchConfig(SearchBenchConfig);
-const DURATION_S = config.BENCH_DURATION_S;
-const CONCURRENCY = config.BENCH_CONCURRENCY;
-const WARMUP_S = config.BENCH_WARMUP_S;
-const ROUNDS = config.BENCH_ROUNDS;
-const LATENCY_S = config.BENCH_LATENCY_S;
-const LOG_LEVEL = config.BENCH_LOG_LEVEL;
-/**
- * BENCH_METRICS_OFF=1: also runs a second catalogue and gateway with METRICS_ENABLED=false, in the
- * same interleaved rounds, and reports the throughput ratio metrics on / off (target ≥ 0.97).
- */
-const COMPARE_METRICS = config.BENCH_METRICS_OFF;
 /** `--baseline <checkout>`: twins of (b) and (c) run from that checkout's sources (see the header). */
 const BASELINE_DIR = ((dir) => (typeof dir === 'string' ? resolve(dir) : undefined))(
   parseArgs({ args: process.argv.slice(2), options: { baseline: { type: 'string' } }, strict: false, allowPositionals: true }).values
     .baseline,
 );
-if (BASELINE_DIR && COMPARE_METRICS) throw new Error('--baseline and BENCH_METRICS_OFF=1 both add twins: use one');
+if (BASELINE_DIR && config.BENCH_METRICS_OFF) throw new Error('--baseline and BENCH_METRICS_OFF=1 both add twins: use one');
 /** A twin's entry: the baseline checkout's main.ts, else this checkout's. */
 const twinEntry = (name: string) => (BASELINE_DIR ? join(BASELINE_DIR, 'services', name, 'src', 'main.ts') : undefined);
 /** A twin's own settings: metrics off (BENCH_METRICS_OFF), or none (the baseline's code is the difference). */
 const twinEnv = (): Record<string, string> => (BASELINE_DIR ? {} : { METRICS_ENABLED: 'false' });
 const TWIN_LABEL = BASELINE_DIR ? 'baseline code' : 'metrics off';
-const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
-const ALIAS = config.BENCH_ALIAS;
 const WORKLOAD = parseWorkload(process.argv.slice(2));
-/**
- * How the load generator sends the service's requests: `raw` (default) as the bare GET the client
- * would send, the answer read whole but not parsed, exactly as target (a) reads Elasticsearch's;
- * `client` through @fragrance/client, as customers do, parsing every answer. The load generator
- * shares the machine's two cores, so its own CPU per request (driver_cpu_ms_per_request in the
- * JSON) is taken from the targets it drives: with `client`, (b) and (c) pay for JSON parsing that
- * (a) does not (about 0.2 ms more per request), on the cores they are measured on.
- */
-const DRIVER = config.BENCH_DRIVER;
 /** A service request as the chosen driver sends it. */
-const serviceRequest = (call: ClientCall, raw: LoadRequest): ClientCall | LoadRequest => (DRIVER === 'raw' ? raw : call);
+const serviceRequest = (call: ClientCall, raw: LoadRequest): ClientCall | LoadRequest => (config.BENCH_DRIVER === 'raw' ? raw : call);
 /** Distinct requests: the uniform mix is cycled; the zipf one is drawn from by popularity. */
 const MIX_SIZE = WORKLOAD === 'zipf' ? 10_000 : 3_000;
 const ZIPF_EXPONENT = 1.1;
@@ -143,7 +121,7 @@ function searchCall(params: Record<string, string>): ClientCall {
 
 async function count(client: Client): Promise<number> {
   try {
-    return (await client.count({ index: ALIAS })).count;
+    return (await client.count({ index: config.BENCH_ALIAS })).count;
   } catch {
     return 0;
   }
@@ -151,7 +129,7 @@ async function count(client: Client): Promise<number> {
 
 async function sample(client: Client): Promise<Sampled[]> {
   const res = await client.search<Sampled & { search: { notes: string[] } }>({
-    index: ALIAS,
+    index: config.BENCH_ALIAS,
     size: 2_000,
     query: { function_score: { query: { match_all: {} }, functions: [{ random_score: { seed: 7, field: '_seq_no' } }] } },
     _source: ['id', 'name', 'brand', 'country', 'concentration', 'year_released', 'accords', `${SEARCH_OBJECT}.notes`],
@@ -180,7 +158,7 @@ function esSearch(params: Record<string, string>): LoadRequest {
   const built = buildSearchQuery(SearchQuery.parse(params), cursors);
   return {
     method: 'POST',
-    path: `/${ALIAS}/_search?filter_path=${SEARCH_FILTER_PATH.join(',')}`,
+    path: `/${config.BENCH_ALIAS}/_search?filter_path=${SEARCH_FILTER_PATH.join(',')}`,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(built.body),
   };
@@ -277,7 +255,7 @@ async function buildMix(records: Sampled[], catalogueUrl: string): Promise<Pair[
         kind: 'detail',
         service: (client) => client.fragrance(r.id),
         raw: { path: `/v1/fragrances/${r.id}` },
-        elasticsearch: { path: `/${ALIAS}/_doc/${r.id}?_source_excludes=${SEARCH_OBJECT}` },
+        elasticsearch: { path: `/${config.BENCH_ALIAS}/_doc/${r.id}?_source_excludes=${SEARCH_OBJECT}` },
       });
     } else if (roll < 0.55) {
       let query = strip(r.name).toLowerCase();
@@ -344,7 +322,7 @@ function mixSource(mix: Pair[], order: Uint32Array | undefined): RequestSource {
 /** Every record behind the alias by id, name and brand (the `distinct` workload names each). */
 async function knownItems(client: Client): Promise<KnownItem[]> {
   const items: KnownItem[] = [];
-  const docs = client.helpers.scrollDocuments<KnownItem>({ index: ALIAS, size: 5_000, _source: ['id', 'name', 'brand'] });
+  const docs = client.helpers.scrollDocuments<KnownItem>({ index: config.BENCH_ALIAS, size: 5_000, _source: ['id', 'name', 'brand'] });
   for await (const doc of docs) items.push({ id: doc.id, name: doc.name, brand: doc.brand });
   return items;
 }
@@ -397,7 +375,7 @@ function distinctTable(results: Map<string, Summary>, latency: Map<string, Summa
   const a = results.get('a')!;
   const la = latency.get('a')!;
   const rows = [
-    `| target | req/s, concurrency ${CONCURRENCY} | ratio to (a) | p50 / p99 at ${CONCURRENCY} | p50 at concurrency 1 | p50 added over (a) at 1 |`,
+    `| target | req/s, concurrency ${config.BENCH_CONCURRENCY} | ratio to (a) | p50 / p99 at ${config.BENCH_CONCURRENCY} | p50 at concurrency 1 | p50 added over (a) at 1 |`,
     '| --- | --- | --- | --- | --- | --- |',
   ];
   const labels: Record<string, string> = {
@@ -600,16 +578,16 @@ async function prepareCatalogue(client: Client): Promise<number> {
     if (!existsSync(`${ROOT}data/generated/catalogue.ndjson`))
       run('catalogue generate', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'generate']);
     run('catalogue ingest', process.execPath, ['packages/ops/src/cli.ts', 'catalogue', 'ingest'], {
-      ELASTICSEARCH_URL,
-      CATALOGUE_ALIAS: ALIAS,
+      ELASTICSEARCH_URL: config.ELASTICSEARCH_URL,
+      CATALOGUE_ALIAS: config.BENCH_ALIAS,
     });
   }
   const documents = await count(client);
   if (WORKLOAD === 'descriptions') {
-    const embedded = (await client.count({ index: ALIAS, query: { exists: { field: 'embedding.model' } } })).count;
+    const embedded = (await client.count({ index: config.BENCH_ALIAS, query: { exists: { field: 'embedding.model' } } })).count;
     if (embedded < documents * 0.95) {
       throw new Error(
-        `only ${embedded} of ${documents} records behind ${ALIAS} have a vector: run an enrichment (npm run ops -- enrich run) first`,
+        `only ${embedded} of ${documents} records behind ${config.BENCH_ALIAS} have a vector: run an enrichment (npm run ops -- enrich run) first`,
       );
     }
   }
@@ -638,9 +616,9 @@ const portAt = (offset: number) => (config.BENCH_PORT_BASE === undefined ? freeP
 /** The catalogue's environment here: the bench's alias, cursor key and Redis. */
 const catalogueEnv = (port: number, redisUrl: string) => ({
   PORT: String(port),
-  ELASTICSEARCH_URL,
-  LOG_LEVEL,
-  CATALOGUE_ALIAS: ALIAS,
+  ELASTICSEARCH_URL: config.ELASTICSEARCH_URL,
+  LOG_LEVEL: config.BENCH_LOG_LEVEL,
+  CATALOGUE_ALIAS: config.BENCH_ALIAS,
   CURSOR_SECRET,
   REDIS_URL: redisUrl,
   JOBS_PREFIX: 'bench',
@@ -652,8 +630,8 @@ const gatewayEnv = (port: number, redisUrl: string, catalogueUrl: string) => ({
   REDIS_URL: redisUrl,
   CATALOGUE_SERVICE_URL: catalogueUrl,
   JOBS_PREFIX: 'bench',
-  CATALOGUE_ALIAS: ALIAS,
-  LOG_LEVEL,
+  CATALOGUE_ALIAS: config.BENCH_ALIAS,
+  LOG_LEVEL: config.BENCH_LOG_LEVEL,
 });
 
 /**
@@ -679,7 +657,7 @@ async function startCatalogues(services: Services): Promise<void> {
     },
     'search',
   ).pid;
-  if (COMPARE_METRICS || BASELINE_DIR) {
+  if (config.BENCH_METRICS_OFF || BASELINE_DIR) {
     const port = await freePort();
     services.off.catalogueUrl = `http://127.0.0.1:${port}`;
     // The same settings as (b) but metrics (or its code): its response cache needs the Redis too.
@@ -740,7 +718,7 @@ function targetsOf(services: Services): Target[] {
   const { gatewayUrl, apiKey, off } = services;
   const service = (p: Pair) => serviceRequest(p.service, p.raw);
   const targets: (Target | false | undefined | '')[] = [
-    { name: 'a', label: '(a) Elasticsearch directly', url: ELASTICSEARCH_URL, pick: (p) => p.elasticsearch },
+    { name: 'a', label: '(a) Elasticsearch directly', url: config.ELASTICSEARCH_URL, pick: (p) => p.elasticsearch },
     { name: 'b', label: '(b) catalogue service', url: services.catalogueUrl, pick: service },
     gatewayUrl && apiKey && { name: 'c', label: '(c) through the gateway', url: gatewayUrl, apiKey, pick: service },
     // The same services with METRICS_ENABLED=false (BENCH_METRICS_OFF=1), with their own CPU accounting.
@@ -772,15 +750,26 @@ async function runPhases(services: Services, workload: Workload, targets: Target
   const { stream, mix, order, source } = workload;
   const pids = { catalogue: services.cataloguePid, gateway: services.gatewayPid };
   const lookups = () => cacheLookups(services.metricsPorts.catalogue, services.metricsPorts.gateway);
-  say(`throughput: concurrency ${CONCURRENCY}, ${DURATION_S} s per target in ${ROUNDS} interleaved rounds`);
+  say(
+    `throughput: concurrency ${config.BENCH_CONCURRENCY}, ${config.BENCH_DURATION_S} s per target in ${config.BENCH_ROUNDS} interleaved rounds`,
+  );
   const lookups0 = await lookups();
-  const results = await measure(source, targets, pids, CONCURRENCY, DURATION_S, ROUNDS, WARMUP_S, esCpuMs);
+  const results = await measure(
+    source,
+    targets,
+    pids,
+    config.BENCH_CONCURRENCY,
+    config.BENCH_DURATION_S,
+    config.BENCH_ROUNDS,
+    config.BENCH_WARMUP_S,
+    esCpuMs,
+  );
   const lookups1 = await lookups();
   const cacheOutcomes = cacheOutcomesSince(lookups0, lookups1);
   say(`cache lookups during the throughput phase: ${JSON.stringify(cacheOutcomes)}`);
   // Unsaturated: one request at a time, so latency is the hops' own cost, not queueing.
-  say(`latency: concurrency 1, ${LATENCY_S} s per target`);
-  const latency = await measure(source, targets, pids, 1, LATENCY_S, 2, 1, esCpuMs);
+  say(`latency: concurrency 1, ${config.BENCH_LATENCY_S} s per target`);
+  const latency = await measure(source, targets, pids, 1, config.BENCH_LATENCY_S, 2, 1, esCpuMs);
   const cacheOutcomes1 = cacheOutcomesSince(lookups1, await lookups());
   say(`cache lookups during the concurrency-1 phase: ${JSON.stringify(cacheOutcomes1)}`);
   const gatewayTarget = targets.find((t) => t.name === 'c');
@@ -793,7 +782,7 @@ async function runPhases(services: Services, workload: Workload, targets: Target
   if (gatewayTarget && !stream) {
     const top = mix[order?.[0] ?? 0]!;
     say('cache hit: the top request through the gateway at concurrency 1');
-    const hit = await measure(mixSource([top], undefined), [gatewayTarget], pids, 1, Math.min(LATENCY_S, 3), 1, 1, esCpuMs);
+    const hit = await measure(mixSource([top], undefined), [gatewayTarget], pids, 1, Math.min(config.BENCH_LATENCY_S, 3), 1, 1, esCpuMs);
     cacheHitP50 = hit.get('c')?.p50_ms ?? null;
   }
   return { results, latency, cacheOutcomes, cacheOutcomes1, modes, cacheHitP50 };
@@ -875,14 +864,14 @@ function resultLine(documents: number, workload: Workload, phases: Phases, query
     // The machine's 1/5/15-minute load average at the end: on a shared machine latencies are only comparable at like load.
     load_average: loadavg().map((x) => Math.round(x * 100) / 100),
     workload: WORKLOAD,
-    driver: DRIVER,
+    driver: config.BENCH_DRIVER,
     ...(WORKLOAD === 'zipf' ? { zipf: { distinct: mix.length, exponent: ZIPF_EXPONENT, seed: 2027 } } : {}),
     documents,
-    concurrency: CONCURRENCY,
-    duration_s: DURATION_S,
-    log_level: LOG_LEVEL,
+    concurrency: config.BENCH_CONCURRENCY,
+    duration_s: config.BENCH_DURATION_S,
+    log_level: config.BENCH_LOG_LEVEL,
     mix: kinds,
-    rounds: ROUNDS,
+    rounds: config.BENCH_ROUNDS,
     elasticsearch: a,
     catalogue: b,
     gateway: c ?? null,
@@ -921,15 +910,15 @@ function resultLine(documents: number, workload: Workload, phases: Phases, query
           query_embedding: queryEmbedding ?? null,
         }
       : {}),
-    metrics_on_off: COMPARE_METRICS ? metricsOnOff(results) : null,
+    metrics_on_off: config.BENCH_METRICS_OFF ? metricsOnOff(results) : null,
     ...(BASELINE_DIR ? { baseline: { checkout: BASELINE_DIR, ...baselineComparison(results, latency) } } : {}),
     ...verdict(phases, stream !== undefined, queryEmbedding),
   };
 }
 
 async function main(): Promise<void> {
-  ensureElasticsearch(ELASTICSEARCH_URL);
-  const client = new Client({ node: ELASTICSEARCH_URL });
+  ensureElasticsearch(config.ELASTICSEARCH_URL);
+  const client = new Client({ node: config.ELASTICSEARCH_URL });
   const documents = await prepareCatalogue(client);
   const records = await sample(client);
   // CPU time of every node of the cluster (one on a dev machine), in ms.
@@ -954,7 +943,7 @@ async function main(): Promise<void> {
     if (!config.BENCH_SKIP_GATEWAY && !(services.gatewayUrl && services.apiKey)) await startGateways(services);
     const workload = await buildWorkload(client, records, services.catalogueUrl);
     say(
-      `workload ${WORKLOAD}; ${documents} documents; ${workload.distinct ? 'stream' : 'mix'} of ${(workload.distinct ?? workload.mix).length} requests ${JSON.stringify(workload.kinds)}; concurrency ${CONCURRENCY}, ${DURATION_S} s each`,
+      `workload ${WORKLOAD}; ${documents} documents; ${workload.distinct ? 'stream' : 'mix'} of ${(workload.distinct ?? workload.mix).length} requests ${JSON.stringify(workload.kinds)}; concurrency ${config.BENCH_CONCURRENCY}, ${config.BENCH_DURATION_S} s each`,
     );
     const targets = targetsOf(services);
     const queryEmbedding =

@@ -25,12 +25,6 @@ import { benchConfig, SuggestBenchConfig } from './config.ts';
 import { createBenchKey, cursorSecret, ensureElasticsearch, ROOT, run, say as sayAs, startBenchService, stopChildren } from './support.ts';
 
 const config = benchConfig(SuggestBenchConfig);
-const ELASTICSEARCH_URL = config.ELASTICSEARCH_URL;
-const ALIAS = config.BENCH_ALIAS;
-const RECORDS = config.BENCH_RECORDS;
-const DURATION_S = config.BENCH_DURATION_S;
-const ROUNDS = config.BENCH_ROUNDS;
-const LOG_LEVEL = config.BENCH_LOG_LEVEL;
 const MIX_SIZE = 4_000;
 const TARGET_P50_MS = 5;
 const say = (m: string) => sayAs('suggest', m);
@@ -45,7 +39,7 @@ function processCpu(pid: number): number {
 
 /** CPU seconds the local Elasticsearch node has used so far (its own process statistics). */
 async function elasticsearchCpu(): Promise<number> {
-  const res = await fetch(`${ELASTICSEARCH_URL}/_nodes/_local/stats/process?filter_path=nodes.*.process.cpu.total_in_millis`);
+  const res = await fetch(`${config.ELASTICSEARCH_URL}/_nodes/_local/stats/process?filter_path=nodes.*.process.cpu.total_in_millis`);
   const body = (await res.json()) as { nodes: Record<string, { process: { cpu: { total_in_millis: number } } }> };
   return Object.values(body.nodes).reduce((sum, n) => sum + n.process.cpu.total_in_millis, 0) / 1000;
 }
@@ -58,7 +52,10 @@ interface Pair {
 
 async function ready(client: Client): Promise<number> {
   try {
-    const [{ count }] = await Promise.all([client.count({ index: ALIAS }), client.count({ index: suggestAliasOf(ALIAS) })]);
+    const [{ count }] = await Promise.all([
+      client.count({ index: config.BENCH_ALIAS }),
+      client.count({ index: suggestAliasOf(config.BENCH_ALIAS) }),
+    ]);
     return count;
   } catch {
     return 0;
@@ -68,7 +65,7 @@ async function ready(client: Client): Promise<number> {
 /** Names people type: fragrances (often with the brand first), brands, perfumers, notes. */
 async function typedTexts(client: Client): Promise<string[]> {
   const res = await client.search<{ name: string; brand: string; perfumers: string[]; notes: { top: string[] } }>({
-    index: ALIAS,
+    index: config.BENCH_ALIAS,
     size: 1_000,
     query: { function_score: { query: { match_all: {} }, functions: [{ random_score: { seed: 14, field: '_seq_no' } }] } },
     _source: ['name', 'brand', 'perfumers', 'notes.top'],
@@ -113,7 +110,7 @@ function pairs(texts: string[]): Pair[] {
       service: (client) => client.suggest({ q }),
       elasticsearch: {
         method: 'POST',
-        path: `/${suggestAliasOf(ALIAS)}/_search?filter_path=hits.hits._source`,
+        path: `/${suggestAliasOf(config.BENCH_ALIAS)}/_search?filter_path=hits.hits._source`,
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(buildSuggestRequest(params.q, params.types, 8)),
       },
@@ -150,10 +147,14 @@ interface Tally {
 
 /** Loads the catalogue when the alias lacks one with a suggestion index; the documents and the typing mix. */
 async function prepareMix(): Promise<{ documents: number; mix: Mix }> {
-  const client = new Client({ node: ELASTICSEARCH_URL });
+  const client = new Client({ node: config.ELASTICSEARCH_URL });
   if ((await ready(client)) < 1_000) {
-    say(`no catalogue with a suggestion index behind ${ALIAS}: generating and ingesting ${RECORDS} records`);
-    const result = await ingestCatalogue({ client, alias: ALIAS, records: generateCatalogue({ count: RECORDS, seed: 1 }) });
+    say(`no catalogue with a suggestion index behind ${config.BENCH_ALIAS}: generating and ingesting ${config.BENCH_RECORDS} records`);
+    const result = await ingestCatalogue({
+      client,
+      alias: config.BENCH_ALIAS,
+      records: generateCatalogue({ count: config.BENCH_RECORDS, seed: 1 }),
+    });
     say(`ingested ${result.indexed} records in ${result.seconds} s (suggestion index included)`);
   }
   const documents = await ready(client);
@@ -188,7 +189,7 @@ async function measure(targets: Target[], mix: Mix, pids: { catalogue: number; g
       next: (_r, i) => target.pick(mix[(i * 7) % mix.length]!),
     });
   }
-  for (let round = 0; round < ROUNDS; round += 1) {
+  for (let round = 0; round < config.BENCH_ROUNDS; round += 1) {
     for (let k = 0; k < targets.length; k += 1) {
       const target = targets[(round + k) % targets.length]!;
       const tally = tallies.get(target.name)!;
@@ -196,7 +197,7 @@ async function measure(targets: Target[], mix: Mix, pids: { catalogue: number; g
       const res = await runLoad({
         url: target.url,
         concurrency: 1,
-        durationMs: (DURATION_S * 1_000) / ROUNDS,
+        durationMs: (config.BENCH_DURATION_S * 1_000) / config.BENCH_ROUNDS,
         ...(target.apiKey ? { apiKey: target.apiKey } : {}),
         histogram: tally.histogram,
         next: (_r, i) => target.pick(mix[(i + round * 997) % mix.length]!),
@@ -237,12 +238,18 @@ function figuresOf(name: Target['name'], { histogram, requests, errors, cpu }: T
 }
 
 async function main(): Promise<void> {
-  ensureElasticsearch(ELASTICSEARCH_URL);
+  ensureElasticsearch(config.ELASTICSEARCH_URL);
   const { documents, mix } = await prepareMix();
   const catalogueUrl = `http://127.0.0.1:${await freePort()}`;
   const catalogue = startBenchService(
     'catalogue',
-    { PORT: new URL(catalogueUrl).port, ELASTICSEARCH_URL, LOG_LEVEL, CATALOGUE_ALIAS: ALIAS, CURSOR_SECRET: cursorSecret() },
+    {
+      PORT: new URL(catalogueUrl).port,
+      ELASTICSEARCH_URL: config.ELASTICSEARCH_URL,
+      LOG_LEVEL: config.BENCH_LOG_LEVEL,
+      CATALOGUE_ALIAS: config.BENCH_ALIAS,
+      CURSOR_SECRET: cursorSecret(),
+    },
     'suggest',
   );
   const redisPort = await freePort();
@@ -254,17 +261,19 @@ async function main(): Promise<void> {
     const gatewayUrl = `http://127.0.0.1:${await freePort()}`;
     const gateway = startBenchService(
       'gateway',
-      { PORT: new URL(gatewayUrl).port, REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL },
+      { PORT: new URL(gatewayUrl).port, REDIS_URL: redisUrl, CATALOGUE_SERVICE_URL: catalogueUrl, LOG_LEVEL: config.BENCH_LOG_LEVEL },
       'suggest',
     );
     await waitForHealthy(gatewayUrl, 60_000);
     const apiKey = createBenchKey(redisUrl);
     const targets: Target[] = [
-      { name: 'elasticsearch', url: ELASTICSEARCH_URL, pick: (p) => p.elasticsearch },
+      { name: 'elasticsearch', url: config.ELASTICSEARCH_URL, pick: (p) => p.elasticsearch },
       { name: 'catalogue', url: catalogueUrl, pick: (p) => p.service },
       { name: 'gateway', url: gatewayUrl, apiKey, pick: (p) => p.service },
     ];
-    say(`${documents} fragrances; ${mix.length} typed prefixes; concurrency 1, ${DURATION_S} s per target in ${ROUNDS} interleaved rounds`);
+    say(
+      `${documents} fragrances; ${mix.length} typed prefixes; concurrency 1, ${config.BENCH_DURATION_S} s per target in ${config.BENCH_ROUNDS} interleaved rounds`,
+    );
     const tallies = await measure(targets, mix, { catalogue: catalogue.pid!, gateway: gateway.pid! });
     const summary = {} as Record<Target['name'], Figures>;
     for (const t of targets) summary[t.name] = figuresOf(t.name, tallies.get(t.name)!);
@@ -274,9 +283,9 @@ async function main(): Promise<void> {
       load_average: loadavg().map((x) => Math.round(x * 100) / 100),
       documents,
       concurrency: 1,
-      duration_s: DURATION_S,
-      rounds: ROUNDS,
-      log_level: LOG_LEVEL,
+      duration_s: config.BENCH_DURATION_S,
+      rounds: config.BENCH_ROUNDS,
+      log_level: config.BENCH_LOG_LEVEL,
       ...summary,
       target_gateway_p50_ms: TARGET_P50_MS,
       meets_target: summary.gateway.p50_ms <= TARGET_P50_MS && summary.gateway.errors === 0,
