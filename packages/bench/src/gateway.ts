@@ -27,8 +27,8 @@
 // and latency with the secret key's; target ≤ 1.1×; needs the raw driver, its default then).
 // The machine's load average is printed with the figures: on a shared machine the CPU per request
 // and the interleaved ratios are the robust figures, not absolute throughput.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import type { Histogram } from 'hdr-histogram-js';
 import { newLatencyHistogram, runLoad, type ClientCall, type LoadRequest, type LoadResult } from './load.ts';
@@ -37,11 +37,13 @@ import {
   createBenchKey,
   cursorSecret,
   ensureElasticsearch,
-  localDir,
   ROOT,
   run,
+  runBench,
   say as sayAs,
+  startBenchRedis,
   startBenchService,
+  stopBenchRedis,
   stopChildren,
 } from './support.ts';
 import { createFragranceClient, type SearchQuery } from '@fragrance/client';
@@ -271,20 +273,6 @@ async function prepareCatalogue(): Promise<number> {
   const documents = await catalogueCount();
   if (documents < 1_000) throw new Error(`the ${ALIAS} alias holds ${documents} documents; load the catalogue first`);
   return documents;
-}
-
-/** A Redis of the bench's own (AOF like every instance), never the dev or test one. */
-async function startBenchRedis(): Promise<{ name: string; port: number; url: string }> {
-  const port = await freePort();
-  const name = `bench-gateway-${port}`;
-  run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', name, '--port', String(port)]);
-  return { name, port, url: `redis://127.0.0.1:${port}` };
-}
-
-function stopBenchRedis({ name, port }: { name: string; port: number }): void {
-  spawnSync('bash', ['infra/redis.sh', 'stop', '--name', name, '--port', String(port)], { cwd: ROOT });
-  rmSync(`${localDir()}/redis/${name}`, { recursive: true, force: true });
-  rmSync(`${localDir()}/redis/.${name}.lock`, { force: true });
 }
 
 /** A process the bench started and where it answers. */
@@ -649,7 +637,7 @@ async function resultLine(documents: number, edges: Edges, rounds: Rounds, apiKe
 async function main(): Promise<void> {
   ensureElasticsearch(config.ELASTICSEARCH_URL);
   const documents = await prepareCatalogue();
-  const redis = await startBenchRedis();
+  const redis = await startBenchRedis('gateway');
   try {
     const edges = await startCatalogueAndGateway(redis.url);
     await startOtherEdges(edges, redis.url);
@@ -679,11 +667,4 @@ async function main(): Promise<void> {
   }
 }
 
-process.on('SIGINT', () => void Promise.all([stopBaseline(), stopChildren()]).then(() => process.exit(130)));
-try {
-  await main();
-} catch (error) {
-  say(error instanceof Error ? error.message : String(error));
-  await Promise.all([stopBaseline(), stopChildren()]);
-  process.exitCode = 1;
-}
+await runBench('gateway', main, () => Promise.all([stopBaseline(), stopChildren()]));

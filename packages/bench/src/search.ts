@@ -46,7 +46,6 @@
 // instead the catalogue and gateway of another checkout (dependencies installed, e.g. a git
 // worktree of the previous commit) to the same rounds, rows "(b′)" and "(c′)": a before/after of a
 // change under the very same load, reported as `baseline` (throughput ratios now/before).
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -59,7 +58,20 @@ import { defaultModelDirectory, loadEmbedder } from '@fragrance/embeddings';
 import { newLatencyHistogram, runLoad, type ClientCall, type LoadRequest } from './load.ts';
 import { pick, seededRandom, typo } from './random.ts';
 import { distinctRequests, parseWorkload, zipfSequence, type DistinctRequest, type KnownItem } from './workload.ts';
-import { createBenchKey, cursorSecret, ensureElasticsearch, ROOT, run, say as sayAs, startBenchService, stopChildren } from './support.ts';
+import {
+  createBenchKey,
+  cursorSecret,
+  ensureElasticsearch,
+  ROOT,
+  run,
+  runBench,
+  say as sayAs,
+  startBenchRedis,
+  startBenchService,
+  stopBenchRedis,
+  stopChildren,
+  type BenchRedis,
+} from './support.ts';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
 import { benchConfig, SearchBenchConfig } from './config.ts';
 
@@ -597,7 +609,7 @@ async function prepareCatalogue(client: Client): Promise<number> {
 /** What the bench started (or was given): the services behind targets (b) and (c), metrics on and off. */
 interface Services {
   /** The bench's own Redis, stopped at the end; none when BENCH_REDIS_URL is given. */
-  redis: { name: string; port: number } | undefined;
+  redis: BenchRedis | undefined;
   redisUrl: string;
   catalogueUrl: string;
   cataloguePid: number | undefined;
@@ -640,10 +652,8 @@ const gatewayEnv = (port: number, redisUrl: string, catalogueUrl: string) => ({
  */
 async function startCatalogues(services: Services): Promise<void> {
   if (!config.BENCH_REDIS_URL) {
-    const redisPort = await portAt(2);
-    services.redis = { name: `bench-${redisPort}`, port: redisPort };
-    run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', services.redis.name, '--port', String(redisPort)]);
-    services.redisUrl = `redis://127.0.0.1:${redisPort}`;
+    services.redis = await startBenchRedis('search', await portAt(2));
+    services.redisUrl = services.redis.url;
   }
   const cataloguePort = await portAt(0);
   services.catalogueUrl = `http://127.0.0.1:${cataloguePort}`;
@@ -957,16 +967,8 @@ async function main(): Promise<void> {
   } finally {
     await client.close();
     await stopChildren();
-    const { redis } = services;
-    if (redis) spawnSync('bash', ['infra/redis.sh', 'stop', '--name', redis.name, '--port', String(redis.port)], { cwd: ROOT });
+    if (services.redis) stopBenchRedis(services.redis);
   }
 }
 
-process.on('SIGINT', () => void stopChildren().then(() => process.exit(130)));
-try {
-  await main();
-} catch (error) {
-  say(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  await stopChildren();
-  process.exitCode = 1;
-}
+await runBench('search', main);

@@ -7,7 +7,16 @@
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { freePort, waitForHealthy } from '@fragrance/testkit';
-import { createBenchKey, cursorSecret, localDir, ROOT, run, startBenchService, stopChildren } from './support.ts';
+import {
+  createBenchKey,
+  cursorSecret,
+  localDir,
+  ROOT,
+  startBenchRedis,
+  startBenchService,
+  stopBenchRedis,
+  stopChildren,
+} from './support.ts';
 
 /** The last commit before issue 38 changed similar (`git log -- packages/search/src/similar.ts`). */
 export const SIMILAR_BASELINE_COMMIT = 'ab4f2c5d91d5c5e1fb0a3f481ad71df1b1a49905';
@@ -130,9 +139,7 @@ export async function similarThroughGateway({
   say: (message: string) => void;
 }): Promise<SimilarGatewayFigures> {
   const baseline = baselineTree(SIMILAR_BASELINE_COMMIT);
-  const redisPort = await freePort();
-  const redis = { name: `bench-similar-${redisPort}`, port: redisPort, url: `redis://127.0.0.1:${redisPort}` };
-  run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', redis.name, '--port', String(redis.port)]);
+  const redis = await startBenchRedis('similar');
   try {
     const base = { alias, elasticsearchUrl, redisUrl: redis.url };
     const sides = [
@@ -168,8 +175,6 @@ export async function similarThroughGateway({
     };
   } finally {
     await stopChildren();
-    spawnSync('bash', ['infra/redis.sh', 'stop', '--name', redis.name, '--port', String(redis.port)], { cwd: ROOT });
-    rmSync(`${localDir()}/redis/${redis.name}`, { recursive: true, force: true });
-    rmSync(`${localDir()}/redis/.${redis.name}.lock`, { force: true });
+    stopBenchRedis(redis);
   }
 }

@@ -11,7 +11,6 @@
 // generated and ingested when it has fewer than 1,000 records or no suggestion index),
 // BENCH_RECORDS (75000, for that ingest), BENCH_DURATION_S (10 per target), BENCH_ROUNDS (4),
 // BENCH_LOG_LEVEL (warn).
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { Client } from '@elastic/elasticsearch';
@@ -22,7 +21,18 @@ import { freePort, waitForHealthy } from '@fragrance/testkit';
 import { newLatencyHistogram, runLoad, type ClientCall, type LoadRequest } from './load.ts';
 import { pick, seededRandom } from './random.ts';
 import { benchConfig, SuggestBenchConfig } from './config.ts';
-import { createBenchKey, cursorSecret, ensureElasticsearch, ROOT, run, say as sayAs, startBenchService, stopChildren } from './support.ts';
+import {
+  createBenchKey,
+  cursorSecret,
+  ensureElasticsearch,
+  runBench,
+  say as sayAs,
+  startBenchRedis,
+  startBenchService,
+  stopBenchRedis,
+  stopChildren,
+  type BenchRedis,
+} from './support.ts';
 
 const config = benchConfig(SuggestBenchConfig);
 const MIX_SIZE = 4_000;
@@ -252,12 +262,11 @@ async function main(): Promise<void> {
     },
     'suggest',
   );
-  const redisPort = await freePort();
-  const redis = { name: `bench-suggest-${redisPort}`, port: redisPort };
+  let redis: BenchRedis | undefined;
   try {
     await waitForHealthy(catalogueUrl, 60_000);
-    run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', redis.name, '--port', String(redisPort)]);
-    const redisUrl = `redis://127.0.0.1:${redisPort}`;
+    redis = await startBenchRedis('suggest');
+    const redisUrl = redis.url;
     const gatewayUrl = `http://127.0.0.1:${await freePort()}`;
     const gateway = startBenchService(
       'gateway',
@@ -293,15 +302,8 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
     await stopChildren();
-    spawnSync('bash', ['infra/redis.sh', 'stop', '--name', redis.name, '--port', String(redis.port)], { cwd: ROOT });
+    if (redis) stopBenchRedis(redis);
   }
 }
 
-process.on('SIGINT', () => void stopChildren().then(() => process.exit(130)));
-try {
-  await main();
-} catch (error) {
-  say(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  await stopChildren();
-  process.exitCode = 1;
-}
+await runBench('suggest', main);

@@ -2,9 +2,9 @@
 // Processes, free ports and health waits come from @fragrance/testkit.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { spawnService, type SpawnedService } from '@fragrance/testkit';
+import { freePort, spawnService, type SpawnedService } from '@fragrance/testkit';
 import { benchConfig, DEFAULT_ES, inheritedEnv, LocalStateConfig } from './config.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -89,4 +89,41 @@ export function startBenchService(
 /** SIGTERM every started service, SIGKILL whatever is still running after graceMs. */
 export async function stopChildren(graceMs = 5_000): Promise<void> {
   await Promise.all(children.map((child) => child.stop(graceMs)));
+}
+
+/** A Redis a bench started for itself. */
+export interface BenchRedis {
+  name: string;
+  port: number;
+  url: string;
+}
+
+/** A Redis of the bench's own (AOF like every instance), never the dev or test one; a free port unless given. */
+export async function startBenchRedis(bench: string, port?: number): Promise<BenchRedis> {
+  const at = port ?? (await freePort());
+  const name = `bench-${bench}-${at}`;
+  run('starting the bench Redis', 'bash', ['infra/redis.sh', 'start', '--name', name, '--port', String(at)]);
+  return { name, port: at, url: `redis://127.0.0.1:${at}` };
+}
+
+/** Stops a startBenchRedis instance and removes its data, so runs leave nothing behind. */
+export function stopBenchRedis({ name, port }: BenchRedis): void {
+  spawnSync('bash', ['infra/redis.sh', 'stop', '--name', name, '--port', String(port)], { cwd: ROOT });
+  rmSync(`${localDir()}/redis/${name}`, { recursive: true, force: true });
+  rmSync(`${localDir()}/redis/.${name}.lock`, { force: true });
+}
+
+/**
+ * Runs a bench's main: Ctrl-C stops what it started (cleanup, by default its services) and exits
+ * 130; a failure is printed with its stack, cleaned up the same way, and exits 1.
+ */
+export async function runBench(bench: string, main: () => Promise<void>, cleanup: () => Promise<unknown> = stopChildren): Promise<void> {
+  process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  try {
+    await main();
+  } catch (error) {
+    say(bench, error instanceof Error ? (error.stack ?? error.message) : String(error));
+    await cleanup();
+    process.exitCode = 1;
+  }
 }
