@@ -97,4 +97,15 @@ describe('the catalogue client pins its searches', () => {
       expect(headers.every((header) => header.preference?.startsWith('q'))).toBe(true);
     }
   });
+
+  it('leaves a point-in-time search unpinned: Elasticsearch refuses a preference there, and the PIT fixes the copies', async () => {
+    const client = createElasticsearchClient({ ELASTICSEARCH_URL: es.url, ELASTICSEARCH_TIMEOUT_MS: 10_000 });
+    const pit = await client.openPointInTime({ index: alias, keep_alive: '1m' });
+    try {
+      const page = await client.search({ pit: { id: pit.id, keep_alive: '1m' }, size: 10, sort: ['_shard_doc'] });
+      expect(page.hits.hits).toHaveLength(4);
+    } finally {
+      await client.closePointInTime({ id: pit.id });
+    }
+  });
 });

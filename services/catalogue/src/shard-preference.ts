@@ -20,6 +20,8 @@ export function shardPreference(path: string, body: unknown): string {
 }
 
 const isSearch = (path: string) => path.endsWith('/_search') || path === '_search';
+// A point in time already holds the same copies for every page, and Elasticsearch refuses a preference beside it.
+const isPointInTime = (body: unknown) => isObject(body) && body.pit !== undefined;
 const isMultiSearch = (path: string) => path.endsWith('/_msearch') || path === '_msearch';
 
 /**
@@ -28,11 +30,12 @@ const isMultiSearch = (path: string) => path.endsWith('/_msearch') || path === '
  * documents, so its own BM25 statistics): near-tied hits could swap places between two asks of the
  * same query, from one page to the next or between the caches of two instances. With a
  * `preference` derived from the query, the same query always reads the same copies while other
- * queries still spread over all of them (docs/search.md). A preference the caller set is kept.
+ * queries still spread over all of them (docs/search.md). A preference the caller set is kept, and a point-in-time search (the export) left alone.
  */
 export function withShardPreference(params: TransportRequestParams): TransportRequestParams {
   const { path, querystring } = params;
   if (isSearch(path)) {
+    if (isPointInTime(params.body)) return params;
     const preference = shardPreference(path, params.body ?? null);
     if (typeof querystring === 'string') {
       const query = new URLSearchParams(querystring);
@@ -48,7 +51,7 @@ export function withShardPreference(params: TransportRequestParams): TransportRe
   if (isMultiSearch(path) && Array.isArray(lines) && lines.every(isObject)) {
     // Header and body lines alternate; the header says where that search runs, and may carry its own preference.
     const pinned = lines.map((line, i) => {
-      if (i % 2 === 1 || line.preference !== undefined) return line;
+      if (i % 2 === 1 || line.preference !== undefined || isPointInTime(lines[i + 1])) return line;
       // As the same search sent alone would be pinned.
       const where =
         typeof line.index === 'string' || Array.isArray(line.index)
