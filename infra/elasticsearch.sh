@@ -18,16 +18,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ES_USER="${ES_USER:-fragrance-es}"
 NAME=dev PORT=9200 NODES=1 HEAP=1g NODE=""
 CMD="${1:-}"; shift || true
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --name) NAME=$2; shift 2 ;;
-    --port) PORT=$2; shift 2 ;;
-    --nodes) NODES=$2; shift 2 ;;
-    --heap) HEAP=$2; shift 2 ;;
-    --node) NODE=$2; shift 2 ;;
-    *) die "unknown option $1" ;;
-  esac
-done
+parse_options "name port nodes heap node" "$@"
 [[ "$NAME" =~ ^[a-z0-9-]+$ ]] || die "--name must be lowercase letters, digits and dashes"
 
 # The nodes run as $ES_USER, which must be able to traverse into their files. A checkout under a

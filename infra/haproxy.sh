@@ -8,9 +8,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 ensure_installed() {
-  if ! command -v haproxy >/dev/null; then
-    apt_install haproxy haproxy
-  fi
+  ensure_command haproxy haproxy haproxy
   command -v haproxy
 }
 

@@ -41,3 +41,32 @@ maven_fetch() { # <groupId:artifactId:version:type> <directory>: copies the arti
   mvn -q -B dependency:copy -Dartifact="$artifact" -DoutputDirectory="$downloads" -Dmdep.useBaseVersion=true >&2 \
     || die "could not fetch $artifact with mvn"
 }
+parse_options() { # "<option> <flag>! …" "$@": --some-option VALUE sets SOME_OPTION, --flag sets FLAG=1
+  local known=" $1 " option variable
+  shift
+  while [[ $# -gt 0 ]]; do
+    option=${1#--}
+    variable=${option^^}
+    variable=${variable//-/_}
+    if [[ $1 == --* && $known == *" $option! "* ]]; then
+      printf -v "$variable" 1
+      shift
+    elif [[ $1 == --* && $known == *" $option "* ]]; then
+      [[ $# -ge 2 ]] || die "$1 needs a value"
+      printf -v "$variable" '%s' "$2"
+      shift 2
+    else
+      die "unknown option $1"
+    fi
+  done
+}
+ensure_command() { # <command> <Debian package> [system service it starts]: installs the package when the command is missing
+  command -v "$1" >/dev/null || apt_install "$2" "${3:-}"
+}
+redis_ping() { redis-cli -p "$1" ping 2>/dev/null | grep -q PONG; } # <port>
+redis_shutdown() { # <port> <what>: SHUTDOWN (a Redis flushes its AOF first), then waits until it is gone
+  redis_ping "$1" || return 0
+  redis-cli -p "$1" shutdown >/dev/null 2>&1 || true
+  wait_for 20 bash -c "! redis-cli -p $1 ping" || die "$2 on port $1 did not stop"
+  log "$2 stopped"
+}

@@ -13,17 +13,9 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-NAME=dev PORT=9090 CONFIG="" PURGE=false
+NAME=dev PORT=9090 CONFIG="" PURGE=
 CMD="${1:-}"; shift || true
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --name) NAME=$2; shift 2 ;;
-    --port) PORT=$2; shift 2 ;;
-    --config) CONFIG=$2; shift 2 ;;
-    --purge) PURGE=true; shift ;;
-    *) die "unknown option $1" ;;
-  esac
-done
+parse_options "name port config purge!" "$@"
 DIR="$LOCAL_DIR/prometheus/$NAME"
 RULES_DIR="$ROOT/infra/prometheus"
 
@@ -52,7 +44,7 @@ start() {
 
 stop() {
   if [[ ! -f "$DIR/prometheus.pid" ]]; then
-    if [[ $PURGE == true ]]; then rm -rf "$DIR"; fi
+    if [[ -n $PURGE ]]; then rm -rf "$DIR"; fi
     return 0
   fi
   local pid; pid=$(cat "$DIR/prometheus.pid")
@@ -62,7 +54,7 @@ stop() {
   fi
   rm -f "$DIR/prometheus.pid"
   log "prometheus '$NAME' stopped"
-  if [[ $PURGE == true ]]; then rm -rf "$DIR"; fi
+  if [[ -n $PURGE ]]; then rm -rf "$DIR"; fi
 }
 
 test_rules() {

@@ -17,28 +17,14 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PORT=26379 MONITOR= NAME=fcs-redis QUORUM=2 DOWN_AFTER_MS=5000 FAILOVER_TIMEOUT_MS=60000
 CMD="${1:-}"; shift || true
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --port) PORT=$2; shift 2 ;;
-    --monitor) MONITOR=$2; shift 2 ;;
-    --name) NAME=$2; shift 2 ;;
-    --quorum) QUORUM=$2; shift 2 ;;
-    --down-after-ms) DOWN_AFTER_MS=$2; shift 2 ;;
-    --failover-timeout-ms) FAILOVER_TIMEOUT_MS=$2; shift 2 ;;
-    *) die "unknown option $1" ;;
-  esac
-done
+parse_options "port monitor name quorum down-after-ms failover-timeout-ms" "$@"
 DIR="$LOCAL_DIR/redis-sentinel/$PORT"
 [[ $PORT =~ ^[0-9]+$ ]] || die "--port must be a number"
 [[ $NAME =~ ^[A-Za-z0-9._-]+$ ]] || die "--name must be letters, digits, '.', '_' or '-'"
 for number in "$QUORUM" "$DOWN_AFTER_MS" "$FAILOVER_TIMEOUT_MS"; do [[ $number =~ ^[0-9]+$ ]] || die "'$number' is not a number"; done
 
-ensure_installed() {
-  command -v redis-sentinel >/dev/null && return
-  apt_install redis-sentinel redis-sentinel
-}
-
-ping() { redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG; }
+ensure_installed() { ensure_command redis-sentinel redis-sentinel redis-sentinel; }
+ping() { redis_ping "$PORT"; }
 
 start() {
   ensure_installed
@@ -63,13 +49,6 @@ CONF
   log "sentinel up on port $PORT, watching '$NAME'"
 }
 
-stop() {
-  ping || return 0
-  redis-cli -p "$PORT" shutdown >/dev/null 2>&1 || true
-  wait_for 20 bash -c "! redis-cli -p $PORT ping" || die "sentinel on port $PORT did not stop"
-  log "sentinel on port $PORT stopped"
-}
-
 status() {
   ping || { echo down; exit 1; }
   local primary
@@ -83,7 +62,7 @@ case "$CMD" in
     mkdir -p "$LOCAL_DIR/redis-sentinel"
     exec 8>"$LOCAL_DIR/redis-sentinel/.$PORT.lock" && flock 8 # the daemon must not inherit fd 8
     start ;;
-  stop) stop ;;
+  stop) redis_shutdown "$PORT" "sentinel on port $PORT" ;;
   status) status ;;
   ensure) ensure_installed ;;
   *) die "usage: $0 start|stop|status|ensure --port P [--monitor HOST:PORT] [--name N] [--quorum Q] [--down-after-ms MS] [--failover-timeout-ms MS]" ;;

@@ -13,24 +13,12 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 NAME=dev PORT=6379 REPLICA_OF= PRIMARY=
 CMD="${1:-}"; shift || true
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --name) NAME=$2; shift 2 ;;
-    --port) PORT=$2; shift 2 ;;
-    --replica-of) REPLICA_OF=$2; shift 2 ;;
-    --primary) PRIMARY=1; shift ;;
-    *) die "unknown option $1" ;;
-  esac
-done
+parse_options "name port replica-of primary!" "$@"
 DIR="$LOCAL_DIR/redis/$NAME"
 if [[ -n $REPLICA_OF && ! $REPLICA_OF =~ ^[^:[:space:]]+:[0-9]+$ ]]; then die "--replica-of must be HOST:PORT"; fi
 
-ensure_installed() {
-  command -v redis-server >/dev/null && return
-  apt_install redis-server redis-server
-}
-
-ping() { redis-cli -p "$PORT" ping 2>/dev/null | grep -q PONG; }
+ensure_installed() { ensure_command redis-server redis-server redis-server; }
+ping() { redis_ping "$PORT"; }
 
 start() {
   ensure_installed
@@ -49,12 +37,6 @@ start() {
   log "redis '$NAME' up at redis://127.0.0.1:$PORT${REPLICA_OF:+ (replica of $REPLICA_OF)}"
 }
 
-stop() {
-  ping || return 0
-  redis-cli -p "$PORT" shutdown >/dev/null 2>&1 || true
-  wait_for 20 bash -c "! redis-cli -p $PORT ping" || die "redis on port $PORT did not stop"
-  log "redis '$NAME' stopped"
-}
 
 case "$CMD" in
   start)
@@ -62,7 +44,7 @@ case "$CMD" in
     mkdir -p "$LOCAL_DIR/redis"
     exec 8>"$LOCAL_DIR/redis/.$NAME.lock" && flock 8 # the daemon must not inherit fd 8 (8>&- above)
     start ;;
-  stop) stop ;;
+  stop) redis_shutdown "$PORT" "redis '$NAME'" ;;
   status) if ping; then echo up; else echo down; exit 1; fi ;;
   *) die "usage: $0 start|stop|status [--name N] [--port P] [--replica-of HOST:PORT | --primary]" ;;
 esac
