@@ -70,3 +70,9 @@ redis_shutdown() { # <port> <what>: SHUTDOWN (a Redis flushes its AOF first), th
   wait_for 20 bash -c "! redis-cli -p $1 ping" || die "$2 on port $1 did not stop"
   log "$2 stopped"
 }
+redis_daemon() { # <kind: redis|sentinel> <port> <dir> <command...>: runs it daemonized (pid and log in <dir>/<kind>.pid, .log) and waits until it answers
+  local kind=$1 port=$2 dir=$3
+  shift 3
+  "$@" --daemonize yes --pidfile "$dir/$kind.pid" --logfile "$dir/$kind.log" 8>&- # the daemon must not inherit the start lock
+  wait_for 20 redis_ping "$port" || die "$kind did not answer on port $port; see $dir/$kind.log"
+}

@@ -24,11 +24,10 @@ DIR="$LOCAL_DIR/redis-sentinel/$PORT"
 for number in "$QUORUM" "$DOWN_AFTER_MS" "$FAILOVER_TIMEOUT_MS"; do [[ $number =~ ^[0-9]+$ ]] || die "'$number' is not a number"; done
 
 ensure_installed() { ensure_command redis-sentinel redis-sentinel redis-sentinel; }
-ping() { redis_ping "$PORT"; }
 
 start() {
   ensure_installed
-  if ping; then log "sentinel already up on port $PORT"; return; fi
+  if redis_ping "$PORT"; then log "sentinel already up on port $PORT"; return; fi
   mkdir -p "$DIR"
   if [[ ! -f $DIR/sentinel.conf ]]; then
     [[ $MONITOR =~ ^[^:[:space:]]+:[0-9]+$ ]] || die "--monitor HOST:PORT is required for a new Sentinel"
@@ -44,13 +43,12 @@ sentinel failover-timeout $NAME $FAILOVER_TIMEOUT_MS
 sentinel parallel-syncs $NAME 1
 CONF
   fi
-  redis-sentinel "$DIR/sentinel.conf" --daemonize yes --pidfile "$DIR/sentinel.pid" --logfile "$DIR/sentinel.log" 8>&-
-  wait_for 20 ping || die "sentinel did not answer on port $PORT; see $DIR/sentinel.log"
+  redis_daemon sentinel "$PORT" "$DIR" redis-sentinel "$DIR/sentinel.conf"
   log "sentinel up on port $PORT, watching '$NAME'"
 }
 
 status() {
-  ping || { echo down; exit 1; }
+  redis_ping "$PORT" || { echo down; exit 1; }
   local primary
   primary=$(redis-cli -p "$PORT" sentinel get-master-addr-by-name "$NAME" 2>/dev/null | paste -sd: -)
   [[ -n $primary ]] || { echo "up, not watching '$NAME'"; exit 1; }

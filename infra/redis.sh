@@ -17,12 +17,9 @@ parse_options "name port replica-of primary!" "$@"
 DIR="$LOCAL_DIR/redis/$NAME"
 if [[ -n $REPLICA_OF && ! $REPLICA_OF =~ ^[^:[:space:]]+:[0-9]+$ ]]; then die "--replica-of must be HOST:PORT"; fi
 
-ensure_installed() { ensure_command redis-server redis-server redis-server; }
-ping() { redis_ping "$PORT"; }
-
 start() {
-  ensure_installed
-  if ping; then log "redis already up on port $PORT"; return; fi
+  ensure_command redis-server redis-server redis-server
+  if redis_ping "$PORT"; then log "redis already up on port $PORT"; return; fi
   mkdir -p "$DIR"
   # A config file of its own, so Sentinel can record a failover in it (CONFIG REWRITE) and a
   # restarted node comes back with the role it had; command-line options override it.
@@ -30,21 +27,19 @@ start() {
   local replica=()
   if [[ -n $REPLICA_OF ]]; then replica=(--replicaof "${REPLICA_OF%:*}" "${REPLICA_OF##*:}"); fi
   if [[ -n $PRIMARY ]]; then replica=(--replicaof no one); fi
-  redis-server "$DIR/redis.conf" --bind 127.0.0.1 --port "$PORT" --protected-mode yes --dir "$DIR" \
-    --appendonly yes --appendfsync everysec --save "" \
-    --daemonize yes --pidfile "$DIR/redis.pid" --logfile "$DIR/redis.log" "${replica[@]}" 8>&-
-  wait_for 20 ping || die "redis did not answer on port $PORT; see $DIR/redis.log"
+  redis_daemon redis "$PORT" "$DIR" redis-server "$DIR/redis.conf" --bind 127.0.0.1 --port "$PORT" --protected-mode yes \
+    --dir "$DIR" --appendonly yes --appendfsync everysec --save "" "${replica[@]}"
   log "redis '$NAME' up at redis://127.0.0.1:$PORT${REPLICA_OF:+ (replica of $REPLICA_OF)}"
 }
 
 
 case "$CMD" in
   start)
-    if ping; then log "redis already up on port $PORT"; exit 0; fi
+    if redis_ping "$PORT"; then log "redis already up on port $PORT"; exit 0; fi
     mkdir -p "$LOCAL_DIR/redis"
-    exec 8>"$LOCAL_DIR/redis/.$NAME.lock" && flock 8 # the daemon must not inherit fd 8 (8>&- above)
+    exec 8>"$LOCAL_DIR/redis/.$NAME.lock" && flock 8 # the daemon must not inherit fd 8 (redis_daemon closes it)
     start ;;
   stop) redis_shutdown "$PORT" "redis '$NAME'" ;;
-  status) if ping; then echo up; else echo down; exit 1; fi ;;
+  status) if redis_ping "$PORT"; then echo up; else echo down; exit 1; fi ;;
   *) die "usage: $0 start|stop|status [--name N] [--port P] [--replica-of HOST:PORT | --primary]" ;;
 esac
