@@ -35,3 +35,17 @@ export function parseOptions<T extends ParseArgsConfig['options']>(argv: string[
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
 }
+
+/**
+ * A whole-number option (or argument) within bounds: undefined when not given, else the number or
+ * a usage error naming it, e.g. `--keep must be a whole number from 0 to 10, got "x"`.
+ */
+export function wholeNumberOption(name: string, raw: string | undefined, min: number, max?: number): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= min && value <= (max ?? Number.MAX_SAFE_INTEGER)))
+    throw new UsageError(
+      `${name} must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}, got "${raw}"`,
+    );
+  return value;
+}

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseConfig } from '@fragrance/config';
 import { MachineClientError, MachineClientStore, RevocationStore, type MachineClient } from '@fragrance/identity';
-import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
+import { parseOptions, UsageError, wholeNumberOption, type Command, type CommandContext, type CommandGroup } from '../command.ts';
 import { withRedis } from '../redis.ts';
 import { UsersConfig } from './users.ts';
 
@@ -28,14 +28,6 @@ const asJson = (c: MachineClient) => ({
   revoked_at: c.revokedAt ?? null,
 });
 
-function positiveWhole(name: string, raw: string | undefined): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1 || !Number.isSafeInteger(Number(raw))) {
-    throw new UsageError(`${name} must be a whole number of at least 1, got "${raw}"`);
-  }
-  return Number(raw);
-}
-
 async function readJwks(path: string | undefined): Promise<unknown> {
   if (path === undefined) return undefined;
   try {
@@ -58,7 +50,7 @@ const create: Command = {
     });
     if (!values.machine) throw new UsageError('only machine clients are created here (--machine); people connect apps through sign-in');
     if (!values.name?.trim()) throw new UsageError('--name is required');
-    const quotaPerDay = positiveWhole('--quota', values.quota);
+    const quotaPerDay = wholeNumberOption('--quota', values.quota, 1);
     const jwks = await readJwks(values.jwks);
     const { client, secret } = await withClients(ctx, (store) =>
       store.create({ name: values.name!, ...(quotaPerDay ? { quotaPerDay } : {}), ...(jwks === undefined ? {} : { jwks }) }),
@@ -109,7 +101,7 @@ const usage: Command = {
   usage: 'clients usage <client_id> [--days <n, default 7>] [--json]',
   run: async (ctx) => {
     const { id, values } = oneId(ctx, { days: { type: 'string' }, json: { type: 'boolean' } });
-    const days = positiveWhole('--days', typeof values.days === 'string' ? values.days : undefined) ?? 7;
+    const days = wholeNumberOption('--days', typeof values.days === 'string' ? values.days : undefined, 1) ?? 7;
     const { client, rows } = await withClients(ctx, async (store) => {
       const found = await store.get(id);
       if (!found) throw new UsageError(`no machine client ${id}`);

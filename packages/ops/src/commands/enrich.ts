@@ -1,4 +1,3 @@
-import cliProgress from 'cli-progress';
 import pWaitFor from 'p-wait-for';
 import { z } from 'zod';
 import { parseConfig, redisConnectionFields, redisPrefix } from '@fragrance/config';
@@ -13,7 +12,8 @@ import {
   type RunSummary,
 } from '@fragrance/jobs';
 import { Job, type Queue } from 'bullmq';
-import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
+import { parseOptions, wholeNumberOption, type Command, type CommandContext, type CommandGroup } from '../command.ts';
+import { progressReporter } from '../progress.ts';
 import { withRedis } from '../redis.ts';
 
 /** What `enrich` commands read from the environment (the same names the worker uses). */
@@ -73,44 +73,6 @@ const finished = (run: RunSummary | undefined) =>
 /** What is left of `deadline` as p-wait-for's timeout, failing with `message`. */
 const until = (deadline: number, message: string) => ({ milliseconds: Math.max(deadline - Date.now(), 0), message: new Error(message) });
 
-/** A progress bar on a terminal, a line every 10% elsewhere (CI logs stay short). */
-function progressReporter(ctx: CommandContext) {
-  const tty = (ctx.stderr as NodeJS.WriteStream).isTTY;
-  if (tty) {
-    const bar = new cliProgress.SingleBar(
-      {
-        stream: ctx.stderr,
-        format: 'enrich [{bar}] {percentage}% | {value}/{total} rows | {changed} changed | {failed} failed | {eta}s',
-        hideCursor: true,
-      },
-      cliProgress.Presets.shades_classic,
-    );
-    let started = false;
-    return {
-      update: (run: RunSummary) => {
-        if (!started) {
-          bar.start(Math.max(run.rows_total, 1), 0, { changed: 0, failed: 0 });
-          started = true;
-        }
-        bar.setTotal(Math.max(run.rows_total, 1));
-        bar.update(run.rows_seen, { changed: run.changed, failed: run.failed });
-      },
-      stop: () => started && bar.stop(),
-    };
-  }
-  let nextTenth = 1;
-  return {
-    update: (run: RunSummary) => {
-      if (run.rows_total === 0) return;
-      const tenth = Math.floor((run.rows_seen * 10) / run.rows_total);
-      if (tenth < nextTenth) return;
-      ctx.stderr.write(`enrich: ${run.rows_seen}/${run.rows_total} rows, ${run.changed} changed, ${run.failed} failed\n`);
-      nextTenth = tenth + 1;
-    },
-    stop: () => undefined,
-  };
-}
-
 /**
  * Waits for the worker to start the run. A planning job that found another run in progress
  * completes with `skipped`: we then follow that run instead.
@@ -144,10 +106,8 @@ const run: Command = {
       detach: { type: 'boolean', default: false },
       'timeout-minutes': { type: 'string' },
     });
-    const rawTimeout = values['timeout-minutes'];
-    if (rawTimeout !== undefined && !/^[1-9]\d{0,4}$/.test(rawTimeout))
-      throw new UsageError(`--timeout-minutes must be a whole number from 1 to 99999, got "${rawTimeout}"`);
-    const deadline = Date.now() + Number(rawTimeout ?? 60) * 60_000;
+    const timeoutMinutes = wholeNumberOption('--timeout-minutes', values['timeout-minutes'], 1, 99_999) ?? 60;
+    const deadline = Date.now() + timeoutMinutes * 60_000;
     await withSession(ctx, async (session) => {
       const workers = await session.queue.getWorkers();
       if (workers.length === 0) ctx.stderr.write('warning: no worker is connected; the run starts when one does (npm start runs one)\n');
@@ -156,13 +116,18 @@ const run: Command = {
       if (values.detach) return;
       const runId = await runToFollow(session, requested.jobId, requested.runId, deadline);
       if (runId !== requested.runId) ctx.stdout.write(`run ${runId} was already in progress; following it instead\n`);
-      const progress = progressReporter(ctx);
+      const progress = progressReporter(ctx, 'enrich', 'rows', ['changed', 'failed']);
       let summary: RunSummary | undefined;
       try {
         await pWaitFor(
           async () => {
             summary = await session.runs.get(runId);
-            if (summary) progress.update(summary);
+            if (summary)
+              progress.update({
+                done: summary.rows_seen,
+                total: summary.rows_total,
+                counts: { changed: summary.changed, failed: summary.failed },
+              });
             return finished(summary);
           },
           {
@@ -185,9 +150,7 @@ const status: Command = {
   usage: 'enrich status [--runs 3] [--json]',
   async run(ctx) {
     const { values } = parseOptions(ctx.argv, { runs: { type: 'string' }, json: { type: 'boolean', default: false } });
-    if (values.runs !== undefined && !/^([1-9]|[1-4]\d|50)$/.test(values.runs))
-      throw new UsageError(`--runs must be a whole number from 1 to 50, got "${values.runs}"`);
-    const limit = Number(values.runs ?? 3);
+    const limit = wholeNumberOption('--runs', values.runs, 1, 50) ?? 3;
     await withSession(ctx, async (session) => {
       const [current, recent, failed, schedule, workers, counts] = await Promise.all([
         session.runs.current(),

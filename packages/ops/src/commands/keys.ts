@@ -15,7 +15,8 @@ import {
   type ApiKeyRecord,
   type KeyStore,
 } from '@fragrance/api-keys';
-import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
+import type { ParseArgsOptionsConfig } from 'node:util';
+import { parseOptions, UsageError, wholeNumberOption, type Command, type CommandContext, type CommandGroup } from '../command.ts';
 import { withRedis } from '../redis.ts';
 
 /** What `keys` commands read from the environment (the same names the gateway uses). */
@@ -71,12 +72,11 @@ export function parseGrace(raw: string | undefined): number {
   return ms;
 }
 
-function wholeNumber(name: string, raw: string | undefined, min: number, max: number): number {
-  if (raw === undefined) throw new UsageError(`${name} is required`);
-  if (!/^\d+$/.test(raw)) throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  const value = Number(raw);
-  if (value < min || value > max) throw new UsageError(`${name} must be from ${min} to ${max}, got ${raw}`);
-  return value;
+/** A quota (requests per day): a usage error naming the option or argument when missing or out of range. */
+function quotaOption(name: string, raw: string | undefined): number {
+  const quota = wholeNumberOption(name, raw, 0, MAX_QUOTA);
+  if (quota === undefined) throw new UsageError(`${name} is required`);
+  return quota;
 }
 
 function schemaOption<T>(name: string, raw: string | undefined, schema: z.ZodType<T>): T | undefined {
@@ -91,6 +91,12 @@ function keyIdArgument(positionals: string[]): string {
   const [id] = positionals;
   if (!id || positionals.length !== 1) throw new UsageError('expected a key id such as key_3f9a1c2b4d5e6f70');
   return id;
+}
+
+/** A command on one key: its id, its own options and --json. */
+function oneKeyOptions<T extends ParseArgsOptionsConfig>(argv: string[], options: T) {
+  const { values, positionals } = parseOptions(argv, { ...options, json: { type: 'boolean', default: false } } as const, true);
+  return { values, id: keyIdArgument(positionals) };
 }
 
 /** The snake_case shape of a key in --json output (never the plaintext, except at creation). */
@@ -141,6 +147,9 @@ function describe(record: ApiKeyRecord): string {
 }
 
 const print = (ctx: CommandContext, text: string) => void ctx.stdout.write(`${text}\n`);
+/** A key as --json asks, else described, after `heading` when given. */
+const printKey = (ctx: CommandContext, record: ApiKeyRecord, json: boolean, heading?: string) =>
+  print(ctx, json ? JSON.stringify(toJson(record)) : [heading, describe(record)].filter(Boolean).join('\n'));
 
 /** The restrictions of `keys create`, checked here so a mistake is a usage error naming the option. */
 function restrictionOptions(values: {
@@ -200,7 +209,7 @@ const create: Command = {
       json: { type: 'boolean', default: false },
     });
     if (values.owner === undefined || values.owner.trim() === '') throw new UsageError('--owner is required');
-    const quota = wholeNumber('--quota', values.quota, 0, MAX_QUOTA);
+    const quota = quotaOption('--quota', values.quota);
     const burst = schemaOption('--burst', values.burst, Burst);
     const refillPerSecond = schemaOption('--refill', values.refill, Refill);
     if (values.publishable && (burst ?? refillPerSecond) !== undefined)
@@ -240,12 +249,7 @@ const roll: Command = {
   summary: 'Roll a key: a successor with the same owner, quota and restrictions; the old key works for the grace period',
   usage: 'keys roll <id> [--grace 7d] [--expires <date>] [--json]   (grace: 7d by default, 0 for none)',
   async run(ctx) {
-    const { values, positionals } = parseOptions(
-      ctx.argv,
-      { grace: { type: 'string' }, expires: { type: 'string' }, json: { type: 'boolean', default: false } },
-      true,
-    );
-    const id = keyIdArgument(positionals);
+    const { values, id } = oneKeyOptions(ctx.argv, { grace: { type: 'string' }, expires: { type: 'string' } });
     const graceMs = parseGrace(values.grace);
     const expiresAt = parseExpiry(values.expires);
     await withStore(ctx, async (store) => {
@@ -282,12 +286,8 @@ const revoke: Command = {
   summary: 'Revoke a key; the gateway refuses it from the next request on',
   usage: 'keys revoke <id> [--json]',
   async run(ctx) {
-    const { values, positionals } = parseOptions(ctx.argv, { json: { type: 'boolean', default: false } }, true);
-    const id = keyIdArgument(positionals);
-    await withStore(ctx, async (store) => {
-      const record = await store.revoke(id);
-      print(ctx, values.json ? JSON.stringify(toJson(record)) : `revoked\n${describe(record)}`);
-    });
+    const { values, id } = oneKeyOptions(ctx.argv, {});
+    await withStore(ctx, async (store) => printKey(ctx, await store.revoke(id), values.json, 'revoked'));
   },
 };
 
@@ -298,11 +298,8 @@ const setQuota: Command = {
     const { values, positionals } = parseOptions(ctx.argv, { json: { type: 'boolean', default: false } }, true);
     const id = keyIdArgument(positionals.slice(0, 1));
     if (positionals.length !== 2) throw new UsageError('expected a key id and a quota');
-    const quota = wholeNumber('quota', positionals[1], 0, MAX_QUOTA);
-    await withStore(ctx, async (store) => {
-      const record = await store.setQuota(id, quota);
-      print(ctx, values.json ? JSON.stringify(toJson(record)) : describe(record));
-    });
+    const quota = quotaOption('quota', positionals[1]);
+    await withStore(ctx, async (store) => printKey(ctx, await store.setQuota(id, quota), values.json));
   },
 };
 
@@ -310,19 +307,11 @@ const setBurst: Command = {
   summary: "Change a key's token bucket (most requests at once, refill per second)",
   usage: 'keys set-burst <id> --burst <n> --refill <per s> [--json]',
   async run(ctx) {
-    const { values, positionals } = parseOptions(
-      ctx.argv,
-      { burst: { type: 'string' }, refill: { type: 'string' }, json: { type: 'boolean', default: false } },
-      true,
-    );
-    const id = keyIdArgument(positionals);
+    const { values, id } = oneKeyOptions(ctx.argv, { burst: { type: 'string' }, refill: { type: 'string' } });
     const burst = schemaOption('--burst', values.burst, Burst);
     const refill = schemaOption('--refill', values.refill, Refill);
     if (burst === undefined || refill === undefined) throw new UsageError('--burst and --refill are required');
-    await withStore(ctx, async (store) => {
-      const record = await store.setBurst(id, burst, refill);
-      print(ctx, values.json ? JSON.stringify(toJson(record)) : describe(record));
-    });
+    await withStore(ctx, async (store) => printKey(ctx, await store.setBurst(id, burst, refill), values.json));
   },
 };
 
@@ -330,9 +319,8 @@ const usage: Command = {
   summary: 'Requests admitted per day (billing), oldest first, ending today',
   usage: `keys usage <id> [--days 30] [--json]   (kept ${USAGE_RETENTION_DAYS} days)`,
   async run(ctx) {
-    const { values, positionals } = parseOptions(ctx.argv, { days: { type: 'string' }, json: { type: 'boolean', default: false } }, true);
-    const id = keyIdArgument(positionals);
-    const days = values.days === undefined ? 30 : wholeNumber('--days', values.days, 1, USAGE_RETENTION_DAYS);
+    const { values, id } = oneKeyOptions(ctx.argv, { days: { type: 'string' } });
+    const days = wholeNumberOption('--days', values.days, 1, USAGE_RETENTION_DAYS) ?? 30;
     await withStore(ctx, async (store, config) => {
       const record = await store.get(id);
       const rows = await store.usage(id, days, config.QUOTA_TIMEZONE);

@@ -3,7 +3,7 @@ import { parseConfig, redisConnectionFields, redisPrefix, timeZone } from '@frag
 import { addDays, localDate } from '@fragrance/api-keys';
 import { SEARCH_USAGE_DEFAULT_LIMIT, SEARCH_USAGE_MAX_DAYS, SEARCH_USAGE_MAX_LIMIT, type QueryCount } from '@fragrance/contracts';
 import { listSearchOwners, readSearchReport, type SearchReport } from '@fragrance/search-analytics';
-import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
+import { parseOptions, UsageError, wholeNumberOption, type Command, type CommandContext, type CommandGroup } from '../command.ts';
 import { withRedis } from '../redis.ts';
 
 /** What `search report` reads: the gateway's Redis, its key prefix and quota zone. */
@@ -33,14 +33,6 @@ function reportDay(raw: string | undefined, today: string): string {
   if (raw < oldest)
     throw new UsageError(`--day ${raw} is older than the search counters are kept (${SEARCH_USAGE_MAX_DAYS} days, from ${oldest})`);
   return raw;
-}
-
-function reportLimit(raw: string | undefined): number {
-  if (raw === undefined) return SEARCH_USAGE_DEFAULT_LIMIT;
-  const limit = /^\d{1,4}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(limit >= 1 && limit <= SEARCH_USAGE_MAX_LIMIT))
-    throw new UsageError(`--limit must be a whole number from 1 to ${SEARCH_USAGE_MAX_LIMIT}, got "${raw}"`);
-  return limit;
 }
 
 const count = (n: number) => n.toLocaleString('en-AU');
@@ -80,7 +72,7 @@ const report: Command = {
     const config = parseConfig(SearchReportConfig, ctx.env);
     const today = localDate(Date.now(), config.QUOTA_TIMEZONE);
     const day = reportDay(values.day, today);
-    const limit = reportLimit(values.limit);
+    const limit = wholeNumberOption('--limit', values.limit, 1, SEARCH_USAGE_MAX_LIMIT) ?? SEARCH_USAGE_DEFAULT_LIMIT;
     const owner = values.owner;
     const reports = await withRedis(config, async (redis) => {
       const owners = owner === undefined ? await listSearchOwners(redis, config.REDIS_PREFIX, day) : [owner];

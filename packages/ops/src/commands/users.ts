@@ -10,7 +10,7 @@ import {
   UserStore,
   type User,
 } from '@fragrance/identity';
-import { parseOptions, UsageError, type Command, type CommandContext, type CommandGroup } from '../command.ts';
+import { parseOptions, UsageError, wholeNumberOption, type Command, type CommandContext, type CommandGroup } from '../command.ts';
 import { withRedis } from '../redis.ts';
 
 /** What `users` and `auth` commands read from the environment (the names the auth service uses). */
@@ -216,8 +216,7 @@ const rotateKeys: Command = {
   usage: 'auth rotate-keys [--keep <n>]',
   run: async (ctx) => {
     const { values } = parseOptions(ctx.argv, { keep: { type: 'string' } });
-    const keep = values.keep === undefined ? 3 : Number(values.keep);
-    if (!Number.isInteger(keep) || keep < 2 || keep > 10) throw new UsageError('--keep must be a whole number from 2 to 10');
+    const keep = wholeNumberOption('--keep', values.keep, 2, 10) ?? 3;
     const result = await withStores(ctx, ({ keys }) => keys.rotateSigningKeys(keep));
     ctx.stdout.write(
       `new signing key ${result.kid}; published: ${result.kept.join(', ')}${result.retired.length ? `; retired: ${result.retired.join(', ')}` : ''}\nrestart the auth service instances to sign with it\n`,
