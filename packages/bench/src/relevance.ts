@@ -160,9 +160,10 @@ async function benchGeneratedCatalogue(): Promise<void> {
   const queries = drawQueries(records, indexCatalogue(records), seededRandom(options.seed), options.perKind, kinds);
   const MODES = ['lexical', 'semantic', 'hybrid'] as const;
   const byMode: Record<string, { kinds: Record<string, KindScores>; known_item_success_at_1: number; overall: KindScores }> = {};
+  const describe = describeRecords(records);
   const started = performance.now();
   for (const mode of MODES) {
-    const scores = await runQueries(repository, queries, mode);
+    const scores = await runQueries(repository, queries, mode, describe);
     say(`mode ${mode}`);
     const perKind = printKinds(
       kinds.map((k) => k.name),
@@ -180,6 +181,15 @@ async function benchGeneratedCatalogue(): Promise<void> {
   );
   const summary = { bench: 'relevance', catalogue: 'generated', documents: records.length, seed: options.seed, modes: byMode };
   process.stdout.write(`${JSON.stringify({ ...summary, hybrid_keeps_known_items: hybridKeepsKnownItems, load_average: loadavg() })}\n`);
+}
+
+/** A record as a missed query prints it (--misses): name, brand, concentration, votes. */
+function describeRecords(records: readonly FragranceDetail[]): (id: string) => string {
+  const byId = new Map(records.map((r) => [r.id, r]));
+  return (id) => {
+    const r = byId.get(id);
+    return r ? `${r.name} / ${r.brand} / ${r.concentration} / ${r.rating.count} votes` : id;
+  };
 }
 
 function loadAverage(): string {
@@ -240,11 +250,7 @@ async function benchRealCatalogue(): Promise<void> {
     ...drawQueries(records, indexCatalogue(records), random, options.perKind, [description]),
   ];
   const kindNames = [...SHOPPER_KINDS.map((k) => k.name), description.name];
-  const byId = new Map(records.map((r) => [r.id, r]));
-  const describe = (id: string) => {
-    const r = byId.get(id);
-    return r ? `${r.name} / ${r.brand} / ${r.concentration} / ${r.rating.count} votes` : id;
-  };
+  const describe = describeRecords(records);
   const MODES = [
     { label: 'default', mode: undefined },
     { label: 'lexical', mode: 'lexical' },

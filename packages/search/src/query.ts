@@ -79,6 +79,7 @@ export const NAME_OR_BRAND_SIGNALS: readonly string[] = [
   'name_words',
   'name_prefix',
   'brand',
+  'brand_misspelt',
   'brand_words',
 ];
 /** The query (a concentration aside) is the record's whole name, or its brand and name: it names the record, whatever its words. */
@@ -107,6 +108,14 @@ export const ONE_WORD_NAME_BONUS = 1;
 
 /** The whole name (or brand and name) one edit from the query. */
 const MISSPELT_NAME_BOOST = 3;
+/**
+ * The whole query one edit from a house ("vourelo", "maison doulfurno"): above a name that only
+ * has a word two edits off (4, what the fuzzy name clause gives), below a name with the word
+ * itself (8 and more), and about a misspelt whole name (3 + 4), where popularity decides.
+ */
+const MISSPELT_BRAND_BOOST = 6;
+/** Shorter queries are never read as a misspelt house: "dio" is no Dior (as FUZZINESS: exact up to 3 letters). */
+const MISSPELT_BRAND_MIN_LENGTH = 4;
 
 type Clause = estypes.QueryDslQueryContainer;
 
@@ -165,6 +174,7 @@ function textQuery(key: string): { filter: Clause[]; should: Clause[] } {
         },
       },
       { constant_score: { filter: brandIs, boost: BRAND_IS_QUERY_BOOST, _name: BRAND_SIGNAL } },
+      ...misspeltBrandClause(naming, brandIs, material !== undefined),
       // The brand among the words ("jacomo paradox blue"): a flat 2, however rare the brand's words.
       // Not for one word: that is a house (brandIs) or a name, never half of both ("vanille", "anna").
       ...(oneWord ? [] : [brandWordsClause(key, spellings)]),
@@ -203,6 +213,21 @@ function brandIsClause(spellings: readonly string[]): Clause {
       should: spellings.flatMap((value) => [{ term: { 'search.brand': value } }, { term: { 'search.brand_aliases.exact': value } }]),
     },
   };
+}
+
+/**
+ * The query is a house one letter off ("vourelo" for Vourellò, "maison doulfurno"): its records
+ * rank as a house's, not below every record that merely recalls the words fuzzily (which score by
+ * popularity alone). The first letter as typed, as for a misspelt name ("ziare" is no Biäre). Not
+ * for a material ("amber" is no misspelt Ambre: material words ask for the material) nor for
+ * short words.
+ */
+function misspeltBrandClause(naming: string, brandIs: Clause, isMaterial: boolean): Clause[] {
+  if (isMaterial || naming.replaceAll(' ', '').length < MISSPELT_BRAND_MIN_LENGTH) return [];
+  const fuzzy = { fuzzy: { 'search.brand': { value: naming, fuzziness: 1, prefix_length: 1 } } };
+  return [
+    { constant_score: { filter: { bool: { must: [fuzzy], must_not: [brandIs] } }, boost: MISSPELT_BRAND_BOOST, _name: 'brand_misspelt' } },
+  ];
 }
 
 /** The record's whole name (or brand and name) is one of the query's spellings. */
@@ -369,6 +394,8 @@ export function matchedQueries(hit: { matched_queries?: string[] | Record<string
 
 /** Popularity in the attribute leg: only orders records that match equally many attributes (at most +0.25 at 100k votes). */
 const ATTRIBUTE_POPULARITY_WEIGHT = 0.05;
+/** A description's word that is the record's accord itself: less than a named season or occasion (1), more than popularity. */
+const OWN_ACCORD_POINT = 0.5;
 
 /**
  * Words of a description that describe nothing ("something", "fragrance", "a", "for"): left out of
@@ -404,13 +431,18 @@ export function attributeQuery(
     ...occasions.map((occasion) => point({ term: { occasions: occasion } })),
   ];
   // Short words ("a", "for") name no accord; each fuzzy word costs Elasticsearch time.
-  const accordWords = rest
-    .filter((word) => word.length >= 3 && !FILLER_WORDS.has(word))
-    .map((word) => point({ match: { 'search.accords.text': { query: word, fuzziness: FUZZINESS, prefix_length: 1 } } }));
+  const words = rest.filter((word) => word.length >= 3 && !FILLER_WORDS.has(word));
+  const accordWords = words.map((word) =>
+    point({ match: { 'search.accords.text': { query: word, fuzziness: FUZZINESS, prefix_length: 1 } } }),
+  );
+  // The accord the word names ("floral") over accords that only contain it ("white floral"), among records fitting alike.
+  const ownAccords = words.map((word) => ({
+    constant_score: { filter: { terms: { 'search.accords': equivalentKeys(word) } }, boost: OWN_ACCORD_POINT },
+  }));
   const { filter, mustNot } = searchFilters(params);
   const bool: estypes.QueryDslBoolQuery =
     accordWords.length > 0
-      ? { must: [{ bool: { should: accordWords, minimum_should_match: 1 } }], should: named, filter, must_not: mustNot }
+      ? { must: [{ bool: { should: accordWords, minimum_should_match: 1 } }], should: [...named, ...ownAccords], filter, must_not: mustNot }
       : { should: named, minimum_should_match: 1, filter, must_not: mustNot };
   return {
     ranked: {

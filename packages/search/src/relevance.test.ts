@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SearchQuery, type SearchQueryInput } from '@fragrance/contracts';
+import { SearchQuery, type FragranceDetail, type SearchQueryInput } from '@fragrance/contracts';
 import { generateCatalogue } from '@fragrance/dataset';
 import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
 import { createCatalogueRepository, type CatalogueRepository } from './catalogue.ts';
 import { ingestCatalogue } from './ingest.ts';
+import { queryKey } from './normalise.ts';
+import { attributeQuery } from './query.ts';
 import { makeRecord } from './testing.ts';
 
+const springOffice = { seasons: ['spring' as const], occasions: ['office' as const] };
 const hand = {
   exact: makeRecord({ name: 'Rose', brand: 'Atelier Quiet', votes: 3, notes: { heart: ['Rose'] } }),
   partialPopular: makeRecord({ name: 'Rose Noire Absolue', brand: 'Maison Loud', votes: 40_000, accords: ['rose', 'woody'] }),
@@ -15,6 +18,12 @@ const hand = {
   twinPopular: makeRecord({ name: 'Velvet Orchidée', brand: 'Zeta', votes: 5_000 }),
   twinObscure: makeRecord({ name: 'Velvet Orchidée', brand: 'Alpha', votes: 5 }),
   cologne: makeRecord({ name: 'Grüner Schatten', brand: 'Øresund Parfums', votes: 100, notes: { top: ['Bergamot'], heart: ['Vetiver'] } }),
+  // A description's accord word: the record with that accord over a more popular one whose accord only contains the word.
+  floral: { ...makeRecord({ name: 'Petal Study', brand: 'Quiet Garden', votes: 20, accords: ['green', 'floral'] }), ...springOffice },
+  whiteFloral: {
+    ...makeRecord({ name: 'Ivory Bloom', brand: 'Loud Garden', votes: 20_000, accords: ['white floral', 'green'] }),
+    ...springOffice,
+  },
 };
 
 describe('relevance', () => {
@@ -61,6 +70,15 @@ describe('relevance', () => {
     expect(await ids({ query: 'ellena' })).toContain(hand.terre.id);
     expect(await ids({ query: 'grüner vetiver' })).toEqual([hand.cologne.id]);
     expect(await ids({ query: 'gruner schaten' })).toEqual([hand.cologne.id]);
+  });
+
+  it("ranks a description's accord itself above accords containing its word in the attribute leg", async () => {
+    const query = 'floral perfume for work in spring';
+    const attributes = attributeQuery(queryKey(query), SearchQuery.parse({ query }))!;
+    const response = await es.client.search<FragranceDetail>({ index: alias, query: attributes.ranked, size: 500, _source: ['id'] });
+    const found = response.hits.hits.map((hit) => hit._source!.id);
+    expect(found).toContain(hand.whiteFloral.id);
+    expect(found.indexOf(hand.floral.id)).toBeLessThan(found.indexOf(hand.whiteFloral.id));
   });
 
   it('filters brand exactly, ignoring case and accents', async () => {

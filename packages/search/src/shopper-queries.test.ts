@@ -48,6 +48,14 @@ const hand = {
   brezzaGiardino: makeRecord({ name: 'Brezza Giardino', brand: 'Casa Azzurra', votes: 1_200 }),
   burntMeridian: makeRecord({ name: 'Burnt Meridian', brand: 'Ash Works', votes: 45 }),
   midnightMeridian: makeRecord({ name: 'Midnight Meridian', brand: 'Burnt Works', votes: 130 }),
+  // A house typed with one letter wrong, beside more popular records that only look like it:
+  // a brand two letters off ("Maison Vorel"), a name word two letters off ("Brorance").
+  vourello: makeRecord({ name: 'Hidden Lantern', brand: 'Vourellò', votes: 32 }),
+  vorel: makeRecord({ name: 'Éphémère', brand: 'Maison Vorel', votes: 68 }),
+  brealance: makeRecord({ name: 'Désert Impérial', brand: 'Breâlance', votes: 76 }),
+  brorance: makeRecord({ name: 'Brorance', brand: 'Tirescà', votes: 375 }),
+  doulfurino: makeRecord({ name: 'Quiet Relic', brand: 'Maison Doulfurino', votes: 3 }),
+  doulfurnia: makeRecord({ name: 'Doulfurnia Maison', brand: 'Casa Lenta', votes: 1_000 }),
 };
 
 const records = [...generateCatalogue({ count: 800, seed: 11 }), ...Object.values(hand)];
@@ -159,6 +167,15 @@ describe('shopper queries', () => {
     // The generated records may hold the same name too: any record of that name is right.
     const top = (await search({ query, limit: '1' })).data[0];
     expect(top && foldKey(top.name)).toBe(foldKey(hand[expected].name));
+  });
+
+  it.each([
+    ['vourelo', 'vourello'],
+    ['bralance', 'brealance'],
+    ['maison doulfurno', 'doulfurino'],
+  ] as const)('finds the house a misspelling is one letter from: %s', async (query, expected) => {
+    const top = (await search({ query, limit: '1' })).data[0];
+    expect(top && foldKey(top.brand)).toBe(foldKey(hand[expected].brand));
   });
 
   it('relaxes a query that finds nothing, product words first, and says what it dropped', async () => {
