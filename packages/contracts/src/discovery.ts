@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { COMMA_LIST, integer, MAX_LIMIT, MAX_RESULT_WINDOW, splitList, text } from './search.ts';
+import { COMMA_LIST, countryCode, integer, MAX_LIMIT, MAX_RESULT_WINDOW, rankedList, splitList, text } from './search.ts';
 import { foldKey } from './text.ts';
 
 /*
@@ -71,14 +71,11 @@ export const Suggestion = z
   .meta({ id: 'Suggestion' });
 export type Suggestion = z.infer<typeof Suggestion>;
 
-export const SuggestResponse = z
-  .object({
-    data: z.array(Suggestion).meta({
-      description: 'Best first: match quality, then popularity (votes of the fragrance, or of all fragrances of the brand, note, …).',
-    }),
-    limit: z.number().int(),
-  })
-  .meta({ id: 'SuggestResponse' });
+export const SuggestResponse = rankedList(
+  'SuggestResponse',
+  Suggestion,
+  'Best first: match quality, then popularity (votes of the fragrance, or of all fragrances of the brand, note, …).',
+);
 export type SuggestResponse = z.infer<typeof SuggestResponse>;
 
 const browsePaging = {
@@ -102,12 +99,7 @@ const windowCheck = (q: { offset?: number | undefined; limit?: number | undefine
 export const BrandsQuery = z
   .strictObject({
     ...browsePaging,
-    country: z
-      .string()
-      .regex(/^[A-Za-z]{2}$/, { error: 'must be an ISO 3166-1 alpha-2 code such as FR' })
-      .transform((c) => c.toUpperCase())
-      .optional()
-      .meta({ description: 'Only brands from this country (ISO 3166-1 alpha-2, case-insensitive).', examples: ['FR'] }),
+    country: countryCode().meta({ description: 'Only brands from this country (ISO 3166-1 alpha-2, case-insensitive).', examples: ['FR'] }),
   })
   .superRefine(windowCheck)
   .meta({ id: 'BrandsQuery' });

@@ -5,6 +5,7 @@ import {
   type ZodOpenApiPathItemObject,
   type ZodOpenApiPathsObject,
   type ZodOpenApiResponseObject,
+  type ZodOpenApiResponsesObject,
   type ZodOpenApiSecuritySchemeObject,
 } from 'zod-openapi';
 import { BrandDetail, BrandList, BrandSlugParams, BrandsQuery, SuggestQuery, SuggestResponse, TermList, TermsQuery } from './discovery.ts';
@@ -58,6 +59,17 @@ const ok = (description: string, schema: z.ZodType, extraHeaders: z.ZodRawShape 
   content: { 'application/json': { schema } },
 });
 
+/** A GET path answering 200 with `schema` (`answer` describes it), else one of `others`. */
+const getPath = (
+  operation: Omit<ZodOpenApiOperationObject, 'responses'>,
+  answer: string,
+  schema: z.ZodType,
+  others: ZodOpenApiResponsesObject = errors,
+): ZodOpenApiPathItemObject => ({ get: { ...operation, responses: { '200': ok(answer, schema), ...others } } });
+
+/** The calling key's own endpoints are not counted against its quota: no 429. */
+const selfErrors = { '400': errors['400'], '401': errors['401'], '403': errors['403'] };
+
 const apiKeyScheme: ZodOpenApiSecuritySchemeObject = {
   type: 'http',
   scheme: 'bearer',
@@ -89,42 +101,38 @@ export function buildOpenApiDocument(options: { serverUrl?: string; version?: st
 /** What the calling key may learn about itself: not counted against its quota. */
 function keyPaths(): ZodOpenApiPathsObject {
   return {
-    '/me': {
-      get: {
+    '/me': getPath(
+      {
         operationId: 'getMe',
         summary: "The calling key's owner, quota and usage (not counted against the quota)",
         description: 'Takes no parameters: any query parameter is refused with 400.',
-        responses: { '200': ok('Key status.', MeResponse), '400': errors['400'], '401': errors['401'], '403': errors['403'] },
       },
-    },
-    '/usage': {
-      get: {
+      'Key status.',
+      MeResponse,
+      selfErrors,
+    ),
+    '/usage': getPath(
+      {
         operationId: 'getUsage',
         summary: "The calling key's counted requests per day (not counted against the quota)",
         description: `Daily counts from the same meter that enforces the quota and that billing reads, for up to ${USAGE_MAX_DAYS} days back (today included; today's count grows as requests arrive). Days are quota days in the gateway's quota time zone. A range that ends after today, starts after it ends, or reaches further back than ${USAGE_MAX_DAYS} days is refused with 400.`,
         requestParams: { query: UsageQuery },
-        responses: {
-          '200': ok('Requests per day, oldest first.', UsageResponse),
-          '400': errors['400'],
-          '401': errors['401'],
-          '403': errors['403'],
-        },
       },
-    },
-    '/usage/searches': {
-      get: {
+      'Requests per day, oldest first.',
+      UsageResponse,
+      selfErrors,
+    ),
+    '/usage/searches': getPath(
+      {
         operationId: 'getSearchUsage',
         summary: "What the owner's keys searched for on one day (not counted against the quota)",
         description: `Counted per key owner and quota day: the searches (\`GET /fragrances\` with a \`query\`, answered 2xx or 304), how many found nothing and how many were relaxed, and the most frequent query texts of each kind, folded and cut to ${SEARCH_QUERY_MAX_CHARS} characters. Each list keeps a bounded number of texts per day, so a text searched rarely may be missing or undercounted; the three totals are exact. Kept for ${SEARCH_USAGE_MAX_DAYS} days (today included); a day after today or further back is refused with 400.`,
         requestParams: { query: SearchUsageQuery },
-        responses: {
-          '200': ok("The day's search counts.", SearchUsageResponse),
-          '400': errors['400'],
-          '401': errors['401'],
-          '403': errors['403'],
-        },
       },
-    },
+      "The day's search counts.",
+      SearchUsageResponse,
+      selfErrors,
+    ),
   };
 }
 
@@ -167,14 +175,16 @@ function fragrancePaths(): ZodOpenApiPathsObject {
         },
       },
     },
-    '/fragrances/{id}/similar': {
-      get: {
+    '/fragrances/{id}/similar': getPath(
+      {
         operationId: 'getSimilarFragrances',
         summary: 'Fragrances similar to this one, by shared notes and accords',
         requestParams: { path: FragranceIdParams, query: SimilarQuery },
-        responses: { '200': ok('Most similar first.', SimilarResponse), ...errors, '404': problem('No fragrance has this id.') },
       },
-    },
+      'Most similar first.',
+      SimilarResponse,
+      { ...errors, '404': problem('No fragrance has this id.') },
+    ),
   };
 }
 
@@ -207,48 +217,55 @@ function exportOperation(): ZodOpenApiOperationObject {
   };
 }
 
+const BROWSE_ORDER = 'Most fragrances first (then by name); with `search`, best match first.';
+
 /** Suggestions, brands and the note, accord and perfumer lists. */
 function discoveryPaths(): ZodOpenApiPathsObject {
   return {
-    '/suggest': {
-      get: {
+    '/suggest': getPath(
+      {
         operationId: 'suggest',
         summary: 'As-you-type suggestions: fragrances (with their brand), brands, perfumers, notes and accords',
         description:
           'The last word of `q` matches as a prefix, every word may carry a typo, case and accents do not matter. Ranked by match quality, then popularity.',
         requestParams: { query: SuggestQuery },
-        responses: { '200': ok('Suggestions, best first.', SuggestResponse), ...errors },
       },
-    },
-    '/brands': {
-      get: {
+      'Suggestions, best first.',
+      SuggestResponse,
+    ),
+    '/brands': getPath(
+      {
         operationId: 'listBrands',
         summary: 'Brands with their country, fragrance count and top accords',
-        description: 'Most fragrances first (then by name); with `search`, best match first.',
+        description: BROWSE_ORDER,
         requestParams: { query: BrandsQuery },
-        responses: { '200': ok('One page of brands.', BrandList), ...errors },
       },
-    },
-    '/brands/{slug}': {
-      get: {
+      'One page of brands.',
+      BrandList,
+    ),
+    '/brands/{slug}': getPath(
+      {
         operationId: 'getBrand',
         summary: 'One brand with its counts, top accords and notes, perfumers and years',
         requestParams: { path: BrandSlugParams, query: z.strictObject({}) },
-        responses: { '200': ok('The brand.', BrandDetail), ...errors, '404': problem('No brand has this slug.') },
       },
-    },
+      'The brand.',
+      BrandDetail,
+      { ...errors, '404': problem('No brand has this slug.') },
+    ),
     ...Object.fromEntries(
       (['notes', 'accords', 'perfumers'] as const).map((kind) => [
         `/${kind}`,
-        {
-          get: {
+        getPath(
+          {
             operationId: `list${kind[0]?.toUpperCase() ?? ''}${kind.slice(1)}`,
             summary: `The catalogue's ${kind} with how many fragrances have each`,
-            description: 'Most fragrances first (then by name); with `search`, best match first.',
+            description: BROWSE_ORDER,
             requestParams: { query: TermsQuery },
-            responses: { '200': ok(`One page of ${kind}.`, TermList), ...errors },
           },
-        },
+          `One page of ${kind}.`,
+          TermList,
+        ),
       ]),
     ),
   };

@@ -63,6 +63,14 @@ export const text = (max: number) =>
     .min(1, { error: 'must not be empty' })
     .max(max, { error: `must be at most ${max} characters` });
 
+/** A country filter: ISO 3166-1 alpha-2 in either case, upper-cased. */
+export const countryCode = () =>
+  z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, { error: 'must be an ISO 3166-1 alpha-2 code such as FR' })
+    .transform((c) => c.toUpperCase())
+    .optional();
+
 export const splitList = (value: string) => (typeof value === 'string' ? value.split(',').map((item) => item.trim()) : value);
 
 /**
@@ -150,12 +158,7 @@ export const SearchQuery = z
         description: `One of ${CONCENTRATIONS.join(', ')}; case-insensitive; EDP, EDT, EDC, "extrait" and "cologne" accepted.`,
         examples: ['Eau de Parfum'],
       }),
-    country: z
-      .string()
-      .regex(/^[A-Za-z]{2}$/, { error: 'must be an ISO 3166-1 alpha-2 code such as FR' })
-      .transform((c) => c.toUpperCase())
-      .optional()
-      .meta({ description: "Brand's country of origin, ISO 3166-1 alpha-2, case-insensitive.", examples: ['FR'] }),
+    country: countryCode().meta({ description: "Brand's country of origin, ISO 3166-1 alpha-2, case-insensitive.", examples: ['FR'] }),
     year_from: integer(1000, 9999).optional().meta({ description: 'Earliest year released (inclusive).' }),
     year_to: integer(1000, 9999).optional().meta({ description: 'Latest year released (inclusive).' }),
     limit: integer(1, MAX_LIMIT)
@@ -405,12 +408,13 @@ export const SimilarFragrance = FragranceSummary.extend({
 }).meta({ id: 'SimilarFragrance' });
 export type SimilarFragrance = z.infer<typeof SimilarFragrance>;
 
-export const SimilarResponse = z
-  .object({
-    data: z.array(SimilarFragrance).meta({
-      description: 'Closest first, one per house before any house repeats; each with its reasons and closeness.',
-    }),
-    limit: z.number().int(),
-  })
-  .meta({ id: 'SimilarResponse' });
+/** A ranked answer without paging (similar, suggest): the items in `order`, at most `limit` of them. */
+export const rankedList = <T extends z.ZodType>(id: string, item: T, order: string) =>
+  z.object({ data: z.array(item).meta({ description: order }), limit: z.number().int() }).meta({ id });
+
+export const SimilarResponse = rankedList(
+  'SimilarResponse',
+  SimilarFragrance,
+  'Closest first, one per house before any house repeats; each with its reasons and closeness.',
+);
 export type SimilarResponse = z.infer<typeof SimilarResponse>;
