@@ -73,9 +73,40 @@ export interface QueryVariants {
    * The folded query with each synonym phrase replaced by an equivalent, the original first, then
    * its other spellings (querySpellings: "d g" → "dg", "one million" → "1 million").
    */
-  texts: string[];
+  readonly texts: readonly string[];
   /** A concentration written in the query, and the rest of the query without it. */
-  concentration?: { value: Concentration; rest: string };
+  readonly concentration?: { readonly value: Concentration; readonly rest: string };
+}
+
+/**
+ * The variants of the last queries, shared (read-only): building one search asks for the same
+ * key's variants several times (recall, name tiers, the concentration's rest), and spelling them
+ * out was the largest part of building a known-item search. Emptied when full: a few hundred
+ * short entries at most.
+ */
+const RECENT_VARIANTS = new Map<string, QueryVariants>();
+const RECENT_VARIANTS_MAX = 512;
+
+/**
+ * The texts a folded query stands for: every combination of equivalents of the synonym phrases
+ * in it (longest phrase first, at most MAX_VARIANTS), and, when it names a concentration, the
+ * query without that phrase plus the concentration as a condition.
+ */
+export function queryVariants(key: string): QueryVariants {
+  let variants = RECENT_VARIANTS.get(key);
+  if (!variants) {
+    if (RECENT_VARIANTS.size >= RECENT_VARIANTS_MAX) RECENT_VARIANTS.clear();
+    RECENT_VARIANTS.set(key, (variants = spellVariants(key)));
+  }
+  return variants;
+}
+
+/** The first word of every phrase of a table: most query words start none, and are passed at once. */
+const FIRST_WORDS = new WeakMap<ReadonlyMap<string, unknown>, ReadonlySet<string>>();
+function firstWordsOf(table: ReadonlyMap<string, unknown>): ReadonlySet<string> {
+  let first = FIRST_WORDS.get(table);
+  if (!first) FIRST_WORDS.set(table, (first = new Set([...table.keys()].map((phrase) => phrase.split(' ')[0] ?? ''))));
+  return first;
 }
 
 /** Finds the longest phrase of `words` starting at `start` that `table` knows. */
@@ -85,6 +116,7 @@ function phraseAt<T>(
   longest: number,
   table: ReadonlyMap<string, T>,
 ): { length: number; value: T } | undefined {
+  if (!firstWordsOf(table).has(words[start] ?? '')) return undefined;
   for (let length = Math.min(longest, words.length - start); length > 0; length -= 1) {
     const value = table.get(words.slice(start, start + length).join(' '));
     if (value !== undefined) return { length, value };
@@ -92,12 +124,7 @@ function phraseAt<T>(
   return undefined;
 }
 
-/**
- * The texts a folded query stands for: every combination of equivalents of the synonym phrases
- * in it (longest phrase first, at most MAX_VARIANTS), and, when it names a concentration, the
- * query without that phrase plus the concentration as a condition.
- */
-export function queryVariants(key: string): QueryVariants {
+function spellVariants(key: string): QueryVariants {
   const words = key.split(' ').filter(Boolean);
   // Each position: the alternatives for the words from there (one word or a phrase).
   const slots: string[][] = [];
@@ -118,13 +145,13 @@ export function queryVariants(key: string): QueryVariants {
     texts = next;
   }
   const spelled = querySpellings(key);
-  const out: QueryVariants = { texts: [...new Set([...texts.map((t) => t.join(' ')), ...spelled])] };
+  const out = { texts: [...new Set([...texts.map((t) => t.join(' ')), ...spelled])] };
   for (let i = 0; i < words.length; i += 1) {
     const phrase = phraseAt(words, i, LONGEST_CONCENTRATION, CONCENTRATION_IN_TEXT);
     if (phrase) {
-      out.concentration = { value: phrase.value, rest: [...words.slice(0, i), ...words.slice(i + phrase.length)].join(' ') };
-      break;
+      const rest = [...words.slice(0, i), ...words.slice(i + phrase.length)].join(' ');
+      return Object.freeze({ ...out, concentration: Object.freeze({ value: phrase.value, rest }) });
     }
   }
-  return out;
+  return Object.freeze(out);
 }
