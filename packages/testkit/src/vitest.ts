@@ -25,6 +25,11 @@ export function defineIntegrationConfig(overrides: ViteUserConfig['test'] = {}):
       globalSetup: [globalSetup],
       testTimeout: 60_000,
       hookTimeout: 180_000,
+      // With one worker per package on a 2-core machine, re-importing express, the Elasticsearch
+      // and Redis clients and oidc-provider for every file cost about half of each package's CPU.
+      // The files share one module graph instead; no test may rely on a fresh module state. The
+      // slow suites (own processes, a browser) gain little from it and keep their isolation.
+      isolate: mode === 'slow',
       ...overrides,
     },
   }));
