@@ -3,15 +3,7 @@ import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type Provider from 'oidc-provider';
 import { GrantStore, KeyStore, LoginThrottle, RevocationStore, UserStore, type ScryptParams, type SigningJwk } from '@fragrance/identity';
-import {
-  Lifecycle,
-  notFoundHandler,
-  probeRoutes,
-  problemHandler,
-  requestLogger,
-  ServiceUnavailableError,
-  type Logger,
-} from '@fragrance/http';
+import { Lifecycle, probeRoutes, requestLogger, ServiceUnavailableError, serviceApp, type Logger } from '@fragrance/http';
 import { httpMetrics } from '@fragrance/metrics';
 import { isRedisUnavailableError } from '@fragrance/redis';
 import { traceContext } from '@fragrance/tracing';
@@ -114,7 +106,6 @@ function storesOf(deps: AuthDeps): Stores {
 /** Logging, metrics, security headers, health and readiness, CORS, and 503 while Redis is away. */
 function frontMiddleware(app: Express, deps: AuthDeps): void {
   const { redis } = deps;
-  app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxy);
   // The OAuth endpoints are oidc-provider's, not express routes: labelled by these paths.
   app.use(traceContext(), httpMetrics({ mounts: OAUTH_METRIC_PATHS }));
@@ -199,17 +190,16 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
   });
   observeProvider(provider);
 
-  const app = express();
-  frontMiddleware(app, deps);
-  pageRoutes(app, deps, stores, provider, cookieKeys);
-  oauthRoutes(app, deps, provider, signingKeys);
-  app.use(notFoundHandler);
-  // Redis failing mid-request (a command timed out while a failover ran) is a 503, as when it is
-  // known to be away above; oidc-provider's own storage errors are mapped in adapter.ts.
-  app.use((error: unknown, _req: express.Request, _res: express.Response, next: express.NextFunction) => {
-    next(isRedisUnavailableError(error) ? storageUnavailable() : error);
+  const app = serviceApp((routes) => {
+    frontMiddleware(routes, deps);
+    pageRoutes(routes, deps, stores, provider, cookieKeys);
+    oauthRoutes(routes, deps, provider, signingKeys);
+    // Redis failing mid-request (a command timed out while a failover ran) is a 503, as when it is
+    // known to be away above; oidc-provider's own storage errors are mapped in adapter.ts.
+    routes.use((error: unknown, _req: express.Request, _res: express.Response, next: express.NextFunction) => {
+      next(isRedisUnavailableError(error) ? storageUnavailable() : error);
+    });
   });
-  app.use(problemHandler);
   const { users, revocations, grants, keys } = stores;
   return { app, provider, users, revocations, grants, keys };
 }

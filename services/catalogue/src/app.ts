@@ -1,6 +1,6 @@
 import type { Client } from '@elastic/elasticsearch';
-import express, { type Express } from 'express';
-import { Lifecycle, notFoundHandler, probeRoutes, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import type { Express } from 'express';
+import { Lifecycle, probeRoutes, requestLogger, serviceApp, type Logger } from '@fragrance/http';
 import { httpMetrics } from '@fragrance/metrics';
 import { createResponseCache, readCatalogueGeneration, type GenerationStore } from '@fragrance/response-cache';
 import { createCatalogueRepository, createDiscoveryRepository, type QueryEmbedder } from '@fragrance/search';
@@ -44,32 +44,30 @@ export function buildApp({
   embedder,
   lifecycle = new Lifecycle(),
 }: CatalogueDeps): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  // ETags are computed from the index version of a record, not from the body.
-  app.set('etag', false);
-  app.use(traceContext(), httpMetrics());
-  app.use(requestLogger(logger));
-  const cache = redis && config.RESPONSE_CACHE_MAX_BYTES > 0 ? responderCache(config, elasticsearch, redis, subscriber, logger) : undefined;
-  app.use(healthRoutes(elasticsearch));
-  const searchable = elasticsearchCheck(elasticsearch, config.CATALOGUE_ALIAS);
-  app.use(
-    probeRoutes({ lifecycle, required: { elasticsearch: cache ? orServingStale(searchable, cache) : searchable }, timeoutMs: 1_000 }),
-  );
-  app.use(openApiRoutes(config.PUBLIC_BASE_URL));
-  const repository = createCatalogueRepository({
-    client: elasticsearch,
-    alias: config.CATALOGUE_ALIAS,
-    cursorKeys: { current: config.CURSOR_SECRET, previous: config.CURSOR_SECRET_PREVIOUS },
-    embedder,
+  return serviceApp((app) => {
+    // ETags are computed from the index version of a record, not from the body.
+    app.set('etag', false);
+    app.use(traceContext(), httpMetrics());
+    app.use(requestLogger(logger));
+    const cache =
+      redis && config.RESPONSE_CACHE_MAX_BYTES > 0 ? responderCache(config, elasticsearch, redis, subscriber, logger) : undefined;
+    app.use(healthRoutes(elasticsearch));
+    const searchable = elasticsearchCheck(elasticsearch, config.CATALOGUE_ALIAS);
+    app.use(
+      probeRoutes({ lifecycle, required: { elasticsearch: cache ? orServingStale(searchable, cache) : searchable }, timeoutMs: 1_000 }),
+    );
+    app.use(openApiRoutes(config.PUBLIC_BASE_URL));
+    const repository = createCatalogueRepository({
+      client: elasticsearch,
+      alias: config.CATALOGUE_ALIAS,
+      cursorKeys: { current: config.CURSOR_SECRET, previous: config.CURSOR_SECRET_PREVIOUS },
+      embedder,
+    });
+    // Before the detail route, which would read `export` as an id.
+    app.use(exportRoutes(elasticsearch, config.CATALOGUE_ALIAS, logger));
+    app.use(fragranceRoutes(repository, createResponder(cache), logger));
+    app.use(discoveryRoutes(createDiscoveryRepository({ client: elasticsearch, alias: config.CATALOGUE_ALIAS }), logger));
   });
-  // Before the detail route, which would read `export` as an id.
-  app.use(exportRoutes(elasticsearch, config.CATALOGUE_ALIAS, logger));
-  app.use(fragranceRoutes(repository, createResponder(cache), logger));
-  app.use(discoveryRoutes(createDiscoveryRepository({ client: elasticsearch, alias: config.CATALOGUE_ALIAS }), logger));
-  app.use(notFoundHandler);
-  app.use(problemHandler);
-  return app;
 }
 
 /** The response cache, its generation and its stale-if-error window. */

@@ -1,8 +1,8 @@
-import express, { type Express, type RequestHandler } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
 import type { Agent } from 'undici';
 import { redactApiKeys, type Clock } from '@fragrance/api-keys';
-import { Lifecycle, notFoundHandler, probeRoutes, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import { Lifecycle, probeRoutes, requestLogger, serviceApp, type Logger } from '@fragrance/http';
 import { httpMetrics } from '@fragrance/metrics';
 import { traceContext } from '@fragrance/tracing';
 import type { GatewayConfig } from './config.ts';
@@ -32,33 +32,29 @@ export interface GatewayDeps {
 /** The public edge, built from its dependencies so tests can run it without main.ts. */
 export function buildApp(deps: GatewayDeps): Express {
   const { config, redis, agents, lifecycle = new Lifecycle(), degraded } = deps;
-  const app = express();
-  app.disable('x-powered-by');
-  // Whose X-Forwarded-For names the client (per-visitor limits, a key's last use): none by default, the edge is the first hop.
-  app.set('trust proxy', config.TRUST_PROXY);
-  // The public routes are exactly the documented ones: /v1/FRAGRANCES is not /v1/fragrances.
-  app.set('case sensitive routing', true);
-  app.use(frontLayer(app, deps.logger));
+  return serviceApp((app) => {
+    // Whose X-Forwarded-For names the client (per-visitor limits, a key's last use): none by default, the edge is the first hop.
+    app.set('trust proxy', config.TRUST_PROXY);
+    // The public routes are exactly the documented ones: /v1/FRAGRANCES is not /v1/fragrances.
+    app.set('case sensitive routing', true);
+    app.use(frontLayer(app, deps.logger));
 
-  const checks: Record<string, HealthCheck> = {
-    redis: redisCheck(redis),
-    catalogue: upstreamCheck(config.CATALOGUE_SERVICE_URL, agents.catalogue, config.HEALTH_TIMEOUT_MS),
-  };
-  mountDataApi(app, deps);
-  // The other public routes come after the data API's: every data request is routed past fewer layers.
-  mountOptionalUpstreams(app, { config, agents, checks });
-  app.use(healthRoutes(checks, config.HEALTH_TIMEOUT_MS));
-  // Public: the home page and the interactive API reference (docs/gateway.md#api-reference).
-  app.use(docsRoutes());
-  // Ready needs only Redis (every data request does): the upstreams sit behind the load balancer
-  // and have readiness of their own.
-  // While Redis is away, ready as long as recently seen keys can be admitted (degraded admission).
-  const redisReady = degraded ? degradedReadiness(checks.redis!, degraded, config.DEGRADED_ADMISSION_MAX_AGE_MS) : checks.redis!;
-  app.use(probeRoutes({ lifecycle, required: { redis: redisReady }, timeoutMs: config.HEALTH_TIMEOUT_MS }));
-
-  app.use(notFoundHandler);
-  app.use(problemHandler);
-  return app;
+    const checks: Record<string, HealthCheck> = {
+      redis: redisCheck(redis),
+      catalogue: upstreamCheck(config.CATALOGUE_SERVICE_URL, agents.catalogue, config.HEALTH_TIMEOUT_MS),
+    };
+    mountDataApi(app, deps);
+    // The other public routes come after the data API's: every data request is routed past fewer layers.
+    mountOptionalUpstreams(app, { config, agents, checks });
+    app.use(healthRoutes(checks, config.HEALTH_TIMEOUT_MS));
+    // Public: the home page and the interactive API reference (docs/gateway.md#api-reference).
+    app.use(docsRoutes());
+    // Ready needs only Redis (every data request does): the upstreams sit behind the load balancer
+    // and have readiness of their own.
+    // While Redis is away, ready as long as recently seen keys can be admitted (degraded admission).
+    const redisReady = degraded ? degradedReadiness(checks.redis!, degraded, config.DEGRADED_ADMISSION_MAX_AGE_MS) : checks.redis!;
+    app.use(probeRoutes({ lifecycle, required: { redis: redisReady }, timeoutMs: config.HEALTH_TIMEOUT_MS }));
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
-import { Lifecycle, notFoundHandler, probeRoutes, problemHandler, requestLogger, type Logger } from '@fragrance/http';
+import { Lifecycle, probeRoutes, requestLogger, serviceApp, type Logger } from '@fragrance/http';
 import { httpMetrics } from '@fragrance/metrics';
 import { traceContext } from '@fragrance/tracing';
 import { requireBearer } from './auth/bearer.ts';
@@ -44,57 +44,53 @@ export function buildApp({
   revocations,
   lifecycle = new Lifecycle(),
 }: McpDeps): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  // /mcp is served by middleware (the SDK's transport), not an express route: labelled by its mount.
-  app.use(traceContext(), httpMetrics({ mounts: ['/mcp'] }));
-  app.use(requestLogger(logger));
+  return serviceApp((app) => {
+    // /mcp is served by middleware (the SDK's transport), not an express route: labelled by its mount.
+    app.use(traceContext(), httpMetrics({ mounts: ['/mcp'] }));
+    app.use(requestLogger(logger));
 
-  app.get('/health', async (_req, res) => {
-    const redisUp = await redis.ping().then(
-      (reply) => reply === 'PONG',
-      () => false,
+    app.get('/health', async (_req, res) => {
+      const redisUp = await redis.ping().then(
+        (reply) => reply === 'PONG',
+        () => false,
+      );
+      res.status(redisUp ? 200 : 503).json({ status: redisUp ? 'ok' : 'degraded', dependencies: { redis: redisUp ? 'up' : 'down' } });
+    });
+
+    // Ready needs Redis (revocations, rate limit), or a recent copy of the revocations to answer
+    // without it (every instance is in the same state during an outage); the catalogue sits behind
+    // the load balancer.
+    const redisOrCopy = async () => {
+      try {
+        await redis.ping();
+      } catch (error) {
+        if (!revocations?.usable()) throw error;
+      }
+    };
+    app.use(probeRoutes({ lifecycle, required: { redis: redisOrCopy }, timeoutMs: 1_000 }));
+
+    app.use(
+      resourceMetadataRoutes({
+        resource: resourceOf(config),
+        issuer: config.OAUTH_ISSUER,
+        scopes: [REQUIRED_SCOPE],
+      }),
     );
-    res.status(redisUp ? 200 : 503).json({ status: redisUp ? 'ok' : 'degraded', dependencies: { redis: redisUp ? 'up' : 'down' } });
+
+    // The Server Card and the AI Catalog: public, before /mcp's checks (/mcp/server-card is under /mcp).
+    app.use(discoveryRoutes(config));
+
+    app.use(
+      '/mcp',
+      // Host and Origin first: a rebinding page learns nothing, not even that a token is needed.
+      requireAllowedHost(config.MCP_ALLOWED_HOSTS),
+      requireAllowedOrigin(config.MCP_ALLOWED_ORIGINS),
+      // A listed origin's preflight is answered here, before the bearer check; its answers are readable.
+      mcpCors(config.MCP_ALLOWED_ORIGINS),
+      requireBearer({ verify, resourceMetadataUrl: resourceMetadataUrlOf(config), requiredScope: REQUIRED_SCOPE }),
+      rateLimitPerUser(rateLimiter),
+      express.json({ limit: '256kb' }),
+      mcpRoutes({ catalogue, logger, ...(usage ? { usage } : {}) }),
+    );
   });
-
-  // Ready needs Redis (revocations, rate limit), or a recent copy of the revocations to answer
-  // without it (every instance is in the same state during an outage); the catalogue sits behind
-  // the load balancer.
-  const redisOrCopy = async () => {
-    try {
-      await redis.ping();
-    } catch (error) {
-      if (!revocations?.usable()) throw error;
-    }
-  };
-  app.use(probeRoutes({ lifecycle, required: { redis: redisOrCopy }, timeoutMs: 1_000 }));
-
-  app.use(
-    resourceMetadataRoutes({
-      resource: resourceOf(config),
-      issuer: config.OAUTH_ISSUER,
-      scopes: [REQUIRED_SCOPE],
-    }),
-  );
-
-  // The Server Card and the AI Catalog: public, before /mcp's checks (/mcp/server-card is under /mcp).
-  app.use(discoveryRoutes(config));
-
-  app.use(
-    '/mcp',
-    // Host and Origin first: a rebinding page learns nothing, not even that a token is needed.
-    requireAllowedHost(config.MCP_ALLOWED_HOSTS),
-    requireAllowedOrigin(config.MCP_ALLOWED_ORIGINS),
-    // A listed origin's preflight is answered here, before the bearer check; its answers are readable.
-    mcpCors(config.MCP_ALLOWED_ORIGINS),
-    requireBearer({ verify, resourceMetadataUrl: resourceMetadataUrlOf(config), requiredScope: REQUIRED_SCOPE }),
-    rateLimitPerUser(rateLimiter),
-    express.json({ limit: '256kb' }),
-    mcpRoutes({ catalogue, logger, ...(usage ? { usage } : {}) }),
-  );
-
-  app.use(notFoundHandler);
-  app.use(problemHandler);
-  return app;
 }
