@@ -103,8 +103,12 @@ export function createElasticsearchBreaker(settings: BreakerSettings, logger: Lo
         logger.warn({ threshold: settings.threshold }, 'elasticsearch circuit breaker open: answering from the cache or 503');
       }
       enter('open');
-      const reason = new ElasticsearchUnavailableError(retryAfterSeconds());
-      for (const controller of inFlight) controller.abort(reason);
+      // Aborted with the default reason (an AbortError): undici rejects with the signal's reason,
+      // and the client maps only an AbortError to RequestAbortedError. Any other reason reads as
+      // a lost connection: the client marked it dead and retried after its backoff (1-2 s), by
+      // which time the breaker was half-open and the caller's next request (a generation re-read
+      // the others waited on) became the probe, held for the full timeout by a frozen node.
+      for (const controller of inFlight) controller.abort();
       inFlight.clear();
     } else if (change === CircuitState.HalfOpen) {
       enter('half_open');

@@ -129,7 +129,9 @@ describe('catalogue while Elasticsearch fails (breaker, stale-if-error)', () => 
   it('answers the requests already waiting on a frozen Elasticsearch as soon as the breaker opens', async () => {
     const { alias } = await catalogue(['Rose Garden']);
     // Searches would wait a minute for Elasticsearch; the readiness probes (1 s each) open the breaker.
-    const running = await start(alias, { ELASTICSEARCH_TIMEOUT_MS: '60000' });
+    // It stays open for the test: a half-open probe (the generation's background read, every 100 ms)
+    // would wait that minute too, and the poll below would have to catch the open state in between.
+    const running = await start(alias, { ELASTICSEARCH_TIMEOUT_MS: '60000', ELASTICSEARCH_BREAKER_HALF_OPEN_MS: '60000' });
     expect((await fetch(`${running.url}/v1/fragrances?query=rose`)).status).toBe(200);
     running.proxy.set('freeze');
     const waiting = ['iris', 'vetiver', 'amber'].map((query) => fetch(`${running.url}/v1/fragrances?query=${query}`));
