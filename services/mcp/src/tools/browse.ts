@@ -1,6 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { toolSchema } from './tool-schema.ts';
 import {
   BrandDetail,
   BrandList,
@@ -11,7 +10,8 @@ import {
   TermList,
   TermsQuery,
 } from '@fragrance/contracts';
-import { checkedAgainst, READ_ONLY, type ToolContext, type ToolRunner } from './run.ts';
+import { registerReadTool } from './read-tool.ts';
+import { checkedAgainst, type ToolContext, type ToolRunner } from './run.ts';
 
 const paging = {
   search: z
@@ -53,73 +53,59 @@ const pageLine = (r: { total: number; offset: number; data: unknown[] }) =>
 
 /** Browsing the catalogue's brands (list and one brand's profile), notes, accords and perfumers. */
 export function registerBrowseTools(server: McpServer, ctx: ToolContext, run: ToolRunner): void {
-  server.registerTool(
-    'list_brands',
-    {
-      title: 'List brands',
-      description:
-        'Brands of the catalogue, most fragrances first (or best match first with search), each with its slug, country, ' +
-        'number of fragrances and top accords. Paged with limit and offset.',
-      inputSchema: toolSchema(BrandsInput),
-      outputSchema: toolSchema(BrandsOutput),
-      annotations: { title: 'List brands', ...READ_ONLY },
-    },
-    (args) =>
-      run('list_brands', BrandsOutput, async () => ({
-        structured: await ctx.catalogue.brands(checkedAgainst(BrandsQuery, args)),
-        text: (r) =>
-          [
-            pageLine(r),
-            ...r.data.map(
-              (b) => `- ${b.name} (${b.country}), ${b.fragrance_count} fragrances; ${b.top_accords.join(', ')} [slug ${b.slug}]`,
-            ),
-          ].join('\n'),
-      })),
-  );
+  registerReadTool(server, run, {
+    name: 'list_brands',
+    title: 'List brands',
+    description:
+      'Brands of the catalogue, most fragrances first (or best match first with search), each with its slug, country, ' +
+      'number of fragrances and top accords. Paged with limit and offset.',
+    input: BrandsInput,
+    output: BrandsOutput,
+    answer: async (args) => ({
+      structured: await ctx.catalogue.brands(checkedAgainst(BrandsQuery, args)),
+      text: (r) =>
+        [
+          pageLine(r),
+          ...r.data.map((b) => `- ${b.name} (${b.country}), ${b.fragrance_count} fragrances; ${b.top_accords.join(', ')} [slug ${b.slug}]`),
+        ].join('\n'),
+    }),
+  });
 
-  server.registerTool(
-    'get_brand',
-    {
-      title: 'Get a brand',
-      description:
-        "One brand's profile by slug: country, number of fragrances, top accords and notes, its most prolific perfumers, " +
-        'first and last release years and total votes. Use search_fragrances with brand=<name> for its fragrances.',
-      inputSchema: toolSchema(BrandInput),
-      outputSchema: toolSchema(BrandOutput),
-      annotations: { title: 'Get a brand', ...READ_ONLY },
+  registerReadTool(server, run, {
+    name: 'get_brand',
+    title: 'Get a brand',
+    description:
+      "One brand's profile by slug: country, number of fragrances, top accords and notes, its most prolific perfumers, " +
+      'first and last release years and total votes. Use search_fragrances with brand=<name> for its fragrances.',
+    input: BrandInput,
+    output: BrandOutput,
+    answer: async ({ slug }) => {
+      const checked = checkedAgainst(BrandSlugParams, { slug });
+      return {
+        structured: await ctx.catalogue.brand(checked.slug),
+        text: (b) =>
+          [
+            `${b.name} (${b.country}): ${b.fragrance_count} fragrances${b.year_first === null ? '' : `, ${b.year_first}-${b.year_last ?? '?'}`}, ${b.votes} votes.`,
+            `Top accords: ${b.top_accords.join(', ') || 'n/a'}. Top notes: ${b.top_notes.join(', ') || 'n/a'}.`,
+            `Perfumers: ${b.perfumers.join(', ') || 'unknown'}.`,
+          ].join('\n'),
+      };
     },
-    ({ slug }) =>
-      run('get_brand', BrandOutput, async () => {
-        const checked = checkedAgainst(BrandSlugParams, { slug });
-        return {
-          structured: await ctx.catalogue.brand(checked.slug),
-          text: (b) =>
-            [
-              `${b.name} (${b.country}): ${b.fragrance_count} fragrances${b.year_first === null ? '' : `, ${b.year_first}-${b.year_last ?? '?'}`}, ${b.votes} votes.`,
-              `Top accords: ${b.top_accords.join(', ') || 'n/a'}. Top notes: ${b.top_notes.join(', ') || 'n/a'}.`,
-              `Perfumers: ${b.perfumers.join(', ') || 'unknown'}.`,
-            ].join('\n'),
-        };
-      }),
-  );
+  });
 
   for (const { kind, tool, title, filter } of TERMS) {
-    server.registerTool(
-      tool,
-      {
-        title,
-        description:
-          `The ${kind} of the catalogue, most fragrances first (or best match first with search), each with how many ` +
-          `fragrances have it. Its slug or name works as the ${filter} filter of search_fragrances. Paged with limit and offset.`,
-        inputSchema: toolSchema(TermsInput),
-        outputSchema: toolSchema(TermsOutput),
-        annotations: { title, ...READ_ONLY },
-      },
-      (args) =>
-        run(tool, TermsOutput, async () => ({
-          structured: await ctx.catalogue.terms(kind, checkedAgainst(TermsQuery, args)),
-          text: (r) => [pageLine(r), ...r.data.map((t) => `- ${t.name}: ${t.fragrance_count} fragrances [slug ${t.slug}]`)].join('\n'),
-        })),
-    );
+    registerReadTool(server, run, {
+      name: tool,
+      title,
+      description:
+        `The ${kind} of the catalogue, most fragrances first (or best match first with search), each with how many ` +
+        `fragrances have it. Its slug or name works as the ${filter} filter of search_fragrances. Paged with limit and offset.`,
+      input: TermsInput,
+      output: TermsOutput,
+      answer: async (args) => ({
+        structured: await ctx.catalogue.terms(kind, checkedAgainst(TermsQuery, args)),
+        text: (r) => [pageLine(r), ...r.data.map((t) => `- ${t.name}: ${t.fragrance_count} fragrances [slug ${t.slug}]`)].join('\n'),
+      }),
+    });
   }
 }

@@ -1,11 +1,9 @@
-import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { toolSchema } from './tool-schema.ts';
 import { AuAvailability, Concentration, foldKey, FragranceDetail, Notes, Rating } from '@fragrance/contracts';
-import { viewOf } from '../apps/views.ts';
 import { CatalogueRejectedError, CatalogueUnavailableError } from '../catalogue/catalogue.ts';
-import { READ_ONLY, type ToolContext, type ToolRunner } from './run.ts';
+import { registerReadTool } from './read-tool.ts';
+import type { ToolContext, ToolRunner } from './run.ts';
 
 export const MIN_COMPARED = 2;
 export const MAX_COMPARED = 5;
@@ -130,23 +128,18 @@ async function fetchRecord(ctx: ToolContext, id: string): Promise<FragranceDetai
 
 /** compare_fragrances: 2-5 records side by side (one catalogue read per id, in parallel). */
 export function registerCompareTool(server: McpServer, ctx: ToolContext, run: ToolRunner): void {
-  registerAppTool(
-    server,
-    'compare_fragrances',
-    {
-      title: 'Compare fragrances',
-      description:
-        `${MIN_COMPARED} to ${MAX_COMPARED} fragrances side by side: notes by stage (top, heart, base), the accords and notes ` +
-        'they share and those only one has, ratings (and the best rated), and availability at Australian retailers.',
-      inputSchema: toolSchema(CompareInput),
-      outputSchema: toolSchema(CompareOutput),
-      annotations: { title: 'Compare fragrances', ...READ_ONLY },
-      _meta: viewOf('comparison'),
+  registerReadTool(server, run, {
+    name: 'compare_fragrances',
+    title: 'Compare fragrances',
+    description:
+      `${MIN_COMPARED} to ${MAX_COMPARED} fragrances side by side: notes by stage (top, heart, base), the accords and notes ` +
+      'they share and those only one has, ratings (and the best rated), and availability at Australian retailers.',
+    input: CompareInput,
+    output: CompareOutput,
+    view: 'comparison',
+    answer: async ({ ids }) => {
+      const records = await Promise.all(ids.map((id) => fetchRecord(ctx, id)));
+      return { structured: compareFragrances(records), text: compareText };
     },
-    ({ ids }) =>
-      run('compare_fragrances', CompareOutput, async () => {
-        const records = await Promise.all(ids.map((id) => fetchRecord(ctx, id)));
-        return { structured: compareFragrances(records), text: compareText };
-      }),
-  );
+  });
 }

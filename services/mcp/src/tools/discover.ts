@@ -1,13 +1,10 @@
-import { registerAppTool } from '@modelcontextprotocol/ext-apps/server';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { OCCASIONS, SearchHit, SearchQuery, SEASONS } from '@fragrance/contracts';
 import type { FragranceClient } from '@fragrance/client';
-import { viewOf } from '../apps/views.ts';
-import { CatalogueRejectedError } from '../catalogue/catalogue.ts';
 import { summaryLine } from './format.ts';
-import { READ_ONLY, type ToolRunner } from './run.ts';
-import { toolSchema } from './tool-schema.ts';
+import { registerReadTool } from './read-tool.ts';
+import { checkedAgainst, type ToolRunner } from './run.ts';
 
 export const DiscoverInput = {
   description: z
@@ -67,57 +64,46 @@ export function reasons(hit: SearchHit): string[] {
  * description as query, search_mode=hybrid, highlight on), each with why it matched.
  */
 export function registerDiscoverTool(server: McpServer, ctx: DiscoverContext, run: ToolRunner): void {
-  registerAppTool(
-    server,
-    'discover_fragrances',
-    {
-      title: 'Discover fragrances from a description',
-      description:
-        'Finds fragrances that fit a description of a scent, mood, season or occasion ("a smoky fragrance for winter evenings", ' +
-        '"fresh and citrusy for summer at the office"), ranked by meaning and matching words together, each with why it matched. ' +
-        'Use search_fragrances for names and exact filters.',
-      inputSchema: toolSchema(DiscoverInput),
-      outputSchema: toolSchema(DiscoverOutput),
-      annotations: { title: 'Discover fragrances', ...READ_ONLY },
-      _meta: viewOf('results'),
+  registerReadTool(server, run, {
+    name: 'discover_fragrances',
+    title: 'Discover fragrances from a description',
+    shortTitle: 'Discover fragrances',
+    description:
+      'Finds fragrances that fit a description of a scent, mood, season or occasion ("a smoky fragrance for winter evenings", ' +
+      '"fresh and citrusy for summer at the office"), ranked by meaning and matching words together, each with why it matched. ' +
+      'Use search_fragrances for names and exact filters.',
+    input: DiscoverInput,
+    output: DiscoverOutput,
+    view: 'results',
+    answer: async (args) => {
+      const query: Record<string, string> = {
+        query: args.description,
+        search_mode: 'hybrid',
+        highlight: 'true',
+        limit: String(args.limit),
+      };
+      if (args.season?.length) query.season = args.season.join(',');
+      if (args.occasion?.length) query.occasion = args.occasion.join(',');
+      if (args.concentration !== undefined) query.concentration = args.concentration;
+      if (args.exclude_note?.length) query.exclude_note = args.exclude_note.join(',');
+      if (args.available_in_au !== undefined) query.available_in_au = String(args.available_in_au);
+      const page = await ctx.catalogue.search(checkedAgainst(SearchQuery, query));
+      const hits = z.array(SearchHit).safeParse(page.data);
+      const structured = {
+        description: args.description,
+        search_mode: page.search_mode,
+        data: hits.success ? hits.data.map(({ highlight: _h, ...summary }, i) => ({ ...summary, why: reasons(hits.data[i]!) })) : page.data,
+      };
+      return {
+        structured,
+        text: (r: DiscoverResult) =>
+          r.data.length === 0
+            ? `No fragrances fit "${r.description}".`
+            : [
+                `Fragrances fitting "${r.description}" (${r.search_mode}):`,
+                ...r.data.map((f, i) => `${summaryLine(f, i + 1)}\n   why: ${f.why.join('; ')}`),
+              ].join('\n'),
+      };
     },
-    (args) =>
-      run('discover_fragrances', DiscoverOutput, async () => {
-        const query: Record<string, string> = {
-          query: args.description,
-          search_mode: 'hybrid',
-          highlight: 'true',
-          limit: String(args.limit),
-        };
-        if (args.season?.length) query.season = args.season.join(',');
-        if (args.occasion?.length) query.occasion = args.occasion.join(',');
-        if (args.concentration !== undefined) query.concentration = args.concentration;
-        if (args.exclude_note?.length) query.exclude_note = args.exclude_note.join(',');
-        if (args.available_in_au !== undefined) query.available_in_au = String(args.available_in_au);
-        const checked = SearchQuery.safeParse(query);
-        if (!checked.success) {
-          const invalid = checked.error.issues.map((i) => ({ name: i.path.map(String).join('.') || 'arguments', reason: i.message }));
-          throw new CatalogueRejectedError(400, 'Invalid arguments.', 'invalid_parameter', invalid);
-        }
-        const page = await ctx.catalogue.search(checked.data);
-        const hits = z.array(SearchHit).safeParse(page.data);
-        const structured = {
-          description: args.description,
-          search_mode: page.search_mode,
-          data: hits.success
-            ? hits.data.map(({ highlight: _h, ...summary }, i) => ({ ...summary, why: reasons(hits.data[i]!) }))
-            : page.data,
-        };
-        return {
-          structured,
-          text: (r: DiscoverResult) =>
-            r.data.length === 0
-              ? `No fragrances fit "${r.description}".`
-              : [
-                  `Fragrances fitting "${r.description}" (${r.search_mode}):`,
-                  ...r.data.map((f, i) => `${summaryLine(f, i + 1)}\n   why: ${f.why.join('; ')}`),
-                ].join('\n'),
-        };
-      }),
-  );
+  });
 }

@@ -1,8 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { toolSchema } from './tool-schema.ts';
 import { MAX_SUGGEST_LIMIT, SUGGEST_TYPES, SuggestQuery, SuggestResponse } from '@fragrance/contracts';
-import { checkedAgainst, READ_ONLY, type ToolContext, type ToolRunner } from './run.ts';
+import { registerReadTool } from './read-tool.ts';
+import { checkedAgainst, type ToolContext, type ToolRunner } from './run.ts';
 
 export const SuggestInput = {
   q: z
@@ -21,32 +21,28 @@ export const SuggestOutput = SuggestResponse.shape;
 
 /** suggest: as-you-type names of fragrances, brands, perfumers, notes and accords (GET /v1/suggest). */
 export function registerSuggestTool(server: McpServer, ctx: ToolContext, run: ToolRunner): void {
-  server.registerTool(
-    'suggest',
-    {
-      title: 'Suggest names',
-      description:
-        'As-you-type suggestions for a partial name: fragrances (with id and brand), brands, perfumers, notes and accords ' +
-        '(with slug and how many fragrances have them). Use it to turn what a user half remembers into exact names and ids ' +
-        'for the other tools.',
-      inputSchema: toolSchema(SuggestInput),
-      outputSchema: toolSchema(SuggestOutput),
-      annotations: { title: 'Suggest names', ...READ_ONLY },
-    },
-    (args) =>
-      run('suggest', SuggestOutput, async () => ({
-        structured: await ctx.catalogue.suggest(checkedAgainst(SuggestQuery, args)),
-        text: (r) =>
-          r.data.length === 0
-            ? `No suggestions for "${args.q}".`
-            : [
-                `Suggestions for "${args.q}":`,
-                ...r.data.map((s) =>
-                  s.type === 'fragrance'
-                    ? `- fragrance: ${s.text} by ${s.brand ?? '?'} [id ${s.id ?? '?'}]`
-                    : `- ${s.type}: ${s.text} (${s.count ?? 0} fragrances; slug ${s.slug ?? '?'})`,
-                ),
-              ].join('\n'),
-      })),
-  );
+  registerReadTool(server, run, {
+    name: 'suggest',
+    title: 'Suggest names',
+    description:
+      'As-you-type suggestions for a partial name: fragrances (with id and brand), brands, perfumers, notes and accords ' +
+      '(with slug and how many fragrances have them). Use it to turn what a user half remembers into exact names and ids ' +
+      'for the other tools.',
+    input: SuggestInput,
+    output: SuggestOutput,
+    answer: async (args) => ({
+      structured: await ctx.catalogue.suggest(checkedAgainst(SuggestQuery, args)),
+      text: (r) =>
+        r.data.length === 0
+          ? `No suggestions for "${args.q}".`
+          : [
+              `Suggestions for "${args.q}":`,
+              ...r.data.map((s) =>
+                s.type === 'fragrance'
+                  ? `- fragrance: ${s.text} by ${s.brand ?? '?'} [id ${s.id ?? '?'}]`
+                  : `- ${s.type}: ${s.text} (${s.count ?? 0} fragrances; slug ${s.slug ?? '?'})`,
+              ),
+            ].join('\n'),
+    }),
+  });
 }
