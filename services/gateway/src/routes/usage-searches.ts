@@ -1,11 +1,11 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Redis } from 'ioredis';
 import { addDays } from '@fragrance/api-keys';
 import { SEARCH_USAGE_DEFAULT_LIMIT, SEARCH_USAGE_MAX_DAYS, SearchUsageQuery, type SearchUsageResponse } from '@fragrance/contracts';
-import { InternalError, parseQuery, ServiceUnavailableError, ValidationError } from '@fragrance/http';
+import { parseQuery, ServiceUnavailableError, ValidationError } from '@fragrance/http';
 import { readSearchReport } from '@fragrance/search-analytics';
-import { quotaOf } from '../api-key-auth.ts';
 import { timedRedisCall } from '../metrics.ts';
+import { ownKeyRoutes } from './own-key.ts';
 
 /** The quota day asked for (default today): not after today, nor further back than the counters are kept. */
 export function searchUsageDay(day: string | undefined, today: string): string {
@@ -26,12 +26,8 @@ export function searchUsageDay(day: string | undefined, today: string): string {
  * Mounted behind apiKeyAuth in peek mode: free, like /v1/usage.
  */
 export function searchUsageRoutes(options: { redis: Redis; prefix: string; timeZone: string }): Router {
-  const router = Router();
-  router.get('/', async (req, res) => {
+  return ownKeyRoutes(async (req, quota): Promise<SearchUsageResponse> => {
     const query = parseQuery(req, SearchUsageQuery);
-    const quota = quotaOf(res);
-    // apiKeyAuth runs first and always leaves the quota: its absence is a wiring bug.
-    if (!quota) throw new InternalError('Missing authentication.');
     // Today is the quota day the admission script (Redis's clock) just decided.
     const day = searchUsageDay(query.day, quota.day);
     const limit = query.limit ?? SEARCH_USAGE_DEFAULT_LIMIT;
@@ -40,7 +36,7 @@ export function searchUsageRoutes(options: { redis: Redis; prefix: string; timeZ
     ).catch((error: unknown) => {
       throw new ServiceUnavailableError('Search usage cannot be read right now; try again shortly.', error);
     });
-    const body: SearchUsageResponse = {
+    return {
       owner: quota.owner,
       time_zone: options.timeZone,
       day,
@@ -52,8 +48,5 @@ export function searchUsageRoutes(options: { redis: Redis; prefix: string; timeZ
       zero_result_queries: report.zeroResultQueries,
       relaxed_queries: report.relaxedQueries,
     };
-    res.setHeader('Cache-Control', 'no-store');
-    res.json(body);
   });
-  return router;
 }

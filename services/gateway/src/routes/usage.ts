@@ -1,10 +1,10 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { Redis } from 'ioredis';
 import { addDays, dateRange, daysBetween, ownerOfKeyId, readDailyUsage } from '@fragrance/api-keys';
 import { USAGE_DEFAULT_DAYS, USAGE_MAX_DAYS, UsageQuery, type InvalidParam, type UsageResponse } from '@fragrance/contracts';
-import { InternalError, parseQuery, ServiceUnavailableError, ValidationError } from '@fragrance/http';
-import { quotaOf } from '../api-key-auth.ts';
+import { parseQuery, ServiceUnavailableError, ValidationError } from '@fragrance/http';
 import { timedRedisCall } from '../metrics.ts';
+import { ownKeyRoutes } from './own-key.ts';
 
 const later = (a: string, b: string) => (a > b ? a : b);
 
@@ -33,12 +33,8 @@ export function usageRange(query: UsageQuery, today: string): { from: string; to
  * peek mode: reading usage is free and ignores the token bucket, like /v1/me.
  */
 export function usageRoutes(options: { redis: Redis; prefix: string; timeZone: string }): Router {
-  const router = Router();
-  router.get('/', async (req, res) => {
+  return ownKeyRoutes(async (req, quota): Promise<UsageResponse> => {
     const query = parseQuery(req, UsageQuery);
-    const quota = quotaOf(res);
-    // apiKeyAuth runs first and always leaves the quota: its absence is a wiring bug.
-    if (!quota) throw new InternalError('Missing authentication.');
     // Today is the quota day the admission script (Redis's clock) just decided.
     const { from, to } = usageRange(query, quota.day);
     const keyId = query.key_id ?? quota.keyId;
@@ -53,7 +49,7 @@ export function usageRoutes(options: { redis: Redis; prefix: string; timeZone: s
     const days = await timedRedisCall('usage', () => readDailyUsage(options.redis, options.prefix, keyId, dateRange(from, to))).catch(
       unavailable,
     );
-    const body: UsageResponse = {
+    return {
       key_id: keyId,
       owner: quota.owner,
       time_zone: options.timeZone,
@@ -62,8 +58,5 @@ export function usageRoutes(options: { redis: Redis; prefix: string; timeZone: s
       total: days.reduce((sum, day) => sum + day.requests, 0),
       days: days.map(({ day, requests }) => ({ date: day, requests })),
     };
-    res.setHeader('Cache-Control', 'no-store');
-    res.json(body);
   });
-  return router;
 }
