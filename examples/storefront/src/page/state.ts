@@ -73,14 +73,20 @@ export function stateFromUrl(search: string): StoreState {
   };
 }
 
-/** The page address (`?…`, or '' for the start page) for `state`; the inverse of stateFromUrl. */
-export function urlFromState(state: StoreState): string {
+/** The search text (as `queryName`) and the filters that are set: the address and the API name the filters alike. */
+function searchAndFilters(state: StoreState, queryName: 'q' | 'query'): URLSearchParams {
   const params = new URLSearchParams();
-  if (state.query !== '') params.set('q', state.query);
+  if (state.query !== '') params.set(queryName, state.query);
   if (state.brand !== null) params.set('brand', state.brand);
   if (state.concentration !== null) params.set('concentration', state.concentration);
   if (state.notes.length > 0) params.set('note', state.notes.join(','));
   if (state.seasons.length > 0) params.set('season', state.seasons.join(','));
+  return params;
+}
+
+/** The page address (`?…`, or '' for the start page) for `state`; the inverse of stateFromUrl. */
+export function urlFromState(state: StoreState): string {
+  const params = searchAndFilters(state, 'q');
   if (state.page > 1) params.set('page', String(state.page));
   if (state.open !== null) params.set('id', state.open);
   const text = params.toString();
@@ -89,12 +95,7 @@ export function urlFromState(state: StoreState): string {
 
 /** Query parameters of `GET /v1/fragrances` for the results page `state` shows, with its facets. */
 export function searchParams(state: StoreState, pageSize = PAGE_SIZE): URLSearchParams {
-  const params = new URLSearchParams();
-  if (state.query !== '') params.set('query', state.query);
-  if (state.brand !== null) params.set('brand', state.brand);
-  if (state.concentration !== null) params.set('concentration', state.concentration);
-  if (state.notes.length > 0) params.set('note', state.notes.join(','));
-  if (state.seasons.length > 0) params.set('season', state.seasons.join(','));
+  const params = searchAndFilters(state, 'query');
   params.set('limit', String(pageSize));
   const offset = (Math.min(state.page, maxPage(pageSize)) - 1) * pageSize;
   if (offset > 0) params.set('offset', String(offset));
