@@ -18,31 +18,27 @@ export const logLevel = () => z.enum(['fatal', 'error', 'warn', 'info', 'debug',
 /** Longest timer Node runs as asked: a larger setTimeout delay fires after 1 ms instead. */
 const MAX_TIMER_MS = 2_147_483_647;
 
+/** A whole number of `unit`, at least `min` and at most `max`, each bound with its own message. */
+const wholeNumberOf = (unit: string, min: readonly [number, string], max?: readonly [number, string]) => {
+  const whole = z.coerce
+    .number({ error: `must be a whole number of ${unit}` })
+    .int({ error: `must be a whole number of ${unit}` })
+    .min(min[0], { error: min[1] });
+  return max ? whole.max(max[0], { error: max[1] }) : whole;
+};
+
 /** Positive whole milliseconds (timeouts, intervals), at most what a Node timer can wait. */
 export const millis = (fallback: number) =>
-  z.coerce
-    .number({ error: 'must be a whole number of milliseconds' })
-    .int({ error: 'must be a whole number of milliseconds' })
-    .min(1, { error: 'must be at least 1 ms' })
-    .max(MAX_TIMER_MS, { error: `must be at most ${MAX_TIMER_MS} ms` })
-    .default(fallback);
+  wholeNumberOf('milliseconds', [1, 'must be at least 1 ms'], [MAX_TIMER_MS, `must be at most ${MAX_TIMER_MS} ms`]).default(fallback);
 
 /** Bytes an in-process cache may hold (0 turns it off), at most 4 GiB. */
 export const cacheBytes = (fallback: number) =>
-  z.coerce
-    .number({ error: 'must be a whole number of bytes' })
-    .int({ error: 'must be a whole number of bytes' })
-    .min(0, { error: 'must be at least 0 (0 turns the cache off)' })
-    .max(4 * 1024 * 1024 * 1024, { error: 'must be at most 4 GiB' })
-    .default(fallback);
+  wholeNumberOf('bytes', [0, 'must be at least 0 (0 turns the cache off)'], [4 * 1024 * 1024 * 1024, 'must be at most 4 GiB']).default(
+    fallback,
+  );
 
 /** Positive whole seconds (lifetimes, TTLs, windows). */
-export const seconds = (fallback: number) =>
-  z.coerce
-    .number({ error: 'must be a whole number of seconds' })
-    .int({ error: 'must be a whole number of seconds' })
-    .min(1, { error: 'must be at least 1 second' })
-    .default(fallback);
+export const seconds = (fallback: number) => wholeNumberOf('seconds', [1, 'must be at least 1 second']).default(fallback);
 
 export const booleanFlag = (fallback: boolean) =>
   z
