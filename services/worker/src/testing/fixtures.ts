@@ -5,7 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@elastic/elasticsearch';
 import { FragranceDetail } from '@fragrance/contracts';
-// eslint-disable-next-line no-restricted-imports -- test-only: the generator writes the test catalogue (eslint.config.js exempts test-fixtures.ts, not yet testing/)
 import { writeDataset } from '@fragrance/dataset';
 import { ingestCatalogue } from '@fragrance/search';
 import type { TestElasticsearch, TestRedis } from '@fragrance/testkit';
