@@ -38,7 +38,10 @@ const it = gatewayTest
     'publishable',
     { scope: 'file' },
     ({ keys }) =>
-      (origins = [SHOP, 'https://*.shop.example'], extra: { visitorBurst?: number; quota?: number } = {}) =>
+      (
+        origins = [SHOP, 'https://*.shop.example'],
+        extra: { visitorBurst?: number; visitorRefillPerSecond?: number; quota?: number } = {},
+      ) =>
         keys.create({ owner: 'Shop', quota: extra.quota ?? 10_000, kind: 'publishable', origins, ...extra }),
   );
 
@@ -144,7 +147,9 @@ describe('publishable keys and CORS at the edge (real Redis)', () => {
   });
 
   it('limits each visitor (key + client address) with 429 visitor_limit_exceeded, others unaffected', async ({ get, publishable }) => {
-    const { apiKey } = await publishable([SHOP], { visitorBurst: 3 });
+    // A bucket that does not refill while the test runs: at the default 5 a second, four requests
+    // slower than 200 ms on a loaded machine would find a token again.
+    const { apiKey } = await publishable([SHOP], { visitorBurst: 3, visitorRefillPerSecond: 0.001 });
     const from = (address: string) => get('/v1/suggest?q=ro', { ...bearer(apiKey), origin: SHOP, 'x-forwarded-for': address });
     for (let i = 0; i < 3; i += 1) expect((await from('203.0.113.7')).status).toBe(200);
     const res = await from('203.0.113.7');
