@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RevocationStore } from './revocation.ts';
+import { RedisStore } from './store.ts';
 
 /** One app a person connected: every grant of one client to that person, folded together. */
 export interface ConnectedApp {
@@ -44,17 +45,14 @@ interface StoredGrant {
  * Revoking deletes the grant and its tokens (refresh answers invalid_grant) and writes the
  * revocation record (the MCP server refuses its access tokens on the next request).
  */
-export class GrantStore {
-  readonly #redis: Redis;
-  readonly #prefix: string;
+export class GrantStore extends RedisStore {
   readonly #revocations: RevocationStore;
   readonly #accessTokenTtl: number;
   readonly #usageInterval: number;
   readonly #lastWrite = new Map<string, number>();
 
   constructor(redis: Redis, options: GrantStoreOptions) {
-    this.#redis = redis;
-    this.#prefix = options.prefix ?? 'fcs:';
+    super(redis, options.prefix);
     this.#revocations = options.revocations;
     this.#accessTokenTtl = options.accessTokenTtlSeconds ?? 86_400;
     this.#usageInterval = options.usageIntervalMs ?? 60_000;
@@ -62,16 +60,16 @@ export class GrantStore {
 
   /** Key of an oidc-provider model instance, as the auth service's adapter stores it. */
   modelKey(model: string, id: string): string {
-    return `${this.#prefix}oidc:${model}:${id}`;
+    return `${this.prefix}oidc:${model}:${id}`;
   }
   grantTokensKey(grantId: string): string {
-    return `${this.#prefix}oidc:grant-tokens:${grantId}`;
+    return `${this.prefix}oidc:grant-tokens:${grantId}`;
   }
   userGrantsKey(sub: string): string {
-    return `${this.#prefix}grants:user:${sub}`;
+    return `${this.prefix}grants:user:${sub}`;
   }
   #usedKey(grantId: string): string {
-    return `${this.#prefix}grants:used:${grantId}`;
+    return `${this.prefix}grants:used:${grantId}`;
   }
 
   /**
@@ -90,14 +88,14 @@ export class GrantStore {
     if (last !== undefined && now - last < this.#usageInterval) return;
     this.#lastWrite.set(grantId, now);
     if (this.#lastWrite.size > 10_000) this.#lastWrite.clear(); // bounded memory; a few extra writes at worst
-    const ttl = await this.#redis.ttl(this.modelKey('Grant', grantId));
-    await this.#redis.set(this.#usedKey(grantId), String(now), 'EX', ttl > 0 ? ttl : 86_400);
+    const ttl = await this.redis.ttl(this.modelKey('Grant', grantId));
+    await this.redis.set(this.#usedKey(grantId), String(now), 'EX', ttl > 0 ? ttl : 86_400);
   }
 
   async #liveGrants(sub: string): Promise<{ id: string; grant: StoredGrant }[]> {
-    const ids = await this.#redis.smembers(this.userGrantsKey(sub));
+    const ids = await this.redis.smembers(this.userGrantsKey(sub));
     if (ids.length === 0) return [];
-    const rows = await this.#redis.mget(...ids.map((id) => this.modelKey('Grant', id)));
+    const rows = await this.redis.mget(...ids.map((id) => this.modelKey('Grant', id)));
     const live: { id: string; grant: StoredGrant }[] = [];
     const gone: string[] = [];
     ids.forEach((id, i) => {
@@ -106,7 +104,7 @@ export class GrantStore {
       if (grant?.accountId === sub && grant.clientId) live.push({ id, grant });
       else gone.push(id);
     });
-    if (gone.length > 0) await this.#redis.srem(this.userGrantsKey(sub), ...gone);
+    if (gone.length > 0) await this.redis.srem(this.userGrantsKey(sub), ...gone);
     return live;
   }
 
@@ -114,7 +112,7 @@ export class GrantStore {
   async connectedApps(sub: string): Promise<ConnectedApp[]> {
     const live = await this.#liveGrants(sub);
     if (live.length === 0) return [];
-    const used = await this.#redis.mget(...live.map(({ id }) => this.#usedKey(id)));
+    const used = await this.redis.mget(...live.map(({ id }) => this.#usedKey(id)));
     const byClient = new Map<string, { grants: typeof live; lastUsed: number; scopes: Set<string>; first: number }>();
     live.forEach((entry, i) => {
       const clientId = entry.grant.clientId!;
@@ -128,7 +126,7 @@ export class GrantStore {
       byClient.set(clientId, app);
     });
     const clientIds = [...byClient.keys()];
-    const clients = await this.#redis.mget(...clientIds.map((id) => this.modelKey('Client', id)));
+    const clients = await this.redis.mget(...clientIds.map((id) => this.modelKey('Client', id)));
     const apps = clientIds.map((clientId, i): ConnectedApp => {
       const app = byClient.get(clientId)!;
       const client = clients[i] ? (JSON.parse(clients[i]) as { client_name?: unknown; client_uri?: unknown }) : {};
@@ -157,9 +155,9 @@ export class GrantStore {
     for (const { id } of targets) {
       // Access tokens issued until now live at most accessTokenTtl past now (+ clock skew).
       await this.#revocations.revokeGrant(id, this.#accessTokenTtl + 60);
-      const tokens = await this.#redis.lrange(this.grantTokensKey(id), 0, -1);
-      await this.#redis.del(this.modelKey('Grant', id), this.grantTokensKey(id), this.#usedKey(id), ...tokens);
-      await this.#redis.srem(this.userGrantsKey(sub), id);
+      const tokens = await this.redis.lrange(this.grantTokensKey(id), 0, -1);
+      await this.redis.del(this.modelKey('Grant', id), this.grantTokensKey(id), this.#usedKey(id), ...tokens);
+      await this.redis.srem(this.userGrantsKey(sub), id);
     }
     return targets.map(({ id }) => id);
   }

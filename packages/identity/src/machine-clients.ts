@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RevocationStore } from './revocation.ts';
+import { RedisStore } from './store.ts';
 
 /** A request about machine clients that cannot be done (bad input, unknown client): the operator's mistake. */
 export class MachineClientError extends Error {
@@ -82,21 +83,18 @@ function checkJwks(jwks: unknown): PublicJwks {
  * the oidc-provider client (no new token) and writes the subject revocation record of the client
  * id, which is the `sub` of its tokens (every issued token refused at once).
  */
-export class MachineClientStore {
-  readonly #redis: Redis;
-  readonly #prefix: string;
+export class MachineClientStore extends RedisStore {
   readonly #revocations: RevocationStore;
 
   constructor(redis: Redis, options: MachineClientStoreOptions) {
-    this.#redis = redis;
-    this.#prefix = options.prefix ?? 'fcs:';
+    super(redis, options.prefix);
     this.#revocations = options.revocations;
   }
 
-  #recordKey = (id: string) => `${this.#prefix}machine-client:${id}`;
-  #indexKey = () => `${this.#prefix}machine-clients`;
-  #oidcKey = (id: string) => `${this.#prefix}oidc:Client:${id}`;
-  #usageKey = (id: string, at: number) => `${this.#prefix}machine-client:usage:${id}:${day(at)}`;
+  #recordKey = (id: string) => `${this.prefix}machine-client:${id}`;
+  #indexKey = () => `${this.prefix}machine-clients`;
+  #oidcKey = (id: string) => `${this.prefix}oidc:Client:${id}`;
+  #usageKey = (id: string, at: number) => `${this.prefix}machine-client:usage:${id}:${day(at)}`;
 
   /** Registers a client; the secret (client_secret_basic, when no key set is given) is returned once and only its hash kept. */
   async create(input: { name: string; quotaPerDay?: number; jwks?: unknown }): Promise<{ client: MachineClient; secret?: string }> {
@@ -123,7 +121,7 @@ export class MachineClientStore {
       ...(jwks ? { jwks } : { client_secret: hashClientSecret(secret!) }),
     };
     const record = { name, method, created: createdAt, ...(input.quotaPerDay ? { quota: String(input.quotaPerDay) } : {}) };
-    await this.#redis
+    await this.redis
       .multi()
       .hset(this.#recordKey(id), record)
       .sadd(this.#indexKey(), id)
@@ -135,7 +133,7 @@ export class MachineClientStore {
 
   async get(id: string): Promise<MachineClient | undefined> {
     if (!MACHINE_CLIENT_ID.test(id)) return undefined;
-    const data = await this.#redis.hgetall(this.#recordKey(id));
+    const data = await this.redis.hgetall(this.#recordKey(id));
     if (!data.name) return undefined;
     return {
       id,
@@ -148,7 +146,7 @@ export class MachineClientStore {
   }
 
   async list(): Promise<MachineClient[]> {
-    const ids = (await this.#redis.smembers(this.#indexKey())).sort();
+    const ids = (await this.redis.smembers(this.#indexKey())).sort();
     const clients = await Promise.all(ids.map((id) => this.get(id)));
     return clients.filter((c): c is MachineClient => c !== undefined);
   }
@@ -158,7 +156,7 @@ export class MachineClientStore {
     const client = await this.get(id);
     if (!client) throw new MachineClientError('machine_client_not_found', `no machine client ${id}`);
     await this.#revocations.revokeUser(id);
-    await this.#redis
+    await this.redis
       .multi()
       .del(this.#oidcKey(id))
       .hset(this.#recordKey(id), 'revoked', client.revokedAt ?? new Date().toISOString())
@@ -169,7 +167,7 @@ export class MachineClientStore {
   /** Requests counted per UTC day, the last `days` days, newest first. */
   async usage(id: string, days = 7, now = Date.now()): Promise<MachineClientUsage[]> {
     const at = Array.from({ length: Math.min(days, USAGE_RETENTION_DAYS) }, (_, i) => now - i * 86_400_000);
-    const counts = at.length ? await this.#redis.mget(...at.map((ms) => this.#usageKey(id, ms))) : [];
+    const counts = at.length ? await this.redis.mget(...at.map((ms) => this.#usageKey(id, ms))) : [];
     return at.map((ms, i) => ({ day: day(ms), requests: Number(counts[i] ?? 0) }));
   }
 
@@ -179,7 +177,7 @@ export class MachineClientStore {
    */
   async admit(id: string, now = Date.now()): Promise<MachineAdmission> {
     const usageKey = this.#usageKey(id, now);
-    const replies = await this.#redis
+    const replies = await this.redis
       .multi()
       .hmget(this.#recordKey(id), 'name', 'quota', 'revoked')
       .incr(usageKey)
@@ -189,11 +187,11 @@ export class MachineClientStore {
     const used = Number(replies?.[1]?.[1] ?? 0);
     const quotaPerDay = quota ? Number(quota) : undefined;
     if (!name || revoked) {
-      await this.#redis.decr(usageKey);
+      await this.redis.decr(usageKey);
       return { allowed: false, reason: 'unknown' };
     }
     if (quotaPerDay !== undefined && used > quotaPerDay) {
-      await this.#redis.decr(usageKey);
+      await this.redis.decr(usageKey);
       const midnight = Date.parse(`${day(now)}T00:00:00Z`) + 86_400_000;
       return { allowed: false, reason: 'quota', quotaPerDay, retryAfterSeconds: Math.max(1, Math.ceil((midnight - now) / 1000)) };
     }

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { RedisStore } from './store.ts';
 
 export interface RevocationStoreOptions {
   /** Key prefix; tests pass their own so they never see each other's records. */
@@ -48,27 +49,23 @@ export interface RevocationSnapshot {
  * `<prefix>revoked:user:<sub>` = the revocation time in milliseconds (tokens of that subject
  * issued at or before it are revoked).
  */
-export class RevocationStore {
-  readonly #redis: Redis;
-  readonly #prefix: string;
-
+export class RevocationStore extends RedisStore {
   constructor(redis: Redis, options: RevocationStoreOptions = {}) {
-    this.#redis = redis;
-    this.#prefix = options.prefix ?? 'fcs:';
+    super(redis, options.prefix);
   }
 
   grantKey(grantId: string): string {
-    return `${this.#prefix}revoked:grant:${grantId}`;
+    return `${this.prefix}revoked:grant:${grantId}`;
   }
 
   userKey(sub: string): string {
-    return `${this.#prefix}revoked:user:${sub}`;
+    return `${this.prefix}revoked:user:${sub}`;
   }
 
   async revokeGrant(grantId: string, ttlSeconds: number): Promise<void> {
     if (!grantId) throw new TypeError('grantId is required');
     const ttl = Math.max(1, Math.ceil(ttlSeconds));
-    await this.#redis.set(this.grantKey(grantId), String(Date.now()), 'EX', ttl);
+    await this.redis.set(this.grantKey(grantId), String(Date.now()), 'EX', ttl);
   }
 
   /**
@@ -77,7 +74,7 @@ export class RevocationStore {
    */
   async revokeUser(sub: string): Promise<void> {
     if (!sub) throw new TypeError('sub is required');
-    await this.#redis.set(this.userKey(sub), String(Date.now()));
+    await this.redis.set(this.userKey(sub), String(Date.now()));
   }
 
   /** One MGET: revoked when the grant is revoked, or the subject was revoked at or after `iat`. */
@@ -86,7 +83,7 @@ export class RevocationStore {
     if (claims.gid) keys.push(this.grantKey(claims.gid));
     if (claims.sub) keys.push(this.userKey(claims.sub));
     if (keys.length === 0) return false;
-    const values = await this.#redis.mget(...keys);
+    const values = await this.redis.mget(...keys);
     return revokedBy(claims, { grant: claims.gid ? values[0] : null, user: claims.sub ? values[claims.gid ? 1 : 0] : null });
   }
 
@@ -98,10 +95,10 @@ export class RevocationStore {
     const grantPrefix = this.grantKey('');
     const userPrefix = this.userKey('');
     const snapshot: RevocationSnapshot = { grants: new Map(), users: new Map() };
-    const stream = this.#redis.scanStream({ match: `${this.#prefix}revoked:*`, count: 1_000 });
+    const stream = this.redis.scanStream({ match: `${this.prefix}revoked:*`, count: 1_000 });
     for await (const keys of stream as AsyncIterable<string[]>) {
       if (keys.length === 0) continue;
-      const values = await this.#redis.mget(...keys);
+      const values = await this.redis.mget(...keys);
       keys.forEach((key, i) => {
         const value = values[i];
         if (value == null) return;

@@ -1,5 +1,6 @@
 import { createHash, generateKeyPairSync, randomBytes, type JsonWebKey } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { RedisStore } from './store.ts';
 
 /** A private RSA signing key in JWK form, with its id and algorithm. */
 export type SigningJwk = JsonWebKey & { kid: string; alg: 'RS256'; use: 'sig' };
@@ -26,35 +27,31 @@ export function generateSigningKey(): SigningJwk {
  * `<prefix>oidc:keys` is a JSON array of private JWKs, newest (the one that signs) first;
  * `<prefix>oidc:cookie-keys` a JSON array of secrets, newest first. Never log either.
  */
-export class KeyStore {
-  readonly #redis: Redis;
-  readonly #prefix: string;
-
+export class KeyStore extends RedisStore {
   constructor(redis: Redis, options: KeyStoreOptions = {}) {
-    this.#redis = redis;
-    this.#prefix = options.prefix ?? 'fcs:';
+    super(redis, options.prefix);
   }
 
   get signingKey(): string {
-    return `${this.#prefix}oidc:keys`;
+    return `${this.prefix}oidc:keys`;
   }
   get cookieKey(): string {
-    return `${this.#prefix}oidc:cookie-keys`;
+    return `${this.prefix}oidc:cookie-keys`;
   }
 
   /** Loads the list, creating it on first start. SET NX: racing instances agree on one list. */
   async #load<T>(key: string, create: () => T): Promise<T[]> {
-    const existing = await this.#redis.get(key);
+    const existing = await this.redis.get(key);
     if (existing) return JSON.parse(existing) as T[];
-    await this.#redis.set(key, JSON.stringify([create()]), 'NX');
-    return JSON.parse((await this.#redis.get(key)) ?? '[]') as T[];
+    await this.redis.set(key, JSON.stringify([create()]), 'NX');
+    return JSON.parse((await this.redis.get(key)) ?? '[]') as T[];
   }
 
   async #rotate<T>(key: string, create: () => T, keep: number): Promise<{ list: T[]; retired: T[] }> {
     if (!Number.isInteger(keep) || keep < 2) throw new RangeError('keep must be an integer ≥ 2 (the new key and at least one previous)');
-    const current = JSON.parse((await this.#redis.get(key)) ?? '[]') as T[];
+    const current = JSON.parse((await this.redis.get(key)) ?? '[]') as T[];
     const list = [create(), ...current];
-    await this.#redis.set(key, JSON.stringify(list.slice(0, keep)));
+    await this.redis.set(key, JSON.stringify(list.slice(0, keep)));
     return { list: list.slice(0, keep), retired: list.slice(keep) };
   }
 

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { normaliseEmail } from './users.ts';
+import { RedisStore } from './store.ts';
 
 export interface LoginThrottleOptions {
   prefix?: string;
@@ -18,28 +19,25 @@ export type ThrottleDecision = { allowed: true } | { allowed: false; retryAfterS
  * counter is at its limit, further attempts are refused without checking the password, so a
  * guesser learns nothing and spends no scrypt time of ours.
  */
-export class LoginThrottle {
-  readonly #redis: Redis;
-  readonly #prefix: string;
+export class LoginThrottle extends RedisStore {
   readonly #perAccount: number;
   readonly #perAddress: number;
   readonly #window: number;
 
   constructor(redis: Redis, options: LoginThrottleOptions = {}) {
-    this.#redis = redis;
-    this.#prefix = options.prefix ?? 'fcs:';
+    super(redis, options.prefix);
     this.#perAccount = options.perAccount ?? 5;
     this.#perAddress = options.perAddress ?? 20;
     this.#window = options.windowSeconds ?? 900;
   }
 
   #keys(email: string, address: string): [string, string] {
-    return [`${this.#prefix}user:throttle:account:${normaliseEmail(email)}`, `${this.#prefix}user:throttle:address:${address}`];
+    return [`${this.prefix}user:throttle:account:${normaliseEmail(email)}`, `${this.prefix}user:throttle:address:${address}`];
   }
 
   async check(email: string, address: string): Promise<ThrottleDecision> {
     const [account, addr] = this.#keys(email, address);
-    const result = await this.#redis.multi().get(account).pttl(account).get(addr).pttl(addr).exec();
+    const result = await this.redis.multi().get(account).pttl(account).get(addr).pttl(addr).exec();
     const value = (i: number) => (result?.[i]?.[1] ?? null) as string | number | null;
     const blocked: number[] = [];
     if (Number(value(0) ?? 0) >= this.#perAccount) blocked.push(Number(value(1)));
@@ -51,11 +49,11 @@ export class LoginThrottle {
 
   async recordFailure(email: string, address: string): Promise<void> {
     const [account, addr] = this.#keys(email, address);
-    await this.#redis.multi().incr(account).expire(account, this.#window, 'NX').incr(addr).expire(addr, this.#window, 'NX').exec();
+    await this.redis.multi().incr(account).expire(account, this.#window, 'NX').incr(addr).expire(addr, this.#window, 'NX').exec();
   }
 
   /** After a successful sign-in the account's counter starts again (the address's does not). */
   async recordSuccess(email: string): Promise<void> {
-    await this.#redis.del(this.#keys(email, '')[0]);
+    await this.redis.del(this.#keys(email, '')[0]);
   }
 }

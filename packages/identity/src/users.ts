@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { DEFAULT_SCRYPT, hashPassword, verifyPassword, type ScryptParams } from './password.ts';
+import { RedisStore } from './store.ts';
 
 export const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 1024;
@@ -41,26 +42,23 @@ export interface UserStoreOptions {
  * Users in Redis: `<prefix>user:id:<id>` (hash: id, email, hash, disabled, created_at),
  * `<prefix>user:email:<email>` → id, and `<prefix>user:all` (set of ids).
  */
-export class UserStore {
-  readonly #redis: Redis;
-  readonly #prefix: string;
+export class UserStore extends RedisStore {
   readonly #scrypt: ScryptParams;
   #dummyHash: Promise<string> | undefined;
 
   constructor(redis: Redis, options: UserStoreOptions = {}) {
-    this.#redis = redis;
-    this.#prefix = options.prefix ?? 'fcs:';
+    super(redis, options.prefix);
     this.#scrypt = options.scrypt ?? DEFAULT_SCRYPT;
   }
 
   #idKey(id: string) {
-    return `${this.#prefix}user:id:${id}`;
+    return `${this.prefix}user:id:${id}`;
   }
   #emailKey(email: string) {
-    return `${this.#prefix}user:email:${email}`;
+    return `${this.prefix}user:email:${email}`;
   }
   get #allKey() {
-    return `${this.#prefix}user:all`;
+    return `${this.prefix}user:all`;
   }
 
   async create(email: string, password: string): Promise<User> {
@@ -75,9 +73,9 @@ export class UserStore {
     };
     const hash = await hashPassword(password, this.#scrypt);
     // SET NX on the email index is the uniqueness check, so two racing creates cannot both win.
-    const claimed = await this.#redis.set(this.#emailKey(normalised), user.id, 'NX');
+    const claimed = await this.redis.set(this.#emailKey(normalised), user.id, 'NX');
     if (claimed !== 'OK') throw new IdentityError('user_exists', `a user with email ${normalised} already exists`);
-    await this.#redis
+    await this.redis
       .multi()
       .hset(this.#idKey(user.id), {
         id: user.id,
@@ -92,12 +90,12 @@ export class UserStore {
   }
 
   async findById(id: string): Promise<User | undefined> {
-    const row = await this.#redis.hgetall(this.#idKey(id));
+    const row = await this.redis.hgetall(this.#idKey(id));
     return toUser(row);
   }
 
   async findByEmail(email: string): Promise<User | undefined> {
-    const id = await this.#redis.get(this.#emailKey(normaliseEmail(email)));
+    const id = await this.redis.get(this.#emailKey(normaliseEmail(email)));
     return id ? this.findById(id) : undefined;
   }
 
@@ -107,8 +105,8 @@ export class UserStore {
    */
   async authenticate(email: string, password: string): Promise<User | undefined> {
     if (password.length > MAX_PASSWORD_LENGTH) return undefined;
-    const id = await this.#redis.get(this.#emailKey(normaliseEmail(email)));
-    const row = id ? await this.#redis.hgetall(this.#idKey(id)) : {};
+    const id = await this.redis.get(this.#emailKey(normaliseEmail(email)));
+    const row = id ? await this.redis.hgetall(this.#idKey(id)) : {};
     const user = toUser(row);
     if (!user || !row.hash) {
       this.#dummyHash ??= hashPassword('not-a-real-password', this.#scrypt);
@@ -122,7 +120,7 @@ export class UserStore {
   async setDisabled(email: string, disabled: boolean): Promise<User> {
     const user = await this.findByEmail(email);
     if (!user) throw new IdentityError('user_not_found', `no user with email ${normaliseEmail(email)}`);
-    await this.#redis.hset(this.#idKey(user.id), 'disabled', disabled ? '1' : '0');
+    await this.redis.hset(this.#idKey(user.id), 'disabled', disabled ? '1' : '0');
     return { ...user, disabled };
   }
 
@@ -132,17 +130,17 @@ export class UserStore {
    */
   async changePassword(id: string, current: string, next: string): Promise<boolean> {
     checkPassword(next);
-    const row = await this.#redis.hgetall(this.#idKey(id));
+    const row = await this.redis.hgetall(this.#idKey(id));
     if (!row.hash || row.disabled === '1' || current.length > MAX_PASSWORD_LENGTH || !(await verifyPassword(current, row.hash)))
       return false;
     const hash = await hashPassword(next, this.#scrypt);
-    await this.#redis.hset(this.#idKey(id), { hash, sessions_since: String(Date.now()) });
+    await this.redis.hset(this.#idKey(id), { hash, sessions_since: String(Date.now()) });
     return true;
   }
 
   /** Ends every session (sign-in page, account page) started before now; tokens of connected apps stay. */
   async signOutEverywhere(id: string): Promise<void> {
-    await this.#redis.hset(this.#idKey(id), 'sessions_since', String(Date.now()));
+    await this.redis.hset(this.#idKey(id), 'sessions_since', String(Date.now()));
   }
 
   /**
@@ -150,7 +148,7 @@ export class UserStore {
    * Infinity for an unknown user, so a session of a deleted account never counts.
    */
   async sessionsValidSince(id: string): Promise<number> {
-    const [exists, since] = await this.#redis
+    const [exists, since] = await this.redis
       .multi()
       .exists(this.#idKey(id))
       .hget(this.#idKey(id), 'sessions_since')
@@ -161,7 +159,7 @@ export class UserStore {
   }
 
   async list(): Promise<User[]> {
-    const ids = await this.#redis.smembers(this.#allKey);
+    const ids = await this.redis.smembers(this.#allKey);
     const users = await Promise.all(ids.map((id) => this.findById(id)));
     return users.filter((u): u is User => u !== undefined).sort((a, b) => a.email.localeCompare(b.email));
   }
