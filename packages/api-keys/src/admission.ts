@@ -86,7 +86,8 @@ export interface AdmitterOptions {
   clock?: Clock;
   /**
    * This host's clock, used only to guess the day (and its neighbours) whose counters the script
-   * may touch; Redis's clock decides among them. Tests pass a skewed one; default Date.now.
+   * may touch; Redis's clock decides among them, so a host up to 23 hours off still counts on
+   * Redis's day. Tests pass a skewed one; default Date.now.
    */
   hostClock?: Clock;
   /**
