@@ -32,7 +32,7 @@ export function createDeps(config: McpConfig, logger: Logger): RunningDeps {
   });
   // Machine clients (`ops clients create --machine`): each call counts against the client's own daily quota.
   const machineClients = new MachineClientStore(redis, { prefix: config.REDIS_PREFIX, revocations: store });
-  const verify = tokenVerifierFor(config, revocations, machineClients);
+  const verify = tokenVerifierFor(config, revocations, { machineClients });
   const usage = new GrantStore(redis, { prefix: config.REDIS_PREFIX, revocations: store });
   const rateLimiter = createRateLimiter({
     redis,

@@ -8,8 +8,7 @@ import { createLogger } from '@fragrance/http';
 import { disableUser, RevocationStore, UserStore } from '@fragrance/identity';
 import { makeRecord } from '@fragrance/search/testing';
 import { FormUser } from '@fragrance/testkit';
-import { createTokenVerifier } from '../src/auth/verify-token.ts';
-import { REQUIRED_SCOPE, resourceOf } from '../src/config.ts';
+import { tokenVerifierFor } from '../src/auth/verify-token.ts';
 import { serverJson } from '../src/discovery/documents.ts';
 import { MemoryOAuthProvider } from '../src/testing/oauth-provider.ts';
 import { catalogueOf, mcpStackTest, type Stack, type StackService } from '../src/testing/stack.ts';
@@ -69,16 +68,7 @@ const it = mcpStackTest.extend('stack', { scope: 'file' }, async ({ redis, es, s
         rateLimit: { perMinute: 600, burst: 200 },
         logger: createLogger('mcp', 'info', sink),
         // No clock skew allowed: the refresh test waits for the access token's expiry to bite.
-        verify: (config, revocations) =>
-          createTokenVerifier({
-            issuer: config.OAUTH_ISSUER,
-            audience: resourceOf(config),
-            algorithm: config.ACCESS_TOKEN_ALG,
-            requiredScope: REQUIRED_SCOPE,
-            keys: config.JWKS_URL,
-            revocations,
-            clockToleranceSeconds: 0,
-          }),
+        verify: (config, revocations) => tokenVerifierFor(config, revocations, { clockToleranceSeconds: 0 }),
       });
       return app.url;
     },

@@ -188,10 +188,18 @@ function describeJoseError(error: InstanceType<typeof joseErrors.JOSEError>): st
   return 'The token is malformed.';
 }
 
-/** The verifier a service configured by `config` uses: its issuer, its audience, its one algorithm. */
-export function tokenVerifierFor(config: McpConfig, revocations: RevocationCheck, machineClients?: MachineClientCheck): TokenVerifier {
+/**
+ * The verifier a service configured by `config` uses: its issuer, its audience, its one algorithm.
+ * `clockToleranceSeconds` is for tests that wait for a token's expiry to bite.
+ */
+export function tokenVerifierFor(
+  config: McpConfig,
+  revocations: RevocationCheck,
+  { machineClients, clockToleranceSeconds }: { machineClients?: MachineClientCheck; clockToleranceSeconds?: number } = {},
+): TokenVerifier {
   return createTokenVerifier({
     ...(machineClients ? { machineClients } : {}),
+    ...(clockToleranceSeconds !== undefined ? { clockToleranceSeconds } : {}),
     issuer: config.OAUTH_ISSUER,
     audience: resourceOf(config),
     algorithm: config.ACCESS_TOKEN_ALG,
