@@ -14,6 +14,7 @@ import { fragranceRoutes } from './routes/fragrances.ts';
 import { observeResponseCache } from './metrics.ts';
 import { elasticsearchCheck, healthRoutes } from './routes/health.ts';
 import { openApiRoutes } from './routes/openapi.ts';
+import { upstreamProblems } from './upstream-problem.ts';
 
 export interface CatalogueDeps {
   config: CatalogueConfig;
@@ -65,8 +66,9 @@ export function buildApp({
     });
     // Before the detail route, which would read `export` as an id.
     app.use(exportRoutes(elasticsearch, config.CATALOGUE_ALIAS, logger));
-    app.use(fragranceRoutes(repository, createResponder(cache), logger));
-    app.use(discoveryRoutes(createDiscoveryRepository({ client: elasticsearch, alias: config.CATALOGUE_ALIAS }), logger));
+    app.use(fragranceRoutes(repository, createResponder(cache)));
+    app.use(discoveryRoutes(createDiscoveryRepository({ client: elasticsearch, alias: config.CATALOGUE_ALIAS })));
+    app.use(upstreamProblems(logger));
   });
 }
 

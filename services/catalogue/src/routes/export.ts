@@ -7,7 +7,6 @@ import { ExportQuery, type FragranceDetail } from '@fragrance/contracts';
 import { MethodNotAllowedError, type Logger } from '@fragrance/http';
 import { exportRecords, planExport } from '@fragrance/search';
 import { parseQuery } from '../params.ts';
-import { upstreamProblem } from './fragrances.ts';
 
 /** Path the gateway asks for an export's size before admitting it; not a public route. */
 export const EXPORT_PLAN_PATH = '/internal/fragrances/export/plan';
@@ -30,22 +29,14 @@ export function exportRoutes(client: Client, alias: string, logger: Logger): Rou
 
   router.get(EXPORT_PLAN_PATH, async (req, res) => {
     const params = parseQuery(req, ExportQuery);
-    try {
-      res.json(await planExport(client, alias, params));
-    } catch (error) {
-      throw upstreamProblem(error, req, logger);
-    }
+    res.json(await planExport(client, alias, params));
   });
 
   router.get('/v1/fragrances/export', async (req, res) => {
     const params = parseQuery(req, ExportQuery);
     const pages = exportRecords(client, alias, params);
-    let first: IteratorResult<FragranceDetail[]>;
-    try {
-      first = await pages.next();
-    } catch (error) {
-      throw upstreamProblem(error, req, logger);
-    }
+    // Before the first byte a failure is still a problem+json answer (upstream-problem.ts).
+    const first: IteratorResult<FragranceDetail[]> = await pages.next();
     const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
     res.status(200);
     res.setHeader('Content-Type', 'application/x-ndjson; charset=utf-8');
