@@ -50,6 +50,18 @@ const sameNameBrand = (r: FragranceDetail, index: CatalogueIndex) =>
 const sameName = (r: FragranceDetail, index: CatalogueIndex) => index.byName.get(foldKey(r.name)) ?? none;
 const sameBrand = (r: FragranceDetail, index: CatalogueIndex) => index.byBrand.get(foldKey(r.brand)) ?? none;
 const query = (kind: string, text: string, relevant: ReadonlySet<string>): RelevanceQuery => ({ kind, params: { query: text }, relevant });
+/** A kind that types one field of the record with one typo (a dropped, doubled or swapped letter). */
+const withTypo =
+  (
+    kind: string,
+    field: 'name' | 'brand',
+    same: (r: FragranceDetail, index: CatalogueIndex) => ReadonlySet<string>,
+  ): RelevanceKind['build'] =>
+  (r, random, index) => {
+    const text = typed(r[field]);
+    const misspelt = typo(random, text);
+    return misspelt === text ? undefined : query(kind, misspelt, same(r, index));
+  };
 /** A word as a user types it: lower case, no accents. */
 export const typed = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
@@ -121,11 +133,7 @@ export const RELEVANCE_KINDS: readonly RelevanceKind[] = [
   {
     name: 'name_typo',
     description: 'known item: the name with one typo (a dropped, doubled or swapped letter)',
-    build: (r, random, index) => {
-      const name = typed(r.name);
-      const misspelt = typo(random, name);
-      return misspelt === name ? undefined : query('name_typo', misspelt, sameName(r, index));
-    },
+    build: withTypo('name_typo', 'name', sameName),
   },
   {
     name: 'name_prefix',
@@ -145,11 +153,7 @@ export const RELEVANCE_KINDS: readonly RelevanceKind[] = [
   {
     name: 'brand_typo',
     description: 'category: the brand with one typo',
-    build: (r, random, index) => {
-      const brand = typed(r.brand);
-      const misspelt = typo(random, brand);
-      return misspelt === brand ? undefined : query('brand_typo', misspelt, sameBrand(r, index));
-    },
+    build: withTypo('brand_typo', 'brand', sameBrand),
   },
   {
     name: 'note',
