@@ -254,6 +254,27 @@ function clearlyMostPopular(records: readonly FragranceDetail[]): FragranceDetai
   return next === undefined || votes(top) >= 2 * votes(next) ? top : undefined;
 }
 
+/** One query of a kind: what is typed and the records a shopper would want. */
+interface Drawn {
+  text: string;
+  relevant: readonly FragranceDetail[];
+}
+
+/** A kind that draws at most one query from each distinct name and brand (none where `draw` says undefined). */
+function perNameBrand(
+  kind: Omit<ShopperKind, 'generate'>,
+  draw: (c: ShopperCatalogue, r: FragranceDetail, random: () => number) => Drawn | undefined,
+): ShopperKind {
+  return {
+    ...kind,
+    generate: (c, random) =>
+      distinctNameBrands(c).flatMap((r) => {
+        const drawn = draw(c, r, random);
+        return drawn ? [query(kind.name, drawn.text, drawn.relevant)] : [];
+      }),
+  };
+}
+
 const EXACT_NAME: ShopperKind = {
   name: 'exact_name',
   description: 'the name alone, where one house holds it (every record of that name is right)',
@@ -276,18 +297,19 @@ const BRAND_NAME: ShopperKind = {
       .map((r) => query('brand_name', `${typedBrand(r.brand)} ${typed(r.name)}`, sameNameBrand(c, r))),
 };
 
-const ALIAS_NAME: ShopperKind = {
-  name: 'alias_name',
-  description: 'a brand alias or acronym then the name ("ysl myslf", "d&g light blue", "armani code")',
-  judgedBy: 'success_at_1',
-  target: 0.95,
-  generate: (c, random) =>
-    distinctNameBrands(c).flatMap((r) => {
-      const alias = pickOne(random, brandAliases(c, foldKey(r.brand)));
-      if (alias === undefined || !typableName(r)) return [];
-      return [query('alias_name', `${random() < 0.5 ? alias : alias.toLowerCase()} ${typed(r.name)}`, sameNameBrand(c, r))];
-    }),
-};
+const ALIAS_NAME = perNameBrand(
+  {
+    name: 'alias_name',
+    description: 'a brand alias or acronym then the name ("ysl myslf", "d&g light blue", "armani code")',
+    judgedBy: 'success_at_1',
+    target: 0.95,
+  },
+  (c, r, random) => {
+    const alias = pickOne(random, brandAliases(c, foldKey(r.brand)));
+    if (alias === undefined || !typableName(r)) return undefined;
+    return { text: `${random() < 0.5 ? alias : alias.toLowerCase()} ${typed(r.name)}`, relevant: sameNameBrand(c, r) };
+  },
+);
 
 const ALIAS_ONLY: ShopperKind = {
   name: 'alias_only',
@@ -302,34 +324,34 @@ const ALIAS_ONLY: ShopperKind = {
     ),
 };
 
-const NUMBER_WORDS: ShopperKind = {
-  name: 'number_words',
-  description: 'digits in the name said as words ("one million", "two one two", "number 5") — top 3',
-  judgedBy: 'success_at_3',
-  target: 0.95,
-  generate: (c, random) =>
-    distinctNameBrands(c).flatMap((r) => {
-      const spoken = numberWords(r.name, random);
-      if (spoken === undefined || !latinOnly(r) || !isTypable(foldKey(spoken))) return [];
-      const { text, relevant } = nameAsTyped(c, r, spoken);
-      return [query('number_words', text, relevant)];
-    }),
-};
+const NUMBER_WORDS = perNameBrand(
+  {
+    name: 'number_words',
+    description: 'digits in the name said as words ("one million", "two one two", "number 5") — top 3',
+    judgedBy: 'success_at_3',
+    target: 0.95,
+  },
+  (c, r, random) => {
+    const spoken = numberWords(r.name, random);
+    return spoken === undefined || !latinOnly(r) || !isTypable(foldKey(spoken)) ? undefined : nameAsTyped(c, r, spoken);
+  },
+);
 
-const NAME_CONCENTRATION: ShopperKind = {
-  name: 'name_concentration',
-  description: 'the name (brand + name half the time) and a concentration it does not spell — top 3',
-  judgedBy: 'success_at_3',
-  target: 0.95,
-  generate: (c, random) =>
-    distinctNameBrands(c).flatMap((r) => {
-      if (spellsConcentration(r.name) || !typableName(r)) return [];
-      const concentration = pickOne(random, CONCENTRATIONS) ?? r.concentration;
-      const named = random() < 0.5 ? nameAsTyped(c, r) : { text: `${typedBrand(r.brand)} ${typed(r.name)}`, relevant: sameNameBrand(c, r) };
-      const text = `${named.text} ${concentrationAsTyped(concentration, random)}`;
-      return [query('name_concentration', text, preferConcentration(named.relevant, concentration))];
-    }),
-};
+const NAME_CONCENTRATION = perNameBrand(
+  {
+    name: 'name_concentration',
+    description: 'the name (brand + name half the time) and a concentration it does not spell — top 3',
+    judgedBy: 'success_at_3',
+    target: 0.95,
+  },
+  (c, r, random) => {
+    if (spellsConcentration(r.name) || !typableName(r)) return undefined;
+    const concentration = pickOne(random, CONCENTRATIONS) ?? r.concentration;
+    const named = random() < 0.5 ? nameAsTyped(c, r) : { text: `${typedBrand(r.brand)} ${typed(r.name)}`, relevant: sameNameBrand(c, r) };
+    const text = `${named.text} ${concentrationAsTyped(concentration, random)}`;
+    return { text, relevant: preferConcentration(named.relevant, concentration) };
+  },
+);
 
 const BRAND_ONLY: ShopperKind = {
   name: 'brand_only',
@@ -380,50 +402,49 @@ const SHARED_NAME: ShopperKind = {
     }),
 };
 
-const DROPPED_APOSTROPHE: ShopperKind = {
-  name: 'dropped_apostrophe',
-  description: 'the name typed without its apostrophes ("leau dhiver", "leau d hiver"), brand first half the time',
-  judgedBy: 'success_at_1',
-  target: 0.95,
-  generate: (c, random) =>
-    distinctNameBrands(c).flatMap((r) => {
-      const typedName = droppedApostrophes(r.name, random);
-      if (typedName === undefined || !typableName(r)) return [];
-      const withBrand = random() < 0.5 || !nameStandsAlone(c, r);
-      const { text, relevant } = withBrand
-        ? { text: `${typedBrand(r.brand)} ${typedName}`, relevant: sameNameBrand(c, r) }
-        : nameAsTyped(c, r, typedName);
-      return [query('dropped_apostrophe', text, relevant)];
-    }),
-};
+const DROPPED_APOSTROPHE = perNameBrand(
+  {
+    name: 'dropped_apostrophe',
+    description: 'the name typed without its apostrophes ("leau dhiver", "leau d hiver"), brand first half the time',
+    judgedBy: 'success_at_1',
+    target: 0.95,
+  },
+  (c, r, random) => {
+    const typedName = droppedApostrophes(r.name, random);
+    if (typedName === undefined || !typableName(r)) return undefined;
+    const withBrand = random() < 0.5 || !nameStandsAlone(c, r);
+    return withBrand ? { text: `${typedBrand(r.brand)} ${typedName}`, relevant: sameNameBrand(c, r) } : nameAsTyped(c, r, typedName);
+  },
+);
 
-const ABBREVIATION: ShopperKind = {
-  name: 'abbreviation',
-  description: 'brand + name + EDP/EDT where the record has that concentration ("kenzo homme edp")',
-  judgedBy: 'success_at_1',
-  target: 0.95,
-  generate: (c) =>
-    distinctNameBrands(c).flatMap((r) => {
-      const abbreviation = r.concentration === 'Eau de Parfum' ? 'edp' : r.concentration === 'Eau de Toilette' ? 'edt' : undefined;
-      if (abbreviation === undefined || spellsConcentration(r.name) || !typableName(r)) return [];
-      const text = `${typedBrand(r.brand)} ${typed(r.name)} ${abbreviation}`;
-      return [query('abbreviation', text, preferConcentration(sameNameBrand(c, r), r.concentration))];
-    }),
-};
+const ABBREVIATION = perNameBrand(
+  {
+    name: 'abbreviation',
+    description: 'brand + name + EDP/EDT where the record has that concentration ("kenzo homme edp")',
+    judgedBy: 'success_at_1',
+    target: 0.95,
+  },
+  (c, r) => {
+    const abbreviation = r.concentration === 'Eau de Parfum' ? 'edp' : r.concentration === 'Eau de Toilette' ? 'edt' : undefined;
+    if (abbreviation === undefined || spellsConcentration(r.name) || !typableName(r)) return undefined;
+    const text = `${typedBrand(r.brand)} ${typed(r.name)} ${abbreviation}`;
+    return { text, relevant: preferConcentration(sameNameBrand(c, r), r.concentration) };
+  },
+);
 
-const BRAND_TYPO: ShopperKind = {
-  name: 'brand_typo',
-  description: 'one typo in the brand (a dropped, doubled or swapped letter) then the name ("versaec the dreamer")',
-  judgedBy: 'success_at_1',
-  target: 0.95,
-  generate: (c, random) =>
-    distinctNameBrands(c).flatMap((r) => {
-      const brand = typedBrand(r.brand);
-      const misspelt = typo(random, brand);
-      if (misspelt === brand || !typableName(r)) return [];
-      return [query('brand_typo', `${misspelt} ${typed(r.name)}`, sameNameBrand(c, r))];
-    }),
-};
+const BRAND_TYPO = perNameBrand(
+  {
+    name: 'brand_typo',
+    description: 'one typo in the brand (a dropped, doubled or swapped letter) then the name ("versaec the dreamer")',
+    judgedBy: 'success_at_1',
+    target: 0.95,
+  },
+  (c, r, random) => {
+    const brand = typedBrand(r.brand);
+    const misspelt = typo(random, brand);
+    return misspelt === brand || !typableName(r) ? undefined : { text: `${misspelt} ${typed(r.name)}`, relevant: sameNameBrand(c, r) };
+  },
+);
 
 export const SHOPPER_KINDS: readonly ShopperKind[] = [
   EXACT_NAME,
