@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import type { EventEmitter } from 'node:events';
+import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -26,6 +28,27 @@ describe("Debian's chromium through the testkit", () => {
     const profile = dirname((await page.textContent('#profile_path')) ?? '');
     expect(profile.startsWith(join(tmpdir(), 'chromium-profile-'))).toBe(true);
     expect(existsSync(profile)).toBe(true);
+    await context.close();
+    expect(existsSync(profile)).toBe(false);
+  });
+
+  it('never throws from the close event when the profile cannot be removed yet; close() removes it', async () => {
+    const context = await launchChromiumContext();
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.goto('chrome://version');
+    const profile = dirname((await page.textContent('#profile_path')) ?? '');
+    // An immutable file stands in for chromium still writing into the profile: removal fails
+    // (EPERM, as ENOTEMPTY does in the race) while the 'close' event is emitted.
+    const stuck = join(profile, 'still-being-written');
+    writeFileSync(stuck, '');
+    execFileSync('chattr', ['+i', stuck]);
+    try {
+      // playwright's public type hides emit; its client context is a Node EventEmitter.
+      const events = context as unknown as EventEmitter;
+      expect(() => events.emit('close', context)).not.toThrow();
+    } finally {
+      execFileSync('chattr', ['-i', stuck]);
+    }
     await context.close();
     expect(existsSync(profile)).toBe(false);
   });

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type LaunchOptions } from 'playwright-core';
@@ -30,14 +31,16 @@ export async function launchChromiumContext(options: BrowserContextOptions = {})
   const profile = mkdtempSync(join(tmpdir(), 'chromium-profile-'));
   try {
     const context = await chromium.launchPersistentContext(profile, { ...launch, ...options });
-    const remove = () => rmSync(profile, { recursive: true, force: true });
-    // The 'close' event can come while chromium still writes into the profile: remove it again once
-    // close() has resolved (the browser has exited). The event alone covers a browser that crashed.
-    context.once('close', remove);
+    // chromium can still write into the profile as it exits (ENOTEMPTY), so removal retries.
+    const remove = () => rm(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
+    // The 'close' event alone covers a browser that crashed; it must never throw inside
+    // playwright's emit, and close() removes the profile again (and reports a failure) once the
+    // browser has exited.
+    context.once('close', () => void remove().catch(() => undefined));
     const close = context.close.bind(context);
     context.close = async (closeOptions) => {
       await close(closeOptions);
-      remove();
+      await remove();
     };
     return context;
   } catch (error) {
