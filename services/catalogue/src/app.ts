@@ -1,12 +1,10 @@
 import type { Client } from '@elastic/elasticsearch';
 import type { Express } from 'express';
-import { Lifecycle, probeRoutes, requestLogger, serviceApp, type Logger } from '@fragrance/http';
-import { httpMetrics } from '@fragrance/metrics';
+import { Lifecycle, probeRoutes, serviceApp, type Logger } from '@fragrance/http';
 import { createResponseCache, readCatalogueGeneration, type GenerationStore } from '@fragrance/response-cache';
 import { createCatalogueRepository, createDiscoveryRepository, type QueryEmbedder } from '@fragrance/search';
 import { generationSource, type GenerationSubscriber } from './cache/generation.ts';
 import { createResponder, type ResponderCache } from './cache/responder.ts';
-import { traceContext } from '@fragrance/tracing';
 import type { CatalogueConfig } from './config.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { exportRoutes } from './routes/export.ts';
@@ -36,20 +34,11 @@ export interface CatalogueDeps {
   subscriber?: GenerationSubscriber;
 }
 
-export function buildApp({
-  config,
-  logger,
-  elasticsearch,
-  redis,
-  subscriber,
-  embedder,
-  lifecycle = new Lifecycle(),
-}: CatalogueDeps): Express {
-  return serviceApp((app) => {
+export function buildApp(deps: CatalogueDeps): Express {
+  const { config, logger, elasticsearch, redis, subscriber, embedder, lifecycle = new Lifecycle() } = deps;
+  return serviceApp({ logger }, (app) => {
     // ETags are computed from the index version of a record, not from the body.
     app.set('etag', false);
-    app.use(traceContext(), httpMetrics());
-    app.use(requestLogger(logger));
     const cache =
       redis && config.RESPONSE_CACHE_MAX_BYTES > 0 ? responderCache(config, elasticsearch, redis, subscriber, logger) : undefined;
     app.use(healthRoutes(elasticsearch));

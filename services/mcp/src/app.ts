@@ -1,8 +1,6 @@
 import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
-import { Lifecycle, probeRoutes, requestLogger, serviceApp, type Logger } from '@fragrance/http';
-import { httpMetrics } from '@fragrance/metrics';
-import { traceContext } from '@fragrance/tracing';
+import { Lifecycle, probeRoutes, serviceApp, type Logger } from '@fragrance/http';
 import { requireBearer } from './auth/bearer.ts';
 import { mcpCors } from './auth/cors.ts';
 import { resourceMetadataRoutes } from './auth/metadata.ts';
@@ -33,22 +31,10 @@ export interface McpDeps {
 }
 
 /** The MCP resource server, built from its dependencies so tests can run it without main.ts. */
-export function buildApp({
-  config,
-  logger,
-  redis,
-  verify,
-  rateLimiter,
-  catalogue,
-  usage,
-  revocations,
-  lifecycle = new Lifecycle(),
-}: McpDeps): Express {
-  return serviceApp((app) => {
-    // /mcp is served by middleware (the SDK's transport), not an express route: labelled by its mount.
-    app.use(traceContext(), httpMetrics({ mounts: ['/mcp'] }));
-    app.use(requestLogger(logger));
-
+export function buildApp(deps: McpDeps): Express {
+  const { config, logger, redis, verify, rateLimiter, catalogue, usage, revocations, lifecycle = new Lifecycle() } = deps;
+  // /mcp is served by middleware (the SDK's transport), not an express route: the request metric labels it by its mount.
+  return serviceApp({ logger, metricMounts: ['/mcp'] }, (app) => {
     app.get('/health', async (_req, res) => {
       const redisUp = await redis.ping().then(
         (reply) => reply === 'PONG',
