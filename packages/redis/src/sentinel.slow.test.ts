@@ -79,7 +79,9 @@ describe('a Sentinel failover (real redis-server and redis-sentinel processes)',
       .poll(() => succeeds(service.incr('usage:abc')), { timeout: 20_000, interval: 100, message: 'the service client never wrote again' })
       .toBe(true);
     const recoveredAfterMs = performance.now() - killedAt;
-    expect(await topology.currentPrimaryPort()).toBe(topology.replicaPort);
+    await expect
+      .poll(() => topology.currentPrimaryPort(), { timeout: 10_000, message: 'the Sentinels never agreed on the replica' })
+      .toBe(topology.replicaPort);
     expect(await servingPort(service)).toBe(topology.replicaPort);
     expect(await service.get('apikey:abc')).toBe('{"name":"demo"}');
     expect(await service.get('usage:abc')).toBe('26');

@@ -15,7 +15,10 @@ export interface SentinelRedis {
   name: string;
   primaryPort: number;
   replicaPort: number;
-  /** Which data node the Sentinels call primary now (asks the first Sentinel that answers). */
+  /**
+   * Which data node a majority of the Sentinels call primary now (undefined while they disagree:
+   * a Sentinel that did not lead a failover learns of it a moment later).
+   */
   currentPrimaryPort: () => Promise<number | undefined>;
   /** SIGKILLs a data node (no shutdown, no AOF flush): what a crashed host does. */
   kill: (port: number) => Promise<void>;
@@ -68,12 +71,15 @@ export async function startSentinelRedis(options: { downAfterMs?: number; failov
     primaryPort: primaryPort,
     replicaPort: replicaPort,
     currentPrimaryPort: async () => {
-      for (const port of sentinelPorts) {
-        const out = await infra('redis-sentinel.sh', ['status', '--port', String(port), '--name', name]).catch(() => '');
-        const match = /primary [^:\s]+:(\d+)/.exec(out);
-        if (match) return Number(match[1]);
-      }
-      return undefined;
+      const named = await Promise.all(
+        sentinelPorts.map(async (port) => {
+          const out = await infra('redis-sentinel.sh', ['status', '--port', String(port), '--name', name]).catch(() => '');
+          return /primary [^:\s]+:(\d+)/.exec(out)?.[1];
+        }),
+      );
+      const majority = Math.floor(sentinelPorts.length / 2) + 1;
+      const agreed = named.find((port) => port !== undefined && named.filter((other) => other === port).length >= majority);
+      return agreed === undefined ? undefined : Number(agreed);
     },
     kill: async (port) => {
       const pid = Number(await readFile(join(localDir, 'redis', nodes[port] ?? '', 'redis.pid'), 'utf8'));
