@@ -11,9 +11,9 @@ import { typed as typedLatin, type RelevanceQuery } from './queries.ts';
 /** The metric a kind is judged by (the issue's table), and the target it must reach. */
 export type JudgedBy = 'success_at_1' | 'success_at_3' | 'precision_at_10';
 
+/** A kind of shopper query (what shoppers type is said in the doc comment of each kind below). */
 export interface ShopperKind {
   name: string;
-  description: string;
   judgedBy: JudgedBy;
   /** Issue 33's target for the kind's judged metric. */
   target: number;
@@ -260,9 +260,19 @@ interface Drawn {
   relevant: readonly FragranceDetail[];
 }
 
+/** A kind's name and how it is judged. */
+type KindHeader = Omit<ShopperKind, 'generate'>;
+/** A query of the kind being drawn (the kind's name is written once, in its header). */
+type Labelled = (text: string, relevant: readonly FragranceDetail[]) => RelevanceQuery;
+
+/** A kind whose rule looks across the catalogue (by name, by brand) rather than record by record. */
+function acrossCatalogue(kind: KindHeader, generate: (c: ShopperCatalogue, labelled: Labelled) => RelevanceQuery[]): ShopperKind {
+  return { ...kind, generate: (c) => generate(c, (text, relevant) => query(kind.name, text, relevant)) };
+}
+
 /** A kind that draws at most one query from each distinct name and brand (none where `draw` says undefined). */
 function perNameBrand(
-  kind: Omit<ShopperKind, 'generate'>,
+  kind: KindHeader,
   draw: (c: ShopperCatalogue, r: FragranceDetail, random: () => number) => Drawn | undefined,
 ): ShopperKind {
   return {
@@ -275,176 +285,108 @@ function perNameBrand(
   };
 }
 
-const EXACT_NAME: ShopperKind = {
-  name: 'exact_name',
-  description: 'the name alone, where one house holds it (every record of that name is right)',
-  judgedBy: 'success_at_1',
-  target: 0.98,
-  generate: (c) =>
-    [...c.byName.entries()]
-      .filter(([key, records]) => !c.byBrand.has(key) && nameStandsAlone(c, records[0]!))
-      .map(([, records]) => query('exact_name', typed(records[0]!.name), records)),
-};
-
-const BRAND_NAME: ShopperKind = {
-  name: 'brand_name',
-  description: 'brand then name ("guerlain shalimar")',
-  judgedBy: 'success_at_1',
-  target: 0.98,
-  generate: (c) =>
-    distinctNameBrands(c)
-      .filter((r) => typableName(r))
-      .map((r) => query('brand_name', `${typedBrand(r.brand)} ${typed(r.name)}`, sameNameBrand(c, r))),
-};
-
-const ALIAS_NAME = perNameBrand(
-  {
-    name: 'alias_name',
-    description: 'a brand alias or acronym then the name ("ysl myslf", "d&g light blue", "armani code")',
-    judgedBy: 'success_at_1',
-    target: 0.95,
-  },
-  (c, r, random) => {
-    const alias = pickOne(random, brandAliases(c, foldKey(r.brand)));
-    if (alias === undefined || !typableName(r)) return undefined;
-    return { text: `${random() < 0.5 ? alias : alias.toLowerCase()} ${typed(r.name)}`, relevant: sameNameBrand(c, r) };
-  },
+/** The name alone, where one house holds it (every record of that name is right). */
+const EXACT_NAME = acrossCatalogue({ name: 'exact_name', judgedBy: 'success_at_1', target: 0.98 }, (c, labelled) =>
+  [...c.byName.entries()]
+    .filter(([key, records]) => !c.byBrand.has(key) && nameStandsAlone(c, records[0]!))
+    .map(([, records]) => labelled(typed(records[0]!.name), records)),
 );
 
-const ALIAS_ONLY: ShopperKind = {
-  name: 'alias_only',
-  description: 'an acronym alone ("ysl", "mfk"): every record of the brand is right (precision@10)',
-  judgedBy: 'precision_at_10',
-  target: 0.95,
-  generate: (c) =>
-    [...c.byBrand.entries()].flatMap(([brandKey, records]) =>
-      brandAliases(c, brandKey)
-        .filter(isAcronym)
-        .map((alias) => query('alias_only', alias.toLowerCase(), records)),
-    ),
-};
-
-const NUMBER_WORDS = perNameBrand(
-  {
-    name: 'number_words',
-    description: 'digits in the name said as words ("one million", "two one two", "number 5") — top 3',
-    judgedBy: 'success_at_3',
-    target: 0.95,
-  },
-  (c, r, random) => {
-    const spoken = numberWords(r.name, random);
-    return spoken === undefined || !latinOnly(r) || !isTypable(foldKey(spoken)) ? undefined : nameAsTyped(c, r, spoken);
-  },
+/** Brand then name ("guerlain shalimar"). */
+const BRAND_NAME = acrossCatalogue({ name: 'brand_name', judgedBy: 'success_at_1', target: 0.98 }, (c, labelled) =>
+  distinctNameBrands(c)
+    .filter((r) => typableName(r))
+    .map((r) => labelled(`${typedBrand(r.brand)} ${typed(r.name)}`, sameNameBrand(c, r))),
 );
 
-const NAME_CONCENTRATION = perNameBrand(
-  {
-    name: 'name_concentration',
-    description: 'the name (brand + name half the time) and a concentration it does not spell — top 3',
-    judgedBy: 'success_at_3',
-    target: 0.95,
-  },
-  (c, r, random) => {
-    if (spellsConcentration(r.name) || !typableName(r)) return undefined;
-    const concentration = pickOne(random, CONCENTRATIONS) ?? r.concentration;
-    const named = random() < 0.5 ? nameAsTyped(c, r) : { text: `${typedBrand(r.brand)} ${typed(r.name)}`, relevant: sameNameBrand(c, r) };
-    const text = `${named.text} ${concentrationAsTyped(concentration, random)}`;
-    return { text, relevant: preferConcentration(named.relevant, concentration) };
-  },
+/** A brand alias or acronym then the name ("ysl myslf", "d&g light blue", "armani code"). */
+const ALIAS_NAME = perNameBrand({ name: 'alias_name', judgedBy: 'success_at_1', target: 0.95 }, (c, r, random) => {
+  const alias = pickOne(random, brandAliases(c, foldKey(r.brand)));
+  if (alias === undefined || !typableName(r)) return undefined;
+  return { text: `${random() < 0.5 ? alias : alias.toLowerCase()} ${typed(r.name)}`, relevant: sameNameBrand(c, r) };
+});
+
+/** An acronym alone ("ysl", "mfk"): every record of the brand is right (precision@10). */
+const ALIAS_ONLY = acrossCatalogue({ name: 'alias_only', judgedBy: 'precision_at_10', target: 0.95 }, (c, labelled) =>
+  [...c.byBrand.entries()].flatMap(([brandKey, records]) =>
+    brandAliases(c, brandKey)
+      .filter(isAcronym)
+      .map((alias) => labelled(alias.toLowerCase(), records)),
+  ),
 );
 
-const BRAND_ONLY: ShopperKind = {
-  name: 'brand_only',
-  description: 'the brand alone: its most popular record (by votes) in the top 3',
-  judgedBy: 'success_at_3',
-  target: 0.95,
-  generate: (c) =>
-    [...c.byBrand.values()].flatMap((records) => {
-      const top = Math.max(...records.map(votes));
-      if (records.length < 2 || top === 0) return [];
-      return [
-        query(
-          'brand_only',
-          typedBrand(records[0]!.brand),
-          records.filter((r) => votes(r) === top),
-        ),
-      ];
-    }),
-};
+/** Digits in the name said as words ("one million", "two one two", "number 5"): top 3. */
+const NUMBER_WORDS = perNameBrand({ name: 'number_words', judgedBy: 'success_at_3', target: 0.95 }, (c, r, random) => {
+  const spoken = numberWords(r.name, random);
+  return spoken === undefined || !latinOnly(r) || !isTypable(foldKey(spoken)) ? undefined : nameAsTyped(c, r, spoken);
+});
 
-const FIRST_WORD: ShopperKind = {
-  name: 'first_word',
-  description: 'the first word of a popular name ("bleu", "aura"), where that record has ≥ 2× the votes of the next',
-  judgedBy: 'success_at_1',
-  target: 0.95,
-  generate: (c) => {
-    const byFirstWord = new Map<string, FragranceDetail[]>();
-    for (const r of c.records) push(byFirstWord, foldKey(r.name).split(' ')[0] ?? '', r);
-    return [...byFirstWord.entries()].flatMap(([word, records]) => {
-      const top = clearlyMostPopular(records);
-      const generic =
-        word.length < 3 || CONCENTRATION_WORDS.has(word) || GENERIC_WORDS.has(word) || c.ingredientWords.has(word) || c.byBrand.has(word);
-      return top && !generic && isDistinctive(word) ? [query('first_word', word, [top])] : [];
-    });
-  },
-};
+/** The name (brand + name half the time) and a concentration it does not spell: top 3. */
+const NAME_CONCENTRATION = perNameBrand({ name: 'name_concentration', judgedBy: 'success_at_3', target: 0.95 }, (c, r, random) => {
+  if (spellsConcentration(r.name) || !typableName(r)) return undefined;
+  const concentration = pickOne(random, CONCENTRATIONS) ?? r.concentration;
+  const named = random() < 0.5 ? nameAsTyped(c, r) : { text: `${typedBrand(r.brand)} ${typed(r.name)}`, relevant: sameNameBrand(c, r) };
+  const text = `${named.text} ${concentrationAsTyped(concentration, random)}`;
+  return { text, relevant: preferConcentration(named.relevant, concentration) };
+});
 
-const SHARED_NAME: ShopperKind = {
-  name: 'shared_name',
-  description: 'a name several houses share ("vetiver", "oud"): the most popular of them first, where clearly ahead',
-  judgedBy: 'success_at_1',
-  target: 0.95,
-  generate: (c) =>
-    [...c.byName.values()].flatMap((records) => {
-      if (!distinctiveName(records[0]!) || new Set(records.map((r) => foldKey(r.brand))).size < 2) return [];
-      const top = clearlyMostPopular(records);
-      return top ? [query('shared_name', typed(top.name), [top])] : [];
-    }),
-};
-
-const DROPPED_APOSTROPHE = perNameBrand(
-  {
-    name: 'dropped_apostrophe',
-    description: 'the name typed without its apostrophes ("leau dhiver", "leau d hiver"), brand first half the time',
-    judgedBy: 'success_at_1',
-    target: 0.95,
-  },
-  (c, r, random) => {
-    const typedName = droppedApostrophes(r.name, random);
-    if (typedName === undefined || !typableName(r)) return undefined;
-    const withBrand = random() < 0.5 || !nameStandsAlone(c, r);
-    return withBrand ? { text: `${typedBrand(r.brand)} ${typedName}`, relevant: sameNameBrand(c, r) } : nameAsTyped(c, r, typedName);
-  },
+/** The brand alone: its most popular record (by votes) in the top 3. */
+const BRAND_ONLY = acrossCatalogue({ name: 'brand_only', judgedBy: 'success_at_3', target: 0.95 }, (c, labelled) =>
+  [...c.byBrand.values()].flatMap((records) => {
+    const top = Math.max(...records.map(votes));
+    if (records.length < 2 || top === 0) return [];
+    return [
+      labelled(
+        typedBrand(records[0]!.brand),
+        records.filter((r) => votes(r) === top),
+      ),
+    ];
+  }),
 );
 
-const ABBREVIATION = perNameBrand(
-  {
-    name: 'abbreviation',
-    description: 'brand + name + EDP/EDT where the record has that concentration ("kenzo homme edp")',
-    judgedBy: 'success_at_1',
-    target: 0.95,
-  },
-  (c, r) => {
-    const abbreviation = r.concentration === 'Eau de Parfum' ? 'edp' : r.concentration === 'Eau de Toilette' ? 'edt' : undefined;
-    if (abbreviation === undefined || spellsConcentration(r.name) || !typableName(r)) return undefined;
-    const text = `${typedBrand(r.brand)} ${typed(r.name)} ${abbreviation}`;
-    return { text, relevant: preferConcentration(sameNameBrand(c, r), r.concentration) };
-  },
+/** The first word of a popular name ("bleu", "aura"), where that record has ≥ 2× the votes of the next. */
+const FIRST_WORD = acrossCatalogue({ name: 'first_word', judgedBy: 'success_at_1', target: 0.95 }, (c, labelled) => {
+  const byFirstWord = new Map<string, FragranceDetail[]>();
+  for (const r of c.records) push(byFirstWord, foldKey(r.name).split(' ')[0] ?? '', r);
+  return [...byFirstWord.entries()].flatMap(([word, records]) => {
+    const top = clearlyMostPopular(records);
+    const generic =
+      word.length < 3 || CONCENTRATION_WORDS.has(word) || GENERIC_WORDS.has(word) || c.ingredientWords.has(word) || c.byBrand.has(word);
+    return top && !generic && isDistinctive(word) ? [labelled(word, [top])] : [];
+  });
+});
+
+/** A name several houses share ("vetiver", "oud"): the most popular of them first, where clearly ahead. */
+const SHARED_NAME = acrossCatalogue({ name: 'shared_name', judgedBy: 'success_at_1', target: 0.95 }, (c, labelled) =>
+  [...c.byName.values()].flatMap((records) => {
+    if (!distinctiveName(records[0]!) || new Set(records.map((r) => foldKey(r.brand))).size < 2) return [];
+    const top = clearlyMostPopular(records);
+    return top ? [labelled(typed(top.name), [top])] : [];
+  }),
 );
 
-const BRAND_TYPO = perNameBrand(
-  {
-    name: 'brand_typo',
-    description: 'one typo in the brand (a dropped, doubled or swapped letter) then the name ("versaec the dreamer")',
-    judgedBy: 'success_at_1',
-    target: 0.95,
-  },
-  (c, r, random) => {
-    const brand = typedBrand(r.brand);
-    const misspelt = typo(random, brand);
-    return misspelt === brand || !typableName(r) ? undefined : { text: `${misspelt} ${typed(r.name)}`, relevant: sameNameBrand(c, r) };
-  },
-);
+/** The name typed without its apostrophes ("leau dhiver", "leau d hiver"), brand first half the time. */
+const DROPPED_APOSTROPHE = perNameBrand({ name: 'dropped_apostrophe', judgedBy: 'success_at_1', target: 0.95 }, (c, r, random) => {
+  const typedName = droppedApostrophes(r.name, random);
+  if (typedName === undefined || !typableName(r)) return undefined;
+  const withBrand = random() < 0.5 || !nameStandsAlone(c, r);
+  return withBrand ? { text: `${typedBrand(r.brand)} ${typedName}`, relevant: sameNameBrand(c, r) } : nameAsTyped(c, r, typedName);
+});
+
+/** Brand + name + EDP/EDT where the record has that concentration ("kenzo homme edp"). */
+const ABBREVIATION = perNameBrand({ name: 'abbreviation', judgedBy: 'success_at_1', target: 0.95 }, (c, r) => {
+  const abbreviation = r.concentration === 'Eau de Parfum' ? 'edp' : r.concentration === 'Eau de Toilette' ? 'edt' : undefined;
+  if (abbreviation === undefined || spellsConcentration(r.name) || !typableName(r)) return undefined;
+  const text = `${typedBrand(r.brand)} ${typed(r.name)} ${abbreviation}`;
+  return { text, relevant: preferConcentration(sameNameBrand(c, r), r.concentration) };
+});
+
+/** One typo in the brand (a dropped, doubled or swapped letter) then the name ("versaec the dreamer"). */
+const BRAND_TYPO = perNameBrand({ name: 'brand_typo', judgedBy: 'success_at_1', target: 0.95 }, (c, r, random) => {
+  const brand = typedBrand(r.brand);
+  const misspelt = typo(random, brand);
+  return misspelt === brand || !typableName(r) ? undefined : { text: `${misspelt} ${typed(r.name)}`, relevant: sameNameBrand(c, r) };
+});
 
 export const SHOPPER_KINDS: readonly ShopperKind[] = [
   EXACT_NAME,
