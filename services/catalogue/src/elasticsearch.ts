@@ -2,7 +2,7 @@ import { Client, errors, Transport, type TransportRequestOptions, type Transport
 import { Counter, Histogram } from '@fragrance/metrics';
 import { currentTraceId } from '@fragrance/tracing';
 import type { ElasticsearchBreaker } from './breaker.ts';
-import { withShardPreference } from './shard-preference.ts';
+import { PreserialisedSerializer, withShardPreference } from './shard-preference.ts';
 
 export const elasticsearchDuration = new Histogram({
   name: 'catalogue_elasticsearch_duration_seconds',
@@ -78,6 +78,8 @@ export function createElasticsearchClient(config: ElasticsearchSettings, breaker
     maxRetries: 1,
     requestTimeout: config.ELASTICSEARCH_TIMEOUT_MS,
     compression: false,
+    // A search body serialised for its shard preference is sent as that text, not serialised again.
+    Serializer: PreserialisedSerializer,
     Transport: breaker ? breakerTransport(breaker) : TracedTransport,
   });
 }

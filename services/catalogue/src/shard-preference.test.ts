@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { TransportRequestParams } from '@elastic/elasticsearch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCatalogueRepository, ingestCatalogue } from '@fragrance/search';
 import { makeRecord } from '@fragrance/search/testing';
 import { testElasticsearch, type TestElasticsearch } from '@fragrance/testkit';
 import { createElasticsearchClient } from './elasticsearch.ts';
-import { shardPreference, withShardPreference } from './shard-preference.ts';
+import { PreserialisedSerializer, shardPreference, withShardPreference } from './shard-preference.ts';
 
 describe('withShardPreference', () => {
   const preferenceOf = (params: TransportRequestParams) =>
@@ -31,6 +31,42 @@ describe('withShardPreference', () => {
     expect(new URLSearchParams(added.querystring as string).get('preference')).toMatch(/^q/);
     const get = { method: 'GET', path: '/fragrances/_doc/1' };
     expect(withShardPreference(get)).toBe(get);
+  });
+
+  it('hashes what it hashed before: the path and the scoring parts as one JSON array, else the whole body', () => {
+    // The preference as first written (createHash over the path, a newline and that JSON), so one query keeps its copies across versions.
+    const reference = (path: string, text: string) =>
+      `q${createHash('sha256').update(path).update('\n').update(text).digest('base64url').slice(0, 16)}`;
+    const query = { bool: { should: [{ match: { name: 'rosé' } }], filter: [] } };
+    const knn = { field: 'embedding.vector', k: 10, num_candidates: 50, query_vector: [0.25, -1, 3e-7] };
+    expect(shardPreference('/f/_search', { query, size: 10, sort: ['_score'] })).toBe(
+      reference('/f/_search', JSON.stringify([query, null, null, null, null])),
+    );
+    expect(shardPreference('/f/_search', { size: 1, knn, query, rescore: null, rank: undefined })).toBe(
+      reference('/f/_search', JSON.stringify([query, knn, null, null, null])),
+    );
+    expect(shardPreference('/f/_search', { size: 0, aggs: { a: { terms: { field: 'b' } } } })).toBe(
+      reference('/f/_search', JSON.stringify({ size: 0, aggs: { a: { terms: { field: 'b' } } } })),
+    );
+    expect(shardPreference('/f/_search', null)).toBe(reference('/f/_search', 'null'));
+    expect(shardPreference('/f/_search', '{"query":{}}')).toBe(reference('/f/_search', '{"query":{}}'));
+  });
+
+  it('has a search body serialised once: the client sends the text the preference was computed on, byte for byte', () => {
+    const serializer = new PreserialisedSerializer();
+    const body = {
+      query: { match: { name: 'l\u2019eau "n°5"' } },
+      size: 20,
+      skipped: undefined,
+      sort: [{ 'rating.count': 'desc' }],
+      at: new Date(0),
+    };
+    withShardPreference({ method: 'POST', path: '/fragrances/_search', body });
+    expect(serializer.serialize(body)).toBe(JSON.stringify(body));
+    // Taken once: changed and sent again without being pinned (a caller's preference), it is serialised afresh.
+    body.size = 40;
+    withShardPreference({ method: 'POST', path: '/fragrances/_search', body, querystring: { preference: '_local' } });
+    expect(serializer.serialize(body)).toBe(JSON.stringify(body));
   });
 
   it('pins each search of an msearch as it would pin that search alone', () => {
@@ -80,6 +116,8 @@ describe('the catalogue client pins its searches', () => {
     expect(preferences.length).toBeGreaterThanOrEqual(2);
     expect(new Set(preferences).size).toBe(1);
     expect(preferences[0]).toMatch(/^q/);
+    // Each search body went out as the JSON its preference was computed on.
+    expect(searches.every((r) => r.status === 200 && (JSON.parse(r.body) as { query?: unknown }).query !== undefined)).toBe(true);
 
     // A word nothing matches: the catalogue relaxes the query with an msearch of counts.
     sent.length = 0;
