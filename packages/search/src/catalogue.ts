@@ -10,6 +10,7 @@ import { RELAX_BELOW, relaxQuery, type Relaxation } from './relax.ts';
 import { DID_YOU_MEAN_BELOW, didYouMean } from './spellcheck.ts';
 import { facetsOf, type FacetAggregations } from './facets.ts';
 import { buildSimilarQuery, similarFragrances, SIMILAR_SOURCE_FIELDS, type SimilarFilters, type SimilarSource } from './similar.ts';
+import { STORED_ALTERNATIVES, storedSimilar, unfiltered } from './similar-store.ts';
 import { createSemanticSearch, plannedMode, type QueryEmbedder } from './semantic.ts';
 import { cursorValuesOf } from './sort.ts';
 import { createTermRarity, type TermRarity } from './term-rarity.ts';
@@ -185,7 +186,26 @@ async function getFragrance({ client, alias }: Catalogue, id: string): Promise<F
   }
 }
 
+/**
+ * Alternatives to `id`: the record's materialised list when it is current and the request
+ * unfiltered with `limit` ≤ STORED_ALTERNATIVES (similar-store.ts), the live answer otherwise.
+ */
 async function similarTo(
+  catalogue: Catalogue,
+  rarities: TermRarity,
+  id: string,
+  limit: number,
+  filters: SimilarFilters,
+): Promise<SimilarFragrance[] | undefined> {
+  if (limit <= STORED_ALTERNATIVES && unfiltered(filters)) {
+    const stored = await storedSimilar(catalogue.client, catalogue.alias, rarities, id, limit);
+    if (stored) return stored.answer;
+  }
+  return liveSimilar(catalogue, rarities, id, limit, filters);
+}
+
+/** The live answer: read the source (with its vector), then one search. */
+async function liveSimilar(
   { client, alias }: Catalogue,
   rarities: TermRarity,
   id: string,

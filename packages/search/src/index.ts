@@ -7,6 +7,7 @@ export { ingestCatalogue, ndjsonLines, type IngestProgress, type IngestResult, t
 export { SEARCH_OBJECT, toIndexDocument } from './mapping.ts';
 export { buildSearchQuery } from './query.ts';
 export { lineName, type SimilarFilters } from './similar.ts';
+export { bumpSimilarGeneration, materialiseSimilar, type MaterialiseResult } from './similar-store.ts';
 export type { QueryEmbedder } from './semantic.ts';
 export { EMBEDDING_OBJECT, EMBEDDING_VECTOR_FIELD, embeddingInput, embeddingText, storedVector, type StoredEmbedding } from './vectors.ts';
 export { createDiscoveryRepository, type DiscoveryRepository, type TermKind } from './browse.ts';

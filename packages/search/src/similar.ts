@@ -3,7 +3,7 @@ import { foldKey, type FragranceSummary, type SimilarFragrance, type SimilarQuer
 import type { IndexedFragrance } from './mapping.ts';
 import { searchFilters } from './query.ts';
 import { SORT_ORDERS } from './sort.ts';
-import { SUMMARY_FROM_DOC_VALUES, summaryOfHit } from './summary.ts';
+import { SUMMARY_DOC_VALUE, SUMMARY_FROM_DOC_VALUES, summaryOfHit } from './summary.ts';
 import { EMBEDDING_VECTOR_FIELD } from './vectors.ts';
 
 /** The filters of a similar request (SimilarQuery without its limit). */
@@ -230,6 +230,8 @@ interface Scored {
   candidate: CandidateTerms;
   shared: Shared;
   closeness: number;
+  /** The vector side (0..1) when the candidate is among the source's nearest records by vector. */
+  vector: number | undefined;
   brand: string;
   order: number;
 }
@@ -312,6 +314,93 @@ export function similarFragrances(
   limit: number,
 ): SimilarFragrance[] {
   const terms = sourceTermsOf(source, rarity);
+  // Reasons and summaries only for the alternatives answered, not the whole pool.
+  return rankSimilar(hits, terms, limit).map((scored) => describe(terms, scored, rarity));
+}
+
+/**
+ * What similarFragrances answers, as ids with their closeness and vector side only: what the
+ * materialised lists hold (similar-store.ts), from which storedFragrances rebuilds the answer.
+ */
+export function rankedAlternatives(
+  hits: readonly estypes.SearchHit[],
+  source: SimilarSource,
+  rarity: Rarity,
+  limit: number,
+): StoredAlternative[] {
+  return rankSimilar(hits, sourceTermsOf(source, rarity), limit).map((s) => ({
+    // The search reads no stored fields, so no `_id`: the summary has it.
+    id: summaryOfHit(s.hit).id,
+    closeness: s.closeness,
+    vector: s.vector ?? null,
+  }));
+}
+
+/** One alternative of a materialised list: its id, closeness and vector side (null: none). */
+export interface StoredAlternative {
+  id: string;
+  closeness: number;
+  vector: number | null;
+}
+
+/** A candidate's fields as its doc values would give them: the summary, notes by tier, accords, house. */
+export type CandidateFields = Record<typeof SUMMARY_DOC_VALUE | (typeof REASON_FIELDS)[number], string[]>;
+
+/**
+ * A materialised list as similarFragrances answered it when the list was computed: the same
+ * reasons and summaries, built from each alternative's fields (as doc values give them: sorted,
+ * each value once) and the stored closeness and vector side, in the stored order.
+ */
+export function storedFragrances(
+  stored: readonly StoredAlternative[],
+  fields: ReadonlyMap<string, CandidateFields>,
+  source: SimilarSource,
+  rarity: Rarity,
+): SimilarFragrance[] | undefined {
+  const terms = sourceTermsOf(source, rarity);
+  const answer: SimilarFragrance[] = [];
+  for (const [order, alternative] of stored.entries()) {
+    const values = fields.get(alternative.id);
+    if (!values) return undefined;
+    const hit: estypes.SearchHit = { _index: '', _id: alternative.id, fields: values };
+    const candidate = candidateTermsOf(hit);
+    const shared = sharedOf(terms, candidate);
+    const vector = alternative.vector ?? undefined;
+    answer.push(describe(terms, { hit, candidate, shared, closeness: alternative.closeness, vector, brand: '', order }, rarity));
+  }
+  return answer;
+}
+
+/** Keyword doc values of a field: each value once, in byte order (how Elasticsearch returns them). */
+export function asDocValues(values: readonly string[] | undefined): string[] {
+  return [...new Set(values ?? [])].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+}
+
+/** The candidate fields of a record read from `_source` (SIMILAR_CANDIDATE_SOURCE), as doc values. */
+export function candidateFieldsOf(
+  record: Partial<Pick<IndexedFragrance, 'notes' | 'accords'>> & { search?: { summary?: string; brand?: string } },
+): CandidateFields {
+  const one = (value: string | undefined) => (value === undefined ? [] : [value]);
+  return {
+    [SUMMARY_DOC_VALUE]: one(record.search?.summary),
+    'notes.top': asDocValues(record.notes?.top),
+    'notes.heart': asDocValues(record.notes?.heart),
+    'notes.base': asDocValues(record.notes?.base),
+    accords: asDocValues(record.accords),
+    [BRAND_FIELD]: one(record.search?.brand),
+  };
+}
+
+/** What storedFragrances reads of each alternative's `_source`. */
+export const SIMILAR_CANDIDATE_SOURCE = [SUMMARY_DOC_VALUE, 'notes', 'accords', BRAND_FIELD];
+
+const sharedOf = (terms: SourceTerms, candidate: CandidateTerms): Shared => ({
+  notes: terms.notes.filter((t) => candidate.notes.has(t.key)).sort(byRarity),
+  accords: terms.accords.filter((t) => candidate.accords.has(t.key)).sort(byRarity),
+});
+
+/** The pool scored by closeness and spread across houses: the `limit` alternatives answered. */
+function rankSimilar(hits: readonly estypes.SearchHit[], terms: SourceTerms, limit: number): Scored[] {
   const vectorScores = hits.map((hit) => {
     const named = hit.matched_queries;
     const score = named && !Array.isArray(named) ? named[VECTOR_QUERY] : undefined;
@@ -323,20 +412,20 @@ export function similarFragrances(
   const farthest = known.length >= hits.length / 2 ? Math.min(...known) : undefined;
   const scored: Scored[] = hits.map((hit, order) => {
     const candidate = candidateTermsOf(hit);
-    const shared: Shared = {
-      notes: terms.notes.filter((t) => candidate.notes.has(t.key)).sort(byRarity),
-      accords: terms.accords.filter((t) => candidate.accords.has(t.key)).sort(byRarity),
-    };
-    const vector = terms.hasVector ? (vectorScores[order] ?? farthest) : undefined;
-    const closeness = round(closenessOf(terms, candidate, shared, vector));
-    return { hit, candidate, shared, closeness, brand: strings(hit.fields?.[BRAND_FIELD])[0] ?? '', order };
+    const shared = sharedOf(terms, candidate);
+    const blended = terms.hasVector ? (vectorScores[order] ?? farthest) : undefined;
+    const closeness = round(closenessOf(terms, candidate, shared, blended));
+    const brand = strings(hit.fields?.[BRAND_FIELD])[0] ?? '';
+    return { hit, candidate, shared, closeness, vector: vectorScores[order], brand, order };
   });
-  // Reasons and summaries only for the alternatives answered, not the whole pool.
-  return spreadAcrossHouses(scored, limit).map(({ hit, candidate, shared, closeness, order }) => {
-    const reasons = reasonsOf(terms, candidate, shared, rarity, vectorScores[order]);
-    const summary: FragranceSummary = summaryOfHit(hit);
-    return { ...summary, closeness, reasons: { ...reasons, summary: summaryOf(reasons) } };
-  });
+  return spreadAcrossHouses(scored, limit);
+}
+
+/** One alternative with its summary, closeness and reasons. */
+function describe(terms: SourceTerms, { hit, candidate, shared, closeness, vector }: Scored, rarity: Rarity): SimilarFragrance {
+  const reasons = reasonsOf(terms, candidate, shared, rarity, vector);
+  const summary: FragranceSummary = summaryOfHit(hit);
+  return { ...summary, closeness, reasons: { ...reasons, summary: summaryOf(reasons) } };
 }
 
 function sourceTermsOf(source: SimilarSource, rarity: Rarity): SourceTerms {

@@ -30,25 +30,30 @@ interface Entry {
   loading?: Promise<void>;
 }
 
+/** The table of `index`: one terms aggregation over its notes and accords. */
+export async function readRarity(client: Client, index: string): Promise<Rarity> {
+  const response = await client.search<never, Record<string, estypes.AggregationsStringTermsAggregate>>({
+    index,
+    size: 0,
+    aggs: {
+      ...Object.fromEntries(KINDS.map((kind) => [kind, { terms: { field: FIELDS[kind], size: MAX_TERMS } }])),
+      ...Object.fromEntries(KINDS.map((kind) => [`${kind}_records`, { filter: { exists: { field: FIELDS[kind] } } }])),
+    },
+  });
+  const counts = (kind: (typeof KINDS)[number]) => {
+    const buckets = response.aggregations?.[kind]?.buckets;
+    return new Map((Array.isArray(buckets) ? buckets : []).map((bucket) => [String(bucket.key), bucket.doc_count]));
+  };
+  // As term vectors count: the records that have the field (the larger of the two).
+  const records = KINDS.map((kind) => (response.aggregations?.[`${kind}_records`] as { doc_count?: number } | undefined)?.doc_count ?? 0);
+  return { documents: Math.max(1, ...records), notes: counts('notes'), accords: counts('accords') };
+}
+
 export function createTermRarity(client: Client, now: () => number = Date.now): TermRarity {
   const tables = new Map<string, Entry>();
 
   async function load(index: string, entry: Entry): Promise<void> {
-    const response = await client.search<never, Record<string, estypes.AggregationsStringTermsAggregate>>({
-      index,
-      size: 0,
-      aggs: {
-        ...Object.fromEntries(KINDS.map((kind) => [kind, { terms: { field: FIELDS[kind], size: MAX_TERMS } }])),
-        ...Object.fromEntries(KINDS.map((kind) => [`${kind}_records`, { filter: { exists: { field: FIELDS[kind] } } }])),
-      },
-    });
-    const counts = (kind: (typeof KINDS)[number]) => {
-      const buckets = response.aggregations?.[kind]?.buckets;
-      return new Map((Array.isArray(buckets) ? buckets : []).map((bucket) => [String(bucket.key), bucket.doc_count]));
-    };
-    // As term vectors count: the records that have the field (the larger of the two).
-    const records = KINDS.map((kind) => (response.aggregations?.[`${kind}_records`] as { doc_count?: number } | undefined)?.doc_count ?? 0);
-    entry.rarity = { documents: Math.max(1, ...records), notes: counts('notes'), accords: counts('accords') };
+    entry.rarity = await readRarity(client, index);
     entry.loadedAt = now();
   }
 

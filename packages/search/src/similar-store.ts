@@ -1,0 +1,272 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Client, estypes } from '@elastic/elasticsearch';
+import type { SimilarFragrance } from '@fragrance/contracts';
+import { currentIndex } from './indices.ts';
+import {
+  buildSimilarQuery,
+  candidateFieldsOf,
+  rankedAlternatives,
+  SIMILAR_CANDIDATE_SOURCE,
+  SIMILAR_SOURCE_FIELDS,
+  storedFragrances,
+  type CandidateFields,
+  type SimilarFilters,
+  type SimilarSource,
+  type StoredAlternative,
+} from './similar.ts';
+import { readRarity, type TermRarity } from './term-rarity.ts';
+import { EMBEDDING_VECTOR_FIELD } from './vectors.ts';
+
+/**
+ * Materialised alternatives (docs/search.md, "Similar"): each record's unfiltered answer for
+ * `limit` ≤ STORED_ALTERNATIVES, computed ahead of time by the live algorithm and kept in an index
+ * of its own beside the catalogue's versions, one document per record id. A list holds the
+ * concrete index and the generation it was computed against; any in-place write to an index
+ * (the worker's batches) gives that index a new generation, so a list is used only while nothing
+ * in its index changed since it was computed, and the request is answered live otherwise.
+ */
+export const similarStoreOf = (alias: string) => `${alias}-similar`;
+
+/** Alternatives stored per record: one list serves every unfiltered limit up to it (the pool is the same). */
+export const STORED_ALTERNATIVES = 10;
+
+/** The document holding each concrete index's generation and the generation last computed in full. */
+const GENERATION_ID = 'generation';
+
+interface StoredList {
+  index: string;
+  generation: string;
+  computed_at: string;
+  alternatives: StoredAlternative[];
+}
+
+interface Generations {
+  /** Concrete index → its current generation (a random token). */
+  generations?: Record<string, string>;
+  /** Concrete index → the generation every record's list was last computed against. */
+  complete?: Record<string, string>;
+}
+
+const STORE_MAPPING: estypes.MappingTypeMapping = {
+  dynamic: 'strict',
+  properties: {
+    index: { type: 'keyword' },
+    generation: { type: 'keyword' },
+    computed_at: { type: 'date' },
+    alternatives: { type: 'object', enabled: false },
+    generations: { type: 'object', enabled: false },
+    complete: { type: 'object', enabled: false },
+  },
+};
+
+const created = new WeakMap<Client, Map<string, Promise<void>>>();
+
+/** Creates the store index if it does not exist (once per process and alias). */
+export function ensureSimilarStore(client: Client, alias: string): Promise<void> {
+  let byAlias = created.get(client);
+  if (!byAlias) created.set(client, (byAlias = new Map<string, Promise<void>>()));
+  let pending = byAlias.get(alias);
+  if (!pending) {
+    const index = similarStoreOf(alias);
+    pending = client.indices
+      .create({ index, mappings: STORE_MAPPING, settings: { number_of_shards: 1, number_of_replicas: 0 } }, { ignore: [400] })
+      .then(async () => {
+        // 400 is also "already exists": make sure it does, or let the next call try again.
+        if (!(await client.indices.exists({ index }))) throw new Error(`cannot create ${index}`);
+      });
+    pending.catch(() => byAlias.delete(alias));
+    byAlias.set(alias, pending);
+  }
+  return pending;
+}
+
+/**
+ * Gives each of `indices` a new generation: every list computed against them is stale from now
+ * on. Call it after the writes are searchable (refreshed), so a list computed under the new
+ * generation has seen them.
+ */
+export async function bumpSimilarGeneration(client: Client, alias: string, indices: readonly string[]): Promise<void> {
+  if (indices.length === 0) return;
+  await ensureSimilarStore(client, alias);
+  await client.update({
+    index: similarStoreOf(alias),
+    id: GENERATION_ID,
+    doc: { generations: Object.fromEntries(indices.map((index) => [index, randomUUID()])) },
+    doc_as_upsert: true,
+    retry_on_conflict: 5,
+    refresh: false,
+  });
+}
+
+async function readGenerations(client: Client, alias: string): Promise<Generations> {
+  const doc = await client.get<Generations>({ index: similarStoreOf(alias), id: GENERATION_ID }, { ignore: [404] });
+  return (doc.found ? doc._source : undefined) ?? {};
+}
+
+/** Whether there are no filters: only then is a stored list the answer. */
+export function unfiltered(filters: SimilarFilters): boolean {
+  return Object.entries(filters).every(
+    ([key, value]) => value === undefined || (value === false && (key === 'other_brands' || key === 'exclude_flankers')),
+  );
+}
+
+const SOURCE_WITHOUT_VECTOR = SIMILAR_SOURCE_FIELDS.filter((field) => field !== EMBEDDING_VECTOR_FIELD);
+
+type Item<T> = estypes.MgetResponseItem<T>;
+const foundSource = <T>(item: Item<T> | undefined): T | undefined =>
+  item && 'found' in item && item.found && item._source ? item._source : undefined;
+
+/**
+ * The stored answer for `id` (the first `limit` of its list), when its list is current: one
+ * multi-get of the record (without its vector), its list and the generations, then one of the
+ * alternatives' fields. `{ answer: undefined }`: no such record. `undefined`: answer live (no
+ * current list, the rarity table not loaded yet, an alternative gone, any error of the store).
+ */
+export async function storedSimilar(
+  client: Client,
+  alias: string,
+  rarities: TermRarity,
+  id: string,
+  limit: number,
+): Promise<{ answer: SimilarFragrance[] | undefined } | undefined> {
+  const store = similarStoreOf(alias);
+  const first = await client.mget({
+    docs: [
+      { _index: alias, _id: id, _source: { includes: SOURCE_WITHOUT_VECTOR } },
+      { _index: store, _id: id },
+      { _index: store, _id: GENERATION_ID },
+    ],
+  });
+  const [recordItem, listItem, generationsItem] = first.docs;
+  if (!recordItem || 'error' in recordItem) return undefined;
+  if (!recordItem.found) return { answer: undefined };
+  const source = recordItem._source as SimilarSource | undefined;
+  const list = foundSource(listItem) as StoredList | undefined;
+  const generations = foundSource(generationsItem) as Generations | undefined;
+  const index = recordItem._index;
+  if (!source || list?.index !== index || generations?.generations?.[index] !== list.generation) return undefined;
+  const rarity = rarities.tableOf(index);
+  if (!rarity) return undefined;
+  const wanted = list.alternatives.slice(0, limit);
+  if (wanted.length === 0) return { answer: [] };
+  const second = await client.mget<Parameters<typeof candidateFieldsOf>[0]>({
+    index,
+    ids: wanted.map((a) => a.id),
+    _source_includes: SIMILAR_CANDIDATE_SOURCE,
+  });
+  const fields = new Map<string, CandidateFields>();
+  for (const item of second.docs) {
+    const record = foundSource(item);
+    if (record) fields.set(item._id, candidateFieldsOf(record));
+  }
+  const answer = storedFragrances(wanted, fields, source, rarity);
+  return answer ? { answer } : undefined;
+}
+
+/** Records read per page while materialising (their sources with vectors, one bulk of lists). */
+const PAGE = 200;
+
+export interface MaterialiseOptions {
+  client: Client;
+  alias: string;
+  /** At most this many records a second (one Elasticsearch request in flight at any time); 0: no bound. */
+  ratePerSecond: number;
+  /** Stops between records (the pass ends `aborted`). */
+  signal?: AbortSignal;
+  /** Compute again even when the live index's current generation was computed in full. */
+  force?: boolean;
+  /** Called after each page's lists are stored (awaited). */
+  onProgress?: (progress: { index: string; done: number }) => unknown;
+}
+
+export interface MaterialiseResult {
+  /** The live concrete index (undefined: the alias points nowhere). */
+  index: string | undefined;
+  /** `complete`: every record's list computed; `current`: nothing to do; `changed`: the index was written meanwhile (the lists so far are stale); `aborted`. */
+  outcome: 'complete' | 'current' | 'changed' | 'aborted' | 'no-index';
+  records: number;
+}
+
+/**
+ * Computes every record's unfiltered list for the live index with the live algorithm
+ * (buildSimilarQuery, then the ranking of similarFragrances), one record at a time, against the
+ * generation the index has when the pass starts. A write to the index meanwhile ends the pass
+ * (`changed`): whoever wrote asks for another.
+ */
+export async function materialiseSimilar(options: MaterialiseOptions): Promise<MaterialiseResult> {
+  const { client, alias, signal } = options;
+  const index = await currentIndex(client, alias);
+  if (!index) return { index, outcome: 'no-index', records: 0 };
+  await ensureSimilarStore(client, alias);
+  let generations = await readGenerations(client, alias);
+  let generation = generations.generations?.[index];
+  if (generation !== undefined && generations.complete?.[index] === generation && !options.force)
+    return { index, outcome: 'current', records: 0 };
+  if (generation === undefined) {
+    // The index's first generation. A worker's bump racing this one is as good: either way the
+    // pass reads the index only after it.
+    await bumpSimilarGeneration(client, alias, [index]);
+    generations = await readGenerations(client, alias);
+    generation = generations.generations?.[index];
+    if (generation === undefined) throw new Error(`no similar generation for ${index}`);
+  }
+  const rarity = await readRarity(client, index);
+  let records = 0;
+  let page = await client.search<SimilarSource>({
+    index,
+    scroll: '2m',
+    size: PAGE,
+    sort: ['_doc'],
+    _source: { includes: SIMILAR_SOURCE_FIELDS },
+  });
+  try {
+    while (page.hits.hits.length > 0) {
+      const started = performance.now();
+      const operations: unknown[] = [];
+      for (const hit of page.hits.hits) {
+        if (signal?.aborted) return { index, outcome: 'aborted', records };
+        if (!hit._source || !hit._id) continue;
+        const alternatives = await computeList(client, index, hit._id, hit._source, rarity);
+        const list: StoredList = { index, generation, computed_at: new Date().toISOString(), alternatives };
+        operations.push({ index: { _index: similarStoreOf(alias), _id: hit._id } }, list);
+      }
+      const bulk = await client.bulk({ operations, refresh: false });
+      if (bulk.errors) throw new Error(`writing similar lists: ${JSON.stringify(bulk.items.find((i) => i.index?.error)?.index?.error)}`);
+      records += page.hits.hits.length;
+      await options.onProgress?.({ index, done: records });
+      if ((await readGenerations(client, alias)).generations?.[index] !== generation) return { index, outcome: 'changed', records };
+      const least = options.ratePerSecond > 0 ? (page.hits.hits.length * 1000) / options.ratePerSecond : 0;
+      const wait = least - (performance.now() - started);
+      if (wait > 0) await sleep(wait, undefined, signal ? { signal } : {}).catch(() => undefined);
+      if (!page._scroll_id) break;
+      page = await client.scroll<SimilarSource>({ scroll_id: page._scroll_id, scroll: '2m' });
+    }
+  } finally {
+    if (page._scroll_id) await client.clearScroll({ scroll_id: page._scroll_id }).catch(() => undefined);
+  }
+  if (signal?.aborted) return { index, outcome: 'aborted', records };
+  await client.indices.refresh({ index: similarStoreOf(alias) });
+  await client.update({
+    index: similarStoreOf(alias),
+    id: GENERATION_ID,
+    doc: { complete: { [index]: generation } },
+    retry_on_conflict: 5,
+  });
+  return { index, outcome: 'complete', records };
+}
+
+/** One record's list: the live request for `STORED_ALTERNATIVES`, unfiltered, on the concrete index. */
+async function computeList(
+  client: Client,
+  index: string,
+  id: string,
+  source: SimilarSource,
+  rarity: Awaited<ReturnType<typeof readRarity>>,
+): Promise<StoredAlternative[]> {
+  const response = await client.search<never>(
+    { index, ...buildSimilarQuery(id, source, STORED_ALTERNATIVES) },
+    { querystring: { filter_path: 'hits.hits.fields,hits.hits.matched_queries' } },
+  );
+  return rankedAlternatives(response.hits?.hits ?? [], source, rarity, STORED_ALTERNATIVES);
+}
