@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import { Redis } from 'ioredis';
 import { describe, expect } from 'vitest';
@@ -138,6 +138,8 @@ describe('response cache (real Elasticsearch and Redis)', () => {
     expect(headers(c)).toEqual(headers(a));
     expect(a.headers.get('cache-control')).toBe(CACHE_CONTROL);
     expect(a.headers.get('etag')).toMatch(/^"[\w-]{22}"$/);
+    // The search's ETag is the first 128 bits of its body's SHA-256, base64url.
+    expect(a.headers.get('etag')).toBe(`"${createHash('sha256').update(bodies[0]!).digest('base64url').slice(0, 22)}"`);
   });
 
   test('answers If-None-Match with 304 on search, detail and similar, without a body', async ({ start }) => {
