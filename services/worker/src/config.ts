@@ -59,6 +59,11 @@ export const WorkerConfig = z
     EMBEDDING_MODEL_DIR: z.string().min(1).optional(),
     /** Texts per model call. */
     EMBEDDING_BATCH_SIZE: positiveInt(8, 256),
+    /**
+     * Materialised similar lists (docs/search.md): records per second a background pass computes,
+     * one Elasticsearch request in flight at a time; 0: no lists (every similar request is live).
+     */
+    SIMILAR_LISTS_RATE: z.coerce.number().int().min(0).max(100_000).default(100),
     /** A job whose worker stops renewing its lock for this long is handed to another worker. */
     LOCK_DURATION_MS: millis(30_000),
     STALLED_INTERVAL_MS: millis(15_000),

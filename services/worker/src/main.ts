@@ -8,6 +8,7 @@ import { configureMetrics, observeDependencies, serveMetrics } from '@fragrance/
 import { initTracing } from '@fragrance/tracing';
 import { healthServer, startWorker } from './app.ts';
 import { loadConfig } from './config.ts';
+import { startSimilarRefresher } from './similar.ts';
 
 const config = loadConfig(process.env);
 configureMetrics({ service: 'worker', enabled: config.METRICS_ENABLED });
@@ -24,6 +25,12 @@ const embedder = config.EMBEDDINGS_ENABLED
   ? await loadEmbedder({ directory: config.EMBEDDING_MODEL_DIR ?? defaultModelDirectory(), batchSize: config.EMBEDDING_BATCH_SIZE })
   : undefined;
 const running = await startWorker({ config, logger, redis, elasticsearch, embedder });
+// In the background, after ready: until a pass has computed them, similar requests are answered live.
+const similar =
+  config.SIMILAR_LISTS_RATE > 0
+    ? startSimilarRefresher({ elasticsearch, alias: config.CATALOGUE_ALIAS, logger, ratePerSecond: config.SIMILAR_LISTS_RATE })
+    : undefined;
+similar?.request('worker started');
 const lifecycle = new Lifecycle();
 const server = healthServer(running, lifecycle);
 await new Promise<void>((resolve, reject) => {
@@ -46,6 +53,7 @@ async function shutdown(signal: string): Promise<void> {
   // Readiness answers 503 while in-flight batches finish; the health port closes after them.
   lifecycle.startDraining();
   try {
+    await similar?.stop();
     await running.close(config.SHUTDOWN_TIMEOUT_MS);
     server.close();
     server.closeAllConnections();

@@ -3,7 +3,7 @@ import type { FragranceDetail, ProvenanceSource } from '@fragrance/contracts';
 import type { BatchResult, EnrichBatchJobData } from '@fragrance/jobs';
 import type { Logger } from '@fragrance/http';
 import { bumpCatalogueGeneration, type GenerationStore } from '@fragrance/response-cache';
-import { currentIndex, saveEnrichment, type EnrichmentUpdate, type StoredEmbedding } from '@fragrance/search';
+import { bumpSimilarGeneration, currentIndex, saveEnrichment, type EnrichmentUpdate, type StoredEmbedding } from '@fragrance/search';
 import { readRows, writeRows, type DocumentBuilder, type RowWrite, type StoredRow } from '../catalogue.ts';
 import type { Enricher, EnrichContext } from '../enrichers/types.ts';
 import { applySupplied, sameValue } from './apply.ts';
@@ -26,14 +26,18 @@ export interface BatchDeps {
 
 /**
  * Makes a batch's writes searchable now (not at the next scheduled refresh) and only then bumps
- * the enrichment generation, so a cache refilled after the bump cannot hold pre-batch answers.
- * One refresh per changed batch (a few hundred rows) is cheap next to the batch itself.
+ * the generations: the enrichment generation (a cache refilled after the bump cannot hold
+ * pre-batch answers) and the similar generation of each index written (materialised similar
+ * lists computed before are stale; a pass computed after the bump has seen the writes). One
+ * refresh per changed batch (a few hundred rows) is cheap next to the batch itself.
  */
-async function publishChanges(deps: BatchDeps): Promise<void> {
-  if (!deps.generation) return;
+async function publishChanges(deps: BatchDeps, written: ReadonlySet<string>): Promise<void> {
   const live = await currentIndex(deps.elasticsearch, deps.alias);
-  if (live !== undefined) await deps.elasticsearch.indices.refresh({ index: live });
-  await bumpCatalogueGeneration(deps.generation.redis, { prefix: deps.generation.prefix, alias: deps.alias });
+  const indices = [...new Set([...written, ...(live === undefined ? [] : [live])])];
+  // A write that landed in a version a re-ingest has deleted since needs no refresh.
+  if (indices.length > 0) await deps.elasticsearch.indices.refresh({ index: indices.join(','), ignore_unavailable: true });
+  await bumpSimilarGeneration(deps.elasticsearch, deps.alias, indices);
+  if (deps.generation) await bumpCatalogueGeneration(deps.generation.redis, { prefix: deps.generation.prefix, alias: deps.alias });
 }
 
 /** A row after every enricher had its turn. */
@@ -135,10 +139,8 @@ const MAX_ROUNDS = 4;
  * `as_of`, so redoing a batch (retry, killed worker) finds nothing left to change.
  */
 export async function processBatch(deps: BatchDeps, data: EnrichBatchJobData, signal?: AbortSignal): Promise<BatchResult> {
-  const ctx: EnrichContext = { asOf: data.as_of, full: data.full, ...(signal ? { signal } : {}) };
   const result: BatchResult = { seen: 0, changed: 0, unchanged: 0, failed: 0, conflicts: 0, per_enricher: {} };
   for (const enricher of deps.enrichers) result.per_enricher[enricher.source] = { changed: 0, unchanged: 0, failed: 0 };
-  const none = new Set<ProvenanceSource>();
   const tally = (changedBy: ReadonlySet<ProvenanceSource>, outcome: 'changed' | 'unchanged' | 'failed', rows = 1) => {
     result[outcome] += rows;
     for (const [source, counts] of Object.entries(result.per_enricher)) {
@@ -157,6 +159,35 @@ export async function processBatch(deps: BatchDeps, data: EnrichBatchJobData, si
       ...(embedding ? { embedding } : row.embedding ? { embeddingOf: row.embedding } : {}),
     });
 
+  // The indices this batch wrote to: published once it is done, also when it fails after writing.
+  const touched = new Set<string>();
+  try {
+    await enrichRounds(deps, data, signal, { result, tally, settle, touched });
+  } finally {
+    if (touched.size > 0) await publishChanges(deps, touched);
+  }
+  // Results outlive the index they were written to (a re-ingest, a rollback carries them from
+  // here). A failed store write fails the batch: its retry finds the rows unchanged and saves them.
+  await saveEnrichment(deps.elasticsearch, deps.alias, [...settled.values()], { mode: 'latest' });
+  return result;
+}
+
+interface RoundState {
+  result: BatchResult;
+  tally: (changedBy: ReadonlySet<ProvenanceSource>, outcome: 'changed' | 'unchanged' | 'failed', rows?: number) => void;
+  settle: (row: StoredRow, record: FragranceDetail, embedding: StoredEmbedding | undefined) => void;
+  touched: Set<string>;
+}
+
+/** Read, compute, write, up to MAX_ROUNDS while rows change underneath. */
+async function enrichRounds(
+  deps: BatchDeps,
+  data: EnrichBatchJobData,
+  signal: AbortSignal | undefined,
+  { result, tally, settle, touched }: RoundState,
+): Promise<void> {
+  const none = new Set<ProvenanceSource>();
+  const ctx: EnrichContext = { asOf: data.as_of, full: data.full, ...(signal ? { signal } : {}) };
   let pending: readonly string[] = data.ids;
   for (let round = 1; pending.length > 0 && round <= MAX_ROUNDS; round++) {
     signal?.throwIfAborted();
@@ -194,6 +225,7 @@ export async function processBatch(deps: BatchDeps, data: EnrichBatchJobData, si
     }
     // Past this point the work is written; an abort before it hands the batch back untouched.
     signal?.throwIfAborted();
+    for (const write of writes) touched.add(write.row.index);
     const written = await writeRows(deps.elasticsearch, writes);
     await retryStaleWrites(deps, writes, written);
     for (const id of written.written) {
@@ -212,9 +244,4 @@ export async function processBatch(deps: BatchDeps, data: EnrichBatchJobData, si
     deps.logger.warn({ run: data.run_id, batch: data.batch_no, rows: pending.length }, 'rows kept changing underneath; left as they are');
     tally(none, 'failed', pending.length);
   }
-  // Results outlive the index they were written to (a re-ingest, a rollback carries them from
-  // here). A failed store write fails the batch: its retry finds the rows unchanged and saves them.
-  await saveEnrichment(deps.elasticsearch, deps.alias, [...settled.values()], { mode: 'latest' });
-  if (result.changed > 0) await publishChanges(deps);
-  return result;
 }

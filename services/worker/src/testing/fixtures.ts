@@ -54,6 +54,8 @@ export function workerEnv(
     // Child workers (main.ts) would load the model and embed every row; the vector tests pass
     // their own embedder to startWorker (enrich/embed.slow.test.ts).
     EMBEDDINGS_ENABLED: 'false',
+    // No background similar passes in child workers: similar.test.ts runs its own refresher.
+    SIMILAR_LISTS_RATE: '0',
     ...extra,
   };
 }
