@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { NonNegativeInteger } from './numbers.ts';
 
 /** One matched word inside a value: `value.slice(start, end)` in JavaScript string indices. */
 export const MatchSpan = z
   .object({
-    start: z.number().int().min(0).meta({ description: 'Offset of the first matched character, in UTF-16 code units.' }),
-    end: z.number().int().min(0).meta({ description: 'Offset just past the last matched character, in UTF-16 code units.' }),
+    start: NonNegativeInteger.meta({ description: 'Offset of the first matched character, in UTF-16 code units.' }),
+    end: NonNegativeInteger.meta({ description: 'Offset just past the last matched character, in UTF-16 code units.' }),
   })
   .meta({ id: 'MatchSpan' });
 export type MatchSpan = z.infer<typeof MatchSpan>;

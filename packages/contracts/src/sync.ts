@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NonNegativeInteger } from './numbers.ts';
 
 /**
  * Orders of GET /v1/fragrances. Each ends in a unique tie-breaker (the record id), so the order
@@ -63,7 +64,7 @@ export type ExportQuery = z.output<typeof ExportQuery>;
 /** What an export of these parameters would stream and cost (the gateway's billing input). */
 export const ExportPlan = z
   .object({
-    records: z.number().int().min(0),
+    records: NonNegativeInteger,
     requests: z
       .number()
       .int()

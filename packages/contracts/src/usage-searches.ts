@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NonNegativeInteger } from './numbers.ts';
 import { integer } from './search.ts';
 
 /** How far back GET /v1/usage/searches reaches: today and the 34 quota days before it (the counters' lifetime). */
@@ -43,13 +44,9 @@ export const SearchUsageResponse = z
     owner: z.string().meta({ description: "Name of the key's owner: the searches of all the owner's keys are counted together." }),
     time_zone: z.string().meta({ description: 'IANA time zone whose midnight starts a quota day.', examples: ['UTC'] }),
     day: z.iso.date(),
-    searches: z
-      .number()
-      .int()
-      .min(0)
-      .meta({ description: 'Searches with a `query` answered that day (2xx or 304; errors are not counted).' }),
-    zero_results: z.number().int().min(0).meta({ description: 'Of those, searches that found nothing (`total` 0).' }),
-    relaxed: z.number().int().min(0).meta({ description: 'Of those, searches answered by a relaxed query (some words dropped).' }),
+    searches: NonNegativeInteger.meta({ description: 'Searches with a `query` answered that day (2xx or 304; errors are not counted).' }),
+    zero_results: NonNegativeInteger.meta({ description: 'Of those, searches that found nothing (`total` 0).' }),
+    relaxed: NonNegativeInteger.meta({ description: 'Of those, searches answered by a relaxed query (some words dropped).' }),
     limit: z.number().int().meta({ description: 'Most queries listed per kind.' }),
     top_queries: z.array(QueryCount).meta({ description: 'The most frequent query texts, most frequent first.' }),
     zero_result_queries: z.array(QueryCount).meta({ description: 'The most frequent query texts that found nothing.' }),

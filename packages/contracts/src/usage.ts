@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NonNegativeInteger } from './numbers.ts';
 
 /** How far back GET /v1/usage reaches: today and the 89 quota days before it. */
 export const USAGE_MAX_DAYS = 90;
@@ -34,7 +35,7 @@ export type UsageQuery = z.output<typeof UsageQuery>;
 export const UsageDay = z
   .object({
     date: z.iso.date().meta({ description: 'Quota day (YYYY-MM-DD in the quota time zone).' }),
-    requests: z.number().int().min(0).meta({
+    requests: NonNegativeInteger.meta({
       description: 'Counted requests that day: what the quota was charged and what is billed (an export counts one per 1,000 records).',
     }),
   })
@@ -50,7 +51,7 @@ export const UsageResponse = z
     time_zone: z.string().meta({ description: 'IANA time zone whose midnight starts a quota day.', examples: ['UTC'] }),
     from: z.iso.date(),
     to: z.iso.date(),
-    total: z.number().int().min(0).meta({ description: 'Sum of `requests` over the days listed.' }),
+    total: NonNegativeInteger.meta({ description: 'Sum of `requests` over the days listed.' }),
     days: z.array(UsageDay).meta({ description: 'Every day from `from` to `to`, oldest first; days without traffic are 0.' }),
   })
   .meta({ id: 'UsageResponse' });
