@@ -5,7 +5,8 @@
 // p50/p99 and requests/s of each, the ratios b/a and c/a and the p50 overheads, then p50s at
 // concurrency 1 (unsaturated: the hops' own latency rather than queueing behind a saturated
 // Elasticsearch); the last line is one JSON object. Targets: c/a throughput ≥ 0.75 (at 32),
-// c−a p50 ≤ 3 ms (at 1). Also the CPU ms per request our processes spent.
+// c−a p50 ≤ 3 ms (at 1). Also the CPU ms per request our processes spent, Elasticsearch's and the
+// bench Redis's (INFO cpu: admissions, search counts).
 //
 // Options (env): ELASTICSEARCH_URL (dev cluster, started if default; the `fragrances` alias is
 // generated and ingested when missing), BENCH_DURATION_S (20), BENCH_CONCURRENCY (32),
@@ -62,6 +63,7 @@ import {
   createBenchKey,
   cursorSecret,
   ensureElasticsearch,
+  redisCpuMs,
   ROOT,
   run,
   runBench,
@@ -157,6 +159,12 @@ function cpuMs(pid: number | undefined): number {
   if (pid === undefined) return 0;
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
   return (Number(fields[11]) + Number(fields[12])) * 10; // clock ticks of 10 ms
+}
+
+/** Readers of the CPU milliseconds used so far by the shared servers behind every target. */
+interface CpuMeters {
+  elasticsearch: () => Promise<number>;
+  redis: () => Promise<number>;
 }
 
 const strip = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '');
@@ -387,8 +395,8 @@ function distinctTable(results: Map<string, Summary>, latency: Map<string, Summa
   const a = results.get('a')!;
   const la = latency.get('a')!;
   const rows = [
-    `| target | req/s, concurrency ${config.BENCH_CONCURRENCY} | ratio to (a) | p50 / p99 at ${config.BENCH_CONCURRENCY} | p50 at concurrency 1 | p50 added over (a) at 1 |`,
-    '| --- | --- | --- | --- | --- | --- |',
+    `| target | req/s, concurrency ${config.BENCH_CONCURRENCY} | ratio to (a) | p50 / p99 at ${config.BENCH_CONCURRENCY} | CPU ms/req at ${config.BENCH_CONCURRENCY}: ES / catalogue / gateway / Redis | p50 at concurrency 1 | p50 added over (a) at 1 |`,
+    '| --- | --- | --- | --- | --- | --- | --- |',
   ];
   const labels: Record<string, string> = {
     a: '(a) Elasticsearch direct',
@@ -402,7 +410,15 @@ function distinctTable(results: Map<string, Summary>, latency: Map<string, Summa
     const l = latency.get(name);
     if (!t || !l) continue;
     const added = name === 'a' ? '—' : `${ms(l.p50_ms - la.p50_ms)} ms`;
-    rows.push(`| ${label} | ${t.rps} | ${ratio(t.rps, a.rps)} | ${t.p50_ms} / ${t.p99_ms} ms | ${l.p50_ms} ms | ${added} |`);
+    const cpu = [
+      t.elasticsearch_cpu_ms_per_request,
+      t.catalogue_cpu_ms_per_request,
+      t.gateway_cpu_ms_per_request,
+      t.redis_cpu_ms_per_request,
+    ];
+    rows.push(
+      `| ${label} | ${t.rps} | ${ratio(t.rps, a.rps)} | ${t.p50_ms} / ${t.p99_ms} ms | ${cpu.join(' / ')} | ${l.p50_ms} ms | ${added} |`,
+    );
   }
   return rows;
 }
@@ -458,6 +474,8 @@ interface Summary {
   gateway_cpu_ms_per_request: number;
   /** Node stats CPU time of the Elasticsearch cluster per request of this target. */
   elasticsearch_cpu_ms_per_request: number;
+  /** The bench Redis's CPU time (INFO cpu) per request: admissions, search counts, generation reads. */
+  redis_cpu_ms_per_request: number;
   driver_cpu_ms_per_request: number;
 }
 
@@ -484,6 +502,7 @@ interface Totals {
   catalogueCpu: number;
   gatewayCpu: number;
   esCpu: number;
+  redisCpu: number;
   driverCpu: number;
 }
 
@@ -501,6 +520,7 @@ function summaryOf(t: Totals): Summary {
     catalogue_cpu_ms_per_request: perRequestMs(t.catalogueCpu, t.requests),
     gateway_cpu_ms_per_request: perRequestMs(t.gatewayCpu, t.requests),
     elasticsearch_cpu_ms_per_request: perRequestMs(t.esCpu, t.requests),
+    redis_cpu_ms_per_request: perRequestMs(t.redisCpu, t.requests),
     // The load generator's own (warm-ups included, so slightly high).
     driver_cpu_ms_per_request: perRequestMs(t.driverCpu, t.requests),
   };
@@ -519,7 +539,7 @@ async function measure(
   durationS: number,
   rounds: number,
   warmupS: number,
-  esCpuMs: () => Promise<number>,
+  meters: CpuMeters,
 ): Promise<Map<string, Summary>> {
   const totals = new Map<string, Totals>(
     targets.map((t) => [
@@ -533,6 +553,7 @@ async function measure(
         catalogueCpu: 0,
         gatewayCpu: 0,
         esCpu: 0,
+        redisCpu: 0,
         driverCpu: 0,
       },
     ]),
@@ -544,7 +565,8 @@ async function measure(
       if (!total) continue;
       const own = target.pids ?? pids;
       const cpu0 = [cpuMs(own.catalogue), cpuMs(own.gateway)];
-      const es0 = await esCpuMs();
+      const es0 = await meters.elasticsearch();
+      const redis0 = await meters.redis();
       const driver0 = process.cpuUsage();
       const res = await runLoad({
         url: target.url,
@@ -563,7 +585,8 @@ async function measure(
       total.driverCpu += (driver.user + driver.system) / 1000;
       total.catalogueCpu += cpuMs(own.catalogue) - (cpu0[0] ?? 0);
       total.gatewayCpu += cpuMs(own.gateway) - (cpu0[1] ?? 0);
-      total.esCpu += (await esCpuMs()) - es0;
+      total.esCpu += (await meters.elasticsearch()) - es0;
+      total.redisCpu += (await meters.redis()) - redis0;
       total.requests += res.requests;
       total.errors += res.errors;
       total.seconds += res.duration_s;
@@ -577,7 +600,7 @@ async function measure(
     const summary = summaryOf(t);
     results.set(target.name, summary);
     say(
-      `  ${target.label}: ${summary.rps} req/s, p50 ${summary.p50_ms} ms, p99 ${summary.p99_ms} ms, errors ${summary.errors}, ES CPU ${summary.elasticsearch_cpu_ms_per_request} ms/req, load generator CPU ${summary.driver_cpu_ms_per_request} ms/req, load average ${(loadavg()[0] ?? 0).toFixed(2)}`,
+      `  ${target.label}: ${summary.rps} req/s, p50 ${summary.p50_ms} ms, p99 ${summary.p99_ms} ms, errors ${summary.errors}, ES CPU ${summary.elasticsearch_cpu_ms_per_request} ms/req, catalogue CPU ${summary.catalogue_cpu_ms_per_request} ms/req, gateway CPU ${summary.gateway_cpu_ms_per_request} ms/req, Redis CPU ${summary.redis_cpu_ms_per_request} ms/req, load generator CPU ${summary.driver_cpu_ms_per_request} ms/req, load average ${(loadavg()[0] ?? 0).toFixed(2)}`,
     );
   }
   return results;
@@ -756,7 +779,7 @@ function targetsOf(services: Services): Target[] {
 }
 
 /** The throughput phase, the concurrency-1 phase, the search modes seen and a cache hit's p50. */
-async function runPhases(services: Services, workload: Workload, targets: Target[], esCpuMs: () => Promise<number>) {
+async function runPhases(services: Services, workload: Workload, targets: Target[], meters: CpuMeters) {
   const { stream, mix, order, source } = workload;
   const pids = { catalogue: services.cataloguePid, gateway: services.gatewayPid };
   const lookups = () => cacheLookups(services.metricsPorts.catalogue, services.metricsPorts.gateway);
@@ -772,14 +795,14 @@ async function runPhases(services: Services, workload: Workload, targets: Target
     config.BENCH_DURATION_S,
     config.BENCH_ROUNDS,
     config.BENCH_WARMUP_S,
-    esCpuMs,
+    meters,
   );
   const lookups1 = await lookups();
   const cacheOutcomes = cacheOutcomesSince(lookups0, lookups1);
   say(`cache lookups during the throughput phase: ${JSON.stringify(cacheOutcomes)}`);
   // Unsaturated: one request at a time, so latency is the hops' own cost, not queueing.
   say(`latency: concurrency 1, ${config.BENCH_LATENCY_S} s per target`);
-  const latency = await measure(source, targets, pids, 1, config.BENCH_LATENCY_S, 2, 1, esCpuMs);
+  const latency = await measure(source, targets, pids, 1, config.BENCH_LATENCY_S, 2, 1, meters);
   const cacheOutcomes1 = cacheOutcomesSince(lookups1, await lookups());
   say(`cache lookups during the concurrency-1 phase: ${JSON.stringify(cacheOutcomes1)}`);
   const gatewayTarget = targets.find((t) => t.name === 'c');
@@ -792,7 +815,7 @@ async function runPhases(services: Services, workload: Workload, targets: Target
   if (gatewayTarget && !stream) {
     const top = mix[order?.[0] ?? 0]!;
     say('cache hit: the top request through the gateway at concurrency 1');
-    const hit = await measure(mixSource([top], undefined), [gatewayTarget], pids, 1, Math.min(config.BENCH_LATENCY_S, 3), 1, 1, esCpuMs);
+    const hit = await measure(mixSource([top], undefined), [gatewayTarget], pids, 1, Math.min(config.BENCH_LATENCY_S, 3), 1, 1, meters);
     cacheHitP50 = hit.get('c')?.p50_ms ?? null;
   }
   return { results, latency, cacheOutcomes, cacheOutcomes1, modes, cacheHitP50 };
@@ -960,7 +983,7 @@ async function main(): Promise<void> {
       WORKLOAD === 'descriptions' ? await queryEmbeddingLatency(workload.mix.flatMap((p) => (p.text ? [p.text] : []))) : undefined;
     if (queryEmbedding)
       say(`query embedding alone: p50 ${queryEmbedding.p50_ms} ms, p99 ${queryEmbedding.p99_ms} ms (${queryEmbedding.texts} texts)`);
-    const phases = await runPhases(services, workload, targets, esCpuMs);
+    const phases = await runPhases(services, workload, targets, { elasticsearch: esCpuMs, redis: () => redisCpuMs(services.redisUrl) });
     // The table on stdout, before the JSON line (the run's progress is on stderr).
     if (workload.stream) process.stdout.write(`${distinctTable(phases.results, phases.latency).join('\n')}\n`);
     process.stdout.write(`${JSON.stringify(resultLine(documents, workload, phases, queryEmbedding))}\n`);

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startBenchService, stopChildren } from './support.ts';
+import { freePort, testRedis } from '@fragrance/testkit';
+import { redisCpuMs, startBenchService, stopChildren } from './support.ts';
 
 afterAll(() => stopChildren());
 
@@ -26,5 +27,20 @@ describe('the services a bench starts', () => {
       .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts') && file !== 'support.ts')
       .filter((file) => /spawn\([^)]*['"`]services\/\w+\/src\/main\.ts/.test(readFileSync(join(dir, file), 'utf8')));
     expect(direct).toEqual([]);
+  });
+});
+
+describe('redisCpuMs', () => {
+  it("reads a Redis server's CPU time, which grows with its work, and 0 from none", async () => {
+    const redis = await testRedis('bench-cpu');
+    try {
+      const before = await redisCpuMs(redis.url);
+      expect(before).toBeGreaterThan(0);
+      await Promise.all(Array.from({ length: 2_000 }, (_, i) => redis.redis.set(`${redis.prefix}k${i}`, 'x'.repeat(100))));
+      await expect.poll(() => redisCpuMs(redis.url)).toBeGreaterThan(before);
+    } finally {
+      await redis.cleanup();
+    }
+    expect(await redisCpuMs(`redis://127.0.0.1:${await freePort()}`)).toBe(0);
   });
 });

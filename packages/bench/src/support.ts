@@ -2,6 +2,7 @@
 // Processes, free ports and health waits come from @fragrance/testkit.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { freePort, spawnService, type SpawnedService } from '@fragrance/testkit';
@@ -111,6 +112,34 @@ export function stopBenchRedis({ name, port }: BenchRedis): void {
   spawnSync('bash', ['infra/redis.sh', 'stop', '--name', name, '--port', String(port)], { cwd: ROOT });
   rmSync(`${localDir()}/redis/${name}`, { recursive: true, force: true });
   rmSync(`${localDir()}/redis/.${name}.lock`, { force: true });
+}
+
+/**
+ * The CPU milliseconds (user + system) a Redis server has used so far, from INFO cpu over a
+ * connection of its own; 0 when it cannot say (unreachable, or it wants a password).
+ */
+export function redisCpuMs(url: string): Promise<number> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    let text = '';
+    const socket = connect({ host: hostname, port: Number(port || 6379) }, () => socket.write('INFO cpu\r\n'));
+    const done = (value: number) => {
+      socket.destroy();
+      resolve(value);
+    };
+    socket.setEncoding('utf8');
+    socket.setTimeout(2_000, () => done(0));
+    socket.on('error', () => done(0));
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      if (text.startsWith('-')) return done(0);
+      // A bulk reply: $<length>, CRLF, the text, CRLF.
+      const header = /^\$(\d+)\r\n/.exec(text);
+      if (!header || text.length < header[0].length + Number(header[1])) return;
+      const seconds = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(text)?.[1] ?? 0);
+      done((seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1_000);
+    });
+  });
 }
 
 /**
