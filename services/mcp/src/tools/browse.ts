@@ -11,7 +11,8 @@ import {
   TermsQuery,
 } from '@fragrance/contracts';
 import { registerReadTool } from './read-tool.ts';
-import { checkedAgainst, type ToolContext, type ToolRunner } from './run.ts';
+import { forwarded } from './forwarded.ts';
+import type { ToolContext, ToolRunner } from './run.ts';
 
 const paging = {
   search: z
@@ -61,14 +62,15 @@ export function registerBrowseTools(server: McpServer, ctx: ToolContext, run: To
       'number of fragrances and top accords. Paged with limit and offset.',
     input: BrandsInput,
     output: BrandsOutput,
-    answer: async (args) => ({
-      structured: await ctx.catalogue.brands(checkedAgainst(BrandsQuery, args)),
-      text: (r) =>
+    answer: forwarded(
+      BrandsQuery,
+      (query) => ctx.catalogue.brands(query),
+      (r) =>
         [
           pageLine(r),
           ...r.data.map((b) => `- ${b.name} (${b.country}), ${b.fragrance_count} fragrances; ${b.top_accords.join(', ')} [slug ${b.slug}]`),
         ].join('\n'),
-    }),
+    ),
   });
 
   registerReadTool(server, run, {
@@ -79,18 +81,16 @@ export function registerBrowseTools(server: McpServer, ctx: ToolContext, run: To
       'first and last release years and total votes. Use search_fragrances with brand=<name> for its fragrances.',
     input: BrandInput,
     output: BrandOutput,
-    answer: async ({ slug }) => {
-      const checked = checkedAgainst(BrandSlugParams, { slug });
-      return {
-        structured: await ctx.catalogue.brand(checked.slug),
-        text: (b) =>
-          [
-            `${b.name} (${b.country}): ${b.fragrance_count} fragrances${b.year_first === null ? '' : `, ${b.year_first}-${b.year_last ?? '?'}`}, ${b.votes} votes.`,
-            `Top accords: ${b.top_accords.join(', ') || 'n/a'}. Top notes: ${b.top_notes.join(', ') || 'n/a'}.`,
-            `Perfumers: ${b.perfumers.join(', ') || 'unknown'}.`,
-          ].join('\n'),
-      };
-    },
+    answer: forwarded(
+      BrandSlugParams,
+      ({ slug }) => ctx.catalogue.brand(slug),
+      (b) =>
+        [
+          `${b.name} (${b.country}): ${b.fragrance_count} fragrances${b.year_first === null ? '' : `, ${b.year_first}-${b.year_last ?? '?'}`}, ${b.votes} votes.`,
+          `Top accords: ${b.top_accords.join(', ') || 'n/a'}. Top notes: ${b.top_notes.join(', ') || 'n/a'}.`,
+          `Perfumers: ${b.perfumers.join(', ') || 'unknown'}.`,
+        ].join('\n'),
+    ),
   });
 
   for (const { kind, tool, title, filter } of TERMS) {
@@ -102,10 +102,11 @@ export function registerBrowseTools(server: McpServer, ctx: ToolContext, run: To
         `fragrances have it. Its slug or name works as the ${filter} filter of search_fragrances. Paged with limit and offset.`,
       input: TermsInput,
       output: TermsOutput,
-      answer: async (args) => ({
-        structured: await ctx.catalogue.terms(kind, checkedAgainst(TermsQuery, args)),
-        text: (r) => [pageLine(r), ...r.data.map((t) => `- ${t.name}: ${t.fragrance_count} fragrances [slug ${t.slug}]`)].join('\n'),
-      }),
+      answer: forwarded(
+        TermsQuery,
+        (query) => ctx.catalogue.terms(kind, query),
+        (r) => [pageLine(r), ...r.data.map((t) => `- ${t.name}: ${t.fragrance_count} fragrances [slug ${t.slug}]`)].join('\n'),
+      ),
     });
   }
 }

@@ -2,7 +2,8 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { MAX_SUGGEST_LIMIT, SUGGEST_TYPES, SuggestQuery, SuggestResponse } from '@fragrance/contracts';
 import { registerReadTool } from './read-tool.ts';
-import { checkedAgainst, type ToolContext, type ToolRunner } from './run.ts';
+import { forwarded } from './forwarded.ts';
+import type { ToolContext, ToolRunner } from './run.ts';
 
 export const SuggestInput = {
   q: z
@@ -30,9 +31,10 @@ export function registerSuggestTool(server: McpServer, ctx: ToolContext, run: To
       'for the other tools.',
     input: SuggestInput,
     output: SuggestOutput,
-    answer: async (args) => ({
-      structured: await ctx.catalogue.suggest(checkedAgainst(SuggestQuery, args)),
-      text: (r) =>
+    answer: forwarded(
+      SuggestQuery,
+      (query) => ctx.catalogue.suggest(query),
+      (r, args) =>
         r.data.length === 0
           ? `No suggestions for "${args.q}".`
           : [
@@ -43,6 +45,6 @@ export function registerSuggestTool(server: McpServer, ctx: ToolContext, run: To
                   : `- ${s.type}: ${s.text} (${s.count ?? 0} fragrances; slug ${s.slug ?? '?'})`,
               ),
             ].join('\n'),
-    }),
+    ),
   });
 }
