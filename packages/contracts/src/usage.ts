@@ -6,6 +6,12 @@ export const USAGE_MAX_DAYS = 90;
 /** Days shown when `from` is absent: the last 30 quota days, ending at `to`. */
 export const USAGE_DEFAULT_DAYS = 30;
 
+/** The public id of an API key (never the key itself), as invoices name it. */
+const KeyId = z
+  .string()
+  .regex(/^key_[0-9a-f]{16}$/, { error: 'must be a key id such as key_3f9a1c2b4d5e6f70' })
+  .meta({ examples: ['key_3f9a1c2b4d5e6f70'] });
+
 const CalendarDate = z.iso.date({ error: 'must be a calendar date YYYY-MM-DD, e.g. 2026-11-01' });
 
 /** Query parameters of GET /v1/usage; the range rules that depend on today are checked by the gateway. */
@@ -19,15 +25,10 @@ export const UsageQuery = z
       description: 'Last quota day to include (YYYY-MM-DD in the quota time zone), not after today and not before `from`. Default: today.',
       examples: ['2026-11-30'],
     }),
-    key_id: z
-      .string()
-      .regex(/^key_[0-9a-f]{16}$/, { error: 'must be a key id such as key_3f9a1c2b4d5e6f70' })
-      .optional()
-      .meta({
-        description:
-          "Another key of the same owner (e.g. your publishable key, which cannot call this endpoint itself): its counted requests instead of the calling key's.",
-        examples: ['key_3f9a1c2b4d5e6f70'],
-      }),
+    key_id: KeyId.optional().meta({
+      description:
+        "Another key of the same owner (e.g. your publishable key, which cannot call this endpoint itself): its counted requests instead of the calling key's.",
+    }),
   })
   .meta({ id: 'UsageQuery' });
 export type UsageQuery = z.output<typeof UsageQuery>;
@@ -44,9 +45,9 @@ export const UsageDay = z
 /** GET /v1/usage: the calling key's counted requests per quota day. Free: not counted against the quota. */
 export const UsageResponse = z
   .object({
-    key_id: z
-      .string()
-      .meta({ description: 'Public id of the key counted (the calling key, or `key_id`), as on invoices; never the key itself.' }),
+    key_id: KeyId.meta({
+      description: 'Public id of the key counted (the calling key, or `key_id`), as on invoices; never the key itself.',
+    }),
     owner: z.string().meta({ description: "Name of the key's owner." }),
     time_zone: z.string().meta({ description: 'IANA time zone whose midnight starts a quota day.', examples: ['UTC'] }),
     from: z.iso.date(),

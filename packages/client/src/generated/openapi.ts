@@ -342,7 +342,10 @@ export interface components {
       reason: string;
     };
     UsageResponse: {
-      /** @description Public id of the key counted (the calling key, or `key_id`), as on invoices; never the key itself. */
+      /**
+       * @description Public id of the key counted (the calling key, or `key_id`), as on invoices; never the key itself.
+       * @example key_3f9a1c2b4d5e6f70
+       */
       key_id: string;
       /** @description Name of the key's owner. */
       owner: string;
