@@ -7,7 +7,6 @@ import {
   buildSimilarQuery,
   candidateFieldsOf,
   rankedAlternatives,
-  SIMILAR_CANDIDATE_SOURCE,
   SIMILAR_SOURCE_FIELDS,
   storedFragrances,
   type CandidateFields,
@@ -16,7 +15,7 @@ import {
   type StoredAlternative,
 } from './similar.ts';
 import { readRarity, type TermRarity } from './term-rarity.ts';
-import { EMBEDDING_VECTOR_FIELD } from './vectors.ts';
+import { SUMMARY_DOC_VALUE } from './summary.ts';
 
 /**
  * Materialised alternatives (docs/search.md, "Similar"): each record's unfiltered answer for
@@ -34,10 +33,24 @@ export const STORED_ALTERNATIVES = 10;
 /** The document holding each concrete index's generation and the generation last computed in full. */
 const GENERATION_ID = 'generation';
 
+/**
+ * What a list keeps of its own record: what the reasons read of it as the source and as an
+ * alternative of others (its summary and house). Read from the store, a request parses none of
+ * the catalogue's records, whose `_source` holds a 384-number vector.
+ */
+interface StoredRecord {
+  notes: SimilarSource['notes'];
+  accords: string[];
+  main_accords: string[];
+  summary: string;
+  brand: string;
+}
+
 interface StoredList {
   index: string;
   generation: string;
   computed_at: string;
+  record: StoredRecord;
   alternatives: StoredAlternative[];
 }
 
@@ -54,6 +67,7 @@ const STORE_MAPPING: estypes.MappingTypeMapping = {
     index: { type: 'keyword' },
     generation: { type: 'keyword' },
     computed_at: { type: 'date' },
+    record: { type: 'object', enabled: false },
     alternatives: { type: 'object', enabled: false },
     generations: { type: 'object', enabled: false },
     complete: { type: 'object', enabled: false },
@@ -111,17 +125,16 @@ export function unfiltered(filters: SimilarFilters): boolean {
   );
 }
 
-const SOURCE_WITHOUT_VECTOR = SIMILAR_SOURCE_FIELDS.filter((field) => field !== EMBEDDING_VECTOR_FIELD);
-
 type Item<T> = estypes.MgetResponseItem<T>;
 const foundSource = <T>(item: Item<T> | undefined): T | undefined =>
   item && 'found' in item && item.found && item._source ? item._source : undefined;
 
 /**
  * The stored answer for `id` (the first `limit` of its list), when its list is current: one
- * multi-get of the record (without its vector), its list and the generations, then one of the
- * alternatives' fields. `{ answer: undefined }`: no such record. `undefined`: answer live (no
- * current list, the rarity table not loaded yet, an alternative gone, any error of the store).
+ * multi-get of whether the record exists (and in which index), its list and the generations,
+ * then one of the alternatives' lists for their stored records, all current. `{ answer:
+ * undefined }`: no such record. `undefined`: answer live (no current list, an alternative
+ * without a current one, the rarity table not loaded yet, the store missing).
  */
 export async function storedSimilar(
   client: Client,
@@ -133,7 +146,7 @@ export async function storedSimilar(
   const store = similarStoreOf(alias);
   const first = await client.mget({
     docs: [
-      { _index: alias, _id: id, _source: { includes: SOURCE_WITHOUT_VECTOR } },
+      { _index: alias, _id: id, _source: false },
       { _index: store, _id: id },
       { _index: store, _id: GENERATION_ID },
     ],
@@ -141,27 +154,39 @@ export async function storedSimilar(
   const [recordItem, listItem, generationsItem] = first.docs;
   if (!recordItem || 'error' in recordItem) return undefined;
   if (!recordItem.found) return { answer: undefined };
-  const source = recordItem._source as SimilarSource | undefined;
   const list = foundSource(listItem) as StoredList | undefined;
   const generations = foundSource(generationsItem) as Generations | undefined;
   const index = recordItem._index;
-  if (!source || list?.index !== index || generations?.generations?.[index] !== list.generation) return undefined;
+  const generation = generations?.generations?.[index];
+  if (list?.index !== index || list.generation !== generation) return undefined;
   const rarity = rarities.tableOf(index);
   if (!rarity) return undefined;
   const wanted = list.alternatives.slice(0, limit);
   if (wanted.length === 0) return { answer: [] };
-  const second = await client.mget<Parameters<typeof candidateFieldsOf>[0]>({
-    index,
+  const second = await client.mget<Pick<StoredList, 'index' | 'generation' | 'record'>>({
+    index: store,
     ids: wanted.map((a) => a.id),
-    _source_includes: SIMILAR_CANDIDATE_SOURCE,
+    _source_includes: ['index', 'generation', 'record'],
   });
   const fields = new Map<string, CandidateFields>();
   for (const item of second.docs) {
-    const record = foundSource(item);
-    if (record) fields.set(item._id, candidateFieldsOf(record));
+    const other = foundSource(item);
+    if (other?.index === index && other.generation === generation)
+      fields.set(item._id, candidateFieldsOf({ ...other.record, search: { summary: other.record.summary, brand: other.record.brand } }));
   }
-  const answer = storedFragrances(wanted, fields, source, rarity);
+  const answer = storedFragrances(wanted, fields, list.record, rarity);
   return answer ? { answer } : undefined;
+}
+
+/** What a list keeps of its record, from the record as the pass reads it. */
+function storedRecord(source: SimilarSource & { search?: { summary?: string } }): StoredRecord {
+  return {
+    notes: source.notes,
+    accords: source.accords,
+    main_accords: source.main_accords,
+    summary: source.search?.summary ?? '',
+    brand: source.search?.brand ?? '',
+  };
 }
 
 /** Records read per page while materialising (their sources with vectors, one bulk of lists). */
@@ -218,7 +243,7 @@ export async function materialiseSimilar(options: MaterialiseOptions): Promise<M
     scroll: '2m',
     size: PAGE,
     sort: ['_doc'],
-    _source: { includes: SIMILAR_SOURCE_FIELDS },
+    _source: { includes: [...SIMILAR_SOURCE_FIELDS, SUMMARY_DOC_VALUE] },
   });
   try {
     while (page.hits.hits.length > 0) {
@@ -228,7 +253,13 @@ export async function materialiseSimilar(options: MaterialiseOptions): Promise<M
         if (signal?.aborted) return { index, outcome: 'aborted', records };
         if (!hit._source || !hit._id) continue;
         const alternatives = await computeList(client, index, hit._id, hit._source, rarity);
-        const list: StoredList = { index, generation, computed_at: new Date().toISOString(), alternatives };
+        const list: StoredList = {
+          index,
+          generation,
+          computed_at: new Date().toISOString(),
+          record: storedRecord(hit._source),
+          alternatives,
+        };
         operations.push({ index: { _index: similarStoreOf(alias), _id: hit._id } }, list);
       }
       const bulk = await client.bulk({ operations, refresh: false });

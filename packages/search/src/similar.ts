@@ -354,7 +354,7 @@ export type CandidateFields = Record<typeof SUMMARY_DOC_VALUE | (typeof REASON_F
 export function storedFragrances(
   stored: readonly StoredAlternative[],
   fields: ReadonlyMap<string, CandidateFields>,
-  source: SimilarSource,
+  source: TermsOfSource,
   rarity: Rarity,
 ): SimilarFragrance[] | undefined {
   const terms = sourceTermsOf(source, rarity);
@@ -376,7 +376,7 @@ export function asDocValues(values: readonly string[] | undefined): string[] {
   return [...new Set(values ?? [])].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 }
 
-/** The candidate fields of a record read from `_source` (SIMILAR_CANDIDATE_SOURCE), as doc values. */
+/** A record's candidate fields (its notes, accords, summary and folded house) as doc values give them. */
 export function candidateFieldsOf(
   record: Partial<Pick<IndexedFragrance, 'notes' | 'accords'>> & { search?: { summary?: string; brand?: string } },
 ): CandidateFields {
@@ -390,9 +390,6 @@ export function candidateFieldsOf(
     [BRAND_FIELD]: one(record.search?.brand),
   };
 }
-
-/** What storedFragrances reads of each alternative's `_source`. */
-export const SIMILAR_CANDIDATE_SOURCE = [SUMMARY_DOC_VALUE, 'notes', 'accords', BRAND_FIELD];
 
 const sharedOf = (terms: SourceTerms, candidate: CandidateTerms): Shared => ({
   notes: terms.notes.filter((t) => candidate.notes.has(t.key)).sort(byRarity),
@@ -428,7 +425,10 @@ function describe(terms: SourceTerms, { hit, candidate, shared, closeness, vecto
   return { ...summary, closeness, reasons: { ...reasons, summary: summaryOf(reasons) } };
 }
 
-function sourceTermsOf(source: SimilarSource, rarity: Rarity): SourceTerms {
+/** What the closeness and the reasons read of the source. */
+export type TermsOfSource = Pick<SimilarSource, 'notes' | 'accords' | 'main_accords' | 'embedding'>;
+
+function sourceTermsOf(source: TermsOfSource, rarity: Rarity): SourceTerms {
   const main = new Set((source.main_accords ?? []).map(foldTerm));
   const tierOf = new Map<string, Tier>();
   const noteDisplay = new Map<string, string>();
