@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { foldKey } from '@fragrance/contracts';
 import { formatSearchOutcome, parseSearchOutcome } from './outcome.ts';
 import { searchText } from './text.ts';
 
@@ -38,5 +39,31 @@ describe('searchText', () => {
     const astral = searchText('𠀀'.repeat(120));
     expect(Array.from(astral)).toHaveLength(100);
     expect(astral.isWellFormed()).toBe(true);
+  });
+
+  it('counts text that is already folded as it came, exactly as folding it would', () => {
+    // The definition: foldKey, then the first 100 code points without a trailing space.
+    const reference = (query: string) => Array.from(foldKey(query)).slice(0, 100).join('').trimEnd();
+    const queries = [
+      'dior sauvage',
+      'no 5',
+      '212 vip men',
+      `${'b'.repeat(99)} cde`,
+      `${'abc '.repeat(30)}xyz`,
+      'a'.repeat(150),
+      'Dior sauvage',
+      'dior  sauvage',
+      ' dior',
+      'dior ',
+      'eau-de-parfum',
+      'rosé oud',
+      'ｄｉｏｒ',
+      'ﬁgue',
+      'œillet',
+      '',
+      'l eau d issey',
+      'l’eau d’issey',
+    ];
+    for (const query of queries) expect(searchText(query), JSON.stringify(query)).toBe(reference(query));
   });
 });
