@@ -111,12 +111,16 @@ describe('materialised similar lists', () => {
   });
 
   it('answers live when the list is absent or stale, and a pass brings the lists back', async () => {
-    const absent = sample[3]!;
-    // A record whose alternatives do not include the one without a list (it would need that list).
-    const edited = sample.find((id) => id !== absent && !live.get(id)!.some((a) => a.id === absent))!;
+    const [absent, edited] = [sample[3]!, sample[4]!];
     await es.client.delete({ index: similarStoreOf(alias), id: absent, refresh: true });
     expect((await searched(() => similar(absent))).searched).toBe(true);
     expect((await searched(() => similar(edited))).searched).toBe(false);
+    // A list of another format (an older version's, stamped with the bare token) is stale too.
+    const older = sample[6]!;
+    const token = (await es.client.get<{ generations: Record<string, string> }>({ index: similarStoreOf(alias), id: 'generation' }))
+      ._source!.generations[index]!;
+    await es.client.update({ index: similarStoreOf(alias), id: older, doc: { generation: token }, refresh: true });
+    expect((await searched(() => similar(older))).searched).toBe(true);
 
     // An in-place write (what a worker batch does), then the new generation the worker gives the index.
     const target = records.find((r) => r.id === edited)!;
@@ -128,7 +132,7 @@ describe('materialised similar lists', () => {
     });
     await bumpSimilarGeneration(es.client, alias, [index]);
     const now = new Map<string, SimilarFragrance[]>();
-    for (const id of [absent, edited, sample.find((id) => id !== absent && id !== edited)!]) {
+    for (const id of [absent, edited, sample[5]!]) {
       const stale = await searched(() => similar(id));
       expect(stale.searched, 'every list of the index is stale').toBe(true);
       now.set(id, stale.value);

@@ -5,25 +5,23 @@ import type { SimilarFragrance } from '@fragrance/contracts';
 import { currentIndex } from './indices.ts';
 import {
   buildSimilarQuery,
-  candidateFieldsOf,
   rankedAlternatives,
   SIMILAR_SOURCE_FIELDS,
   storedFragrances,
-  type CandidateFields,
   type SimilarFilters,
   type SimilarSource,
   type StoredAlternative,
 } from './similar.ts';
 import { readRarity, type TermRarity } from './term-rarity.ts';
-import { SUMMARY_DOC_VALUE } from './summary.ts';
 
 /**
  * Materialised alternatives (docs/search.md, "Similar"): each record's unfiltered answer for
  * `limit` ≤ STORED_ALTERNATIVES, computed ahead of time by the live algorithm and kept in an index
  * of its own beside the catalogue's versions, one document per record id. A list holds the
- * concrete index and the generation it was computed against; any in-place write to an index
- * (the worker's batches) gives that index a new generation, so a list is used only while nothing
- * in its index changed since it was computed, and the request is answered live otherwise.
+ * concrete index and the generation it was computed against, and what the answer needs of its
+ * alternatives (summaries, notes, accords), so one multi-get answers. Any in-place write to an
+ * index (the worker's batches) gives that index a new generation, so a list is used only while
+ * nothing in its index changed since it was computed, and the request is answered live otherwise.
  */
 export const similarStoreOf = (alias: string) => `${alias}-similar`;
 
@@ -34,17 +32,14 @@ export const STORED_ALTERNATIVES = 10;
 const GENERATION_ID = 'generation';
 
 /**
- * What a list keeps of its own record: what the reasons read of it as the source and as an
- * alternative of others (its summary and house). Read from the store, a request parses none of
- * the catalogue's records, whose `_source` holds a 384-number vector.
+ * What a list and the complete mark hold of a generation: the token and the lists' format, so
+ * lists of another format are stale whatever their token (and the next pass computes them).
  */
-interface StoredRecord {
-  notes: SimilarSource['notes'];
-  accords: string[];
-  main_accords: string[];
-  summary: string;
-  brand: string;
-}
+const LIST_FORMAT = 2;
+const stamp = (token: string | undefined) => (token === undefined ? undefined : `${LIST_FORMAT}:${token}`);
+
+/** What a list keeps of its own record: what the reasons read of the source. */
+type StoredRecord = Required<Pick<SimilarSource, 'notes' | 'accords' | 'main_accords'>>;
 
 interface StoredList {
   index: string;
@@ -131,10 +126,9 @@ const foundSource = <T>(item: Item<T> | undefined): T | undefined =>
 
 /**
  * The stored answer for `id` (the first `limit` of its list), when its list is current: one
- * multi-get of whether the record exists (and in which index), its list and the generations,
- * then one of the alternatives' lists for their stored records, all current. `{ answer:
- * undefined }`: no such record. `undefined`: answer live (no current list, an alternative
- * without a current one, the rarity table not loaded yet, the store missing).
+ * multi-get of whether the record exists (and in which index), its list and the generations.
+ * `{ answer: undefined }`: no such record. `undefined`: answer live (no current list, the rarity
+ * table not loaded yet, the store missing).
  */
 export async function storedSimilar(
   client: Client,
@@ -144,50 +138,31 @@ export async function storedSimilar(
   limit: number,
 ): Promise<{ answer: SimilarFragrance[] | undefined } | undefined> {
   const store = similarStoreOf(alias);
-  const first = await client.mget({
+  const { docs } = await client.mget({
     docs: [
       { _index: alias, _id: id, _source: false },
       { _index: store, _id: id },
       { _index: store, _id: GENERATION_ID },
     ],
   });
-  const [recordItem, listItem, generationsItem] = first.docs;
+  const [recordItem, listItem, generationsItem] = docs;
   if (!recordItem || 'error' in recordItem) return undefined;
   if (!recordItem.found) return { answer: undefined };
   const list = foundSource(listItem) as StoredList | undefined;
   const generations = foundSource(generationsItem) as Generations | undefined;
   const index = recordItem._index;
-  const generation = generations?.generations?.[index];
-  if (list?.index !== index || list.generation !== generation) return undefined;
+  if (list?.index !== index || list.generation !== stamp(generations?.generations?.[index])) return undefined;
   const rarity = rarities.tableOf(index);
   if (!rarity) return undefined;
-  const wanted = list.alternatives.slice(0, limit);
-  if (wanted.length === 0) return { answer: [] };
-  const second = await client.mget<Pick<StoredList, 'index' | 'generation' | 'record'>>({
-    index: store,
-    ids: wanted.map((a) => a.id),
-    _source_includes: ['index', 'generation', 'record'],
-  });
-  const fields = new Map<string, CandidateFields>();
-  for (const item of second.docs) {
-    const other = foundSource(item);
-    if (other?.index === index && other.generation === generation)
-      fields.set(item._id, candidateFieldsOf({ ...other.record, search: { summary: other.record.summary, brand: other.record.brand } }));
-  }
-  const answer = storedFragrances(wanted, fields, list.record, rarity);
-  return answer ? { answer } : undefined;
+  return { answer: storedFragrances(list.alternatives.slice(0, limit), list.record, rarity) };
 }
 
 /** What a list keeps of its record, from the record as the pass reads it. */
-function storedRecord(source: SimilarSource & { search?: { summary?: string } }): StoredRecord {
-  return {
-    notes: source.notes,
-    accords: source.accords,
-    main_accords: source.main_accords,
-    summary: source.search?.summary ?? '',
-    brand: source.search?.brand ?? '',
-  };
-}
+const storedRecord = (source: SimilarSource): StoredRecord => ({
+  notes: source.notes,
+  accords: source.accords,
+  main_accords: source.main_accords,
+});
 
 /** Records read per page while materialising (their sources with vectors, one bulk of lists). */
 const PAGE = 200;
@@ -225,7 +200,7 @@ export async function materialiseSimilar(options: MaterialiseOptions): Promise<M
   if (!index) return { index, outcome: 'no-index', records: 0 };
   await ensureSimilarStore(client, alias);
   let generations = await readGenerations(client, alias);
-  let generation = generations.generations?.[index];
+  let generation = stamp(generations.generations?.[index]);
   if (generation !== undefined && generations.complete?.[index] === generation && !options.force)
     return { index, outcome: 'current', records: 0 };
   if (generation === undefined) {
@@ -233,7 +208,7 @@ export async function materialiseSimilar(options: MaterialiseOptions): Promise<M
     // pass reads the index only after it.
     await bumpSimilarGeneration(client, alias, [index]);
     generations = await readGenerations(client, alias);
-    generation = generations.generations?.[index];
+    generation = stamp(generations.generations?.[index]);
     if (generation === undefined) throw new Error(`no similar generation for ${index}`);
   }
   const rarity = await readRarity(client, index);
@@ -243,7 +218,7 @@ export async function materialiseSimilar(options: MaterialiseOptions): Promise<M
     scroll: '2m',
     size: PAGE,
     sort: ['_doc'],
-    _source: { includes: [...SIMILAR_SOURCE_FIELDS, SUMMARY_DOC_VALUE] },
+    _source: { includes: SIMILAR_SOURCE_FIELDS },
   });
   try {
     while (page.hits.hits.length > 0) {
@@ -266,7 +241,7 @@ export async function materialiseSimilar(options: MaterialiseOptions): Promise<M
       if (bulk.errors) throw new Error(`writing similar lists: ${JSON.stringify(bulk.items.find((i) => i.index?.error)?.index?.error)}`);
       records += page.hits.hits.length;
       await options.onProgress?.({ index, done: records });
-      if ((await readGenerations(client, alias)).generations?.[index] !== generation) return { index, outcome: 'changed', records };
+      if (stamp((await readGenerations(client, alias)).generations?.[index]) !== generation) return { index, outcome: 'changed', records };
       const least = options.ratePerSecond > 0 ? (page.hits.hits.length * 1000) / options.ratePerSecond : 0;
       const wait = least - (performance.now() - started);
       if (wait > 0) await sleep(wait, undefined, signal ? { signal } : {}).catch(() => undefined);

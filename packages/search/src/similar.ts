@@ -3,7 +3,7 @@ import { foldKey, type FragranceSummary, type SimilarFragrance, type SimilarQuer
 import type { IndexedFragrance } from './mapping.ts';
 import { searchFilters } from './query.ts';
 import { SORT_ORDERS } from './sort.ts';
-import { SUMMARY_DOC_VALUE, SUMMARY_FROM_DOC_VALUES, summaryOfHit } from './summary.ts';
+import { SUMMARY_FROM_DOC_VALUES, summaryOfHit } from './summary.ts';
 import { EMBEDDING_VECTOR_FIELD } from './vectors.ts';
 
 /** The filters of a similar request (SimilarQuery without its limit). */
@@ -319,8 +319,8 @@ export function similarFragrances(
 }
 
 /**
- * What similarFragrances answers, as ids with their closeness and vector side only: what the
- * materialised lists hold (similar-store.ts), from which storedFragrances rebuilds the answer.
+ * What similarFragrances answers, before its reasons: what a materialised list holds
+ * (similar-store.ts), from which storedFragrances builds the same answer.
  */
 export function rankedAlternatives(
   hits: readonly estypes.SearchHit[],
@@ -329,66 +329,42 @@ export function rankedAlternatives(
   limit: number,
 ): StoredAlternative[] {
   return rankSimilar(hits, sourceTermsOf(source, rarity), limit).map((s) => ({
-    // The search reads no stored fields, so no `_id`: the summary has it.
-    id: summaryOfHit(s.hit).id,
     closeness: s.closeness,
-    vector: s.vector ?? null,
+    // Only its rounded value is ever answered (vector_similarity).
+    vector: s.vector === undefined ? null : round(s.vector),
+    summary: summaryOfHit(s.hit),
+    terms: Object.fromEntries(TERM_FIELDS.map((field) => [field, strings(s.hit.fields?.[field])])) as StoredAlternative['terms'],
   }));
 }
 
-/** One alternative of a materialised list: its id, closeness and vector side (null: none). */
+/** Where a candidate's notes and accords come from (doc values: sorted, each value once). */
+const TERM_FIELDS = ['notes.top', 'notes.heart', 'notes.base', 'accords'] as const;
+
+/**
+ * One alternative of a materialised list: its closeness and vector side (null: none), its
+ * summary and its notes and accords as the pool's search read them.
+ */
 export interface StoredAlternative {
-  id: string;
   closeness: number;
   vector: number | null;
+  summary: FragranceSummary;
+  terms: Record<(typeof TERM_FIELDS)[number], string[]>;
 }
-
-/** A candidate's fields as its doc values would give them: the summary, notes by tier, accords, house. */
-export type CandidateFields = Record<typeof SUMMARY_DOC_VALUE | (typeof REASON_FIELDS)[number], string[]>;
 
 /**
  * A materialised list as similarFragrances answered it when the list was computed: the same
- * reasons and summaries, built from each alternative's fields (as doc values give them: sorted,
- * each value once) and the stored closeness and vector side, in the stored order.
+ * reasons, from the stored closeness, vector side and terms, in the stored order.
  */
-export function storedFragrances(
-  stored: readonly StoredAlternative[],
-  fields: ReadonlyMap<string, CandidateFields>,
-  source: TermsOfSource,
-  rarity: Rarity,
-): SimilarFragrance[] | undefined {
+export function storedFragrances(stored: readonly StoredAlternative[], source: TermsOfSource, rarity: Rarity): SimilarFragrance[] {
   const terms = sourceTermsOf(source, rarity);
-  const answer: SimilarFragrance[] = [];
-  for (const [order, alternative] of stored.entries()) {
-    const values = fields.get(alternative.id);
-    if (!values) return undefined;
-    const hit: estypes.SearchHit = { _index: '', _id: alternative.id, fields: values };
+  return stored.map((alternative, order) => {
+    const hit: estypes.SearchHit = { _index: '', _id: alternative.summary.id, fields: alternative.terms };
     const candidate = candidateTermsOf(hit);
     const shared = sharedOf(terms, candidate);
     const vector = alternative.vector ?? undefined;
-    answer.push(describe(terms, { hit, candidate, shared, closeness: alternative.closeness, vector, brand: '', order }, rarity));
-  }
-  return answer;
-}
-
-/** Keyword doc values of a field: each value once, in byte order (how Elasticsearch returns them). */
-export function asDocValues(values: readonly string[] | undefined): string[] {
-  return [...new Set(values ?? [])].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-}
-
-/** A record's candidate fields (its notes, accords, summary and folded house) as doc values give them. */
-export function candidateFieldsOf(
-  record: Partial<Pick<IndexedFragrance, 'notes' | 'accords'>> & { search?: { summary?: string; brand?: string } },
-): CandidateFields {
-  const one = (value: string | undefined) => (value === undefined ? [] : [value]);
-  return {
-    [SUMMARY_DOC_VALUE]: one(record.search?.summary),
-    'notes.top': asDocValues(record.notes?.top),
-    'notes.heart': asDocValues(record.notes?.heart),
-    'notes.base': asDocValues(record.notes?.base),
-    accords: asDocValues(record.accords),
-    [BRAND_FIELD]: one(record.search?.brand),
-  };
+    const scored: Scored = { hit, candidate, shared, closeness: alternative.closeness, vector, brand: '', order };
+    return describe(terms, scored, rarity, alternative.summary);
+  });
 }
 
 const sharedOf = (terms: SourceTerms, candidate: CandidateTerms): Shared => ({
@@ -419,9 +395,13 @@ function rankSimilar(hits: readonly estypes.SearchHit[], terms: SourceTerms, lim
 }
 
 /** One alternative with its summary, closeness and reasons. */
-function describe(terms: SourceTerms, { hit, candidate, shared, closeness, vector }: Scored, rarity: Rarity): SimilarFragrance {
+function describe(
+  terms: SourceTerms,
+  { hit, candidate, shared, closeness, vector }: Scored,
+  rarity: Rarity,
+  summary: FragranceSummary = summaryOfHit(hit),
+): SimilarFragrance {
   const reasons = reasonsOf(terms, candidate, shared, rarity, vector);
-  const summary: FragranceSummary = summaryOfHit(hit);
   return { ...summary, closeness, reasons: { ...reasons, summary: summaryOf(reasons) } };
 }
 
