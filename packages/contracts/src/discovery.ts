@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { COMMA_LIST, countryCode, integer, MAX_LIMIT, MAX_RESULT_WINDOW, rankedList, splitList, text } from './search.ts';
 import { foldKey } from './text.ts';
+import { NonNegativeInteger } from './numbers.ts';
 
 /*
  * Discovery endpoints beside search: as-you-type suggestions (GET /v1/suggest) and browsing the
@@ -66,7 +67,7 @@ export const Suggestion = z
       .string()
       .optional()
       .meta({ description: 'A brand, perfumer, note or accord: its slug (GET /brands/{slug}; for the others, their folded name).' }),
-    count: z.number().int().min(0).optional().meta({ description: 'A brand, perfumer, note or accord: how many fragrances have it.' }),
+    count: NonNegativeInteger.optional().meta({ description: 'A brand, perfumer, note or accord: how many fragrances have it.' }),
   })
   .meta({ id: 'Suggestion' });
 export type Suggestion = z.infer<typeof Suggestion>;
@@ -114,7 +115,7 @@ export const Brand = z
     slug: z.string().meta({ description: 'Path segment of GET /brands/{slug}.' }),
     name: z.string(),
     country: z.string().meta({ description: 'ISO 3166-1 alpha-2 country of origin.' }),
-    fragrance_count: z.number().int().min(0),
+    fragrance_count: NonNegativeInteger,
     top_accords: z.array(z.string()).meta({ description: 'Its most frequent accords, at most five, most frequent first.' }),
   })
   .meta({ id: 'Brand' });
@@ -125,7 +126,7 @@ export const BrandDetail = Brand.extend({
   perfumers: z.array(z.string()).meta({ description: 'Perfumers of its fragrances, most prolific first, at most ten.' }),
   year_first: z.number().int().nullable().meta({ description: 'Earliest release year of its fragrances.' }),
   year_last: z.number().int().nullable().meta({ description: 'Latest release year of its fragrances.' }),
-  votes: z.number().int().min(0).meta({ description: 'Votes over all its fragrances.' }),
+  votes: NonNegativeInteger.meta({ description: 'Votes over all its fragrances.' }),
 }).meta({ id: 'BrandDetail' });
 export type BrandDetail = z.infer<typeof BrandDetail>;
 
@@ -143,7 +144,7 @@ const page = <T extends z.ZodType>(item: T, id: string) =>
   z
     .object({
       data: z.array(item),
-      total: z.number().int().min(0).meta({ description: 'Exact number of matching items.' }),
+      total: NonNegativeInteger.meta({ description: 'Exact number of matching items.' }),
       limit: z.number().int(),
       offset: z.number().int(),
     })
@@ -156,7 +157,7 @@ export const Term = z
   .object({
     slug: z.string().meta({ description: 'Folded name with hyphens; usable as the `note`, `accord` or `perfumer` filter of /fragrances.' }),
     name: z.string(),
-    fragrance_count: z.number().int().min(0),
+    fragrance_count: NonNegativeInteger,
   })
   .meta({ id: 'Term', description: 'A note, accord or perfumer and how many fragrances have it.' });
 export type Term = z.infer<typeof Term>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NonNegativeInteger } from './numbers.ts';
 
 /** Concentrations the catalogue knows, strongest first. Abbreviations map onto these. */
 export const CONCENTRATIONS = ['Extrait de Parfum', 'Parfum', 'Eau de Parfum', 'Eau de Toilette', 'Eau de Cologne', 'Eau Fraîche'] as const;
@@ -56,7 +57,7 @@ export type ProvenanceEntry = z.infer<typeof ProvenanceEntry>;
 export const Rating = z
   .object({
     average: z.number().min(0).max(5).nullable().meta({ description: 'Mean rating out of 5; null without votes.' }),
-    count: z.number().int().min(0).meta({ description: 'Number of votes.' }),
+    count: NonNegativeInteger.meta({ description: 'Number of votes.' }),
   })
   .meta({ id: 'Rating' });
 

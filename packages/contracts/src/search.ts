@@ -3,6 +3,7 @@ import { CONCENTRATION_SPELLINGS, CONCENTRATIONS, FragranceSummary, GENDERS, OCC
 import { Highlight } from './highlight.ts';
 import { Rfc3339, SORT_DESCRIPTION, SORTS, UPDATED_SINCE_DESCRIPTION } from './sync.ts';
 import { foldKey } from './text.ts';
+import { NonNegativeInteger } from './numbers.ts';
 
 export const MAX_LIMIT = 100;
 export const DEFAULT_LIMIT = 20;
@@ -256,7 +257,7 @@ export const SearchQuery = z
 export type SearchQueryInput = z.input<typeof SearchQuery>;
 export type SearchQuery = z.output<typeof SearchQuery>;
 
-export const FacetBucket = z.object({ value: z.string(), count: z.number().int().min(0) }).meta({ id: 'FacetBucket' });
+export const FacetBucket = z.object({ value: z.string(), count: NonNegativeInteger }).meta({ id: 'FacetBucket' });
 export type FacetBucket = z.infer<typeof FacetBucket>;
 
 export const Facets = z
@@ -280,7 +281,7 @@ export type SearchHit = z.infer<typeof SearchHit>;
 export const DidYouMean = z
   .object({
     query: z.string().meta({ description: 'The query respelled with words the catalogue knows.' }),
-    total: z.number().int().min(0).meta({ description: 'How many fragrances it finds (with the same filters).' }),
+    total: NonNegativeInteger.meta({ description: 'How many fragrances it finds (with the same filters).' }),
   })
   .meta({
     id: 'DidYouMean',
@@ -304,7 +305,7 @@ export type Relaxed = z.infer<typeof Relaxed>;
 export const SearchResponse = z
   .object({
     data: z.array(SearchHit),
-    total: z.number().int().min(0).meta({ description: 'Exact number of matching fragrances.' }),
+    total: NonNegativeInteger.meta({ description: 'Exact number of matching fragrances.' }),
     limit: z.number().int(),
     offset: z.number().int().meta({ description: 'Offset of this page; 0 when paging by cursor.' }),
     next_cursor: z
