@@ -3,10 +3,8 @@ import express, { type Express } from 'express';
 import type { Redis } from 'ioredis';
 import type Provider from 'oidc-provider';
 import { GrantStore, KeyStore, LoginThrottle, RevocationStore, UserStore, type ScryptParams, type SigningJwk } from '@fragrance/identity';
-import { Lifecycle, probeRoutes, requestLogger, ServiceUnavailableError, serviceApp, type Logger } from '@fragrance/http';
-import { httpMetrics } from '@fragrance/metrics';
+import { Lifecycle, probeRoutes, ServiceUnavailableError, serviceApp, type Logger } from '@fragrance/http';
 import { isRedisUnavailableError } from '@fragrance/redis';
-import { traceContext } from '@fragrance/tracing';
 import type { CimdFetchOptions } from './cimd.ts';
 import { STORAGE_UNAVAILABLE } from './adapter.ts';
 import { observeProvider } from './metrics.ts';
@@ -103,13 +101,10 @@ function storesOf(deps: AuthDeps): Stores {
   };
 }
 
-/** Logging, metrics, security headers, health and readiness, CORS, and 503 while Redis is away. */
+/** Security headers, health and readiness, CORS, and 503 while Redis is away. */
 function frontMiddleware(app: Express, deps: AuthDeps): void {
   const { redis } = deps;
   app.set('trust proxy', deps.trustProxy);
-  // The OAuth endpoints are oidc-provider's, not express routes: labelled by these paths.
-  app.use(traceContext(), httpMetrics({ mounts: OAUTH_METRIC_PATHS }));
-  app.use(requestLogger(deps.logger));
   app.use((_req, res, next) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     next();
@@ -190,7 +185,8 @@ export async function buildApp(deps: AuthDeps): Promise<AuthService> {
   });
   observeProvider(provider);
 
-  const app = serviceApp((routes) => {
+  // The OAuth endpoints are oidc-provider's, not express routes: labelled by these paths.
+  const app = serviceApp({ logger: deps.logger, metricMounts: OAUTH_METRIC_PATHS }, (routes) => {
     frontMiddleware(routes, deps);
     pageRoutes(routes, deps, stores, provider, cookieKeys);
     oauthRoutes(routes, deps, provider, signingKeys);
