@@ -30,7 +30,8 @@ const similar =
   config.SIMILAR_LISTS_RATE > 0
     ? startSimilarRefresher({ elasticsearch, alias: config.CATALOGUE_ALIAS, logger, ratePerSecond: config.SIMILAR_LISTS_RATE })
     : undefined;
-similar?.request('worker started');
+// A minute after start, so the pass does not compete with the stack's other services starting.
+setTimeout(() => similar?.request('worker started'), 60_000).unref();
 const lifecycle = new Lifecycle();
 const server = healthServer(running, lifecycle);
 await new Promise<void>((resolve, reject) => {
