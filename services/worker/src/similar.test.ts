@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import { createLogger } from '@fragrance/http';
-import { requestEnrichmentRun } from '@fragrance/jobs';
+import { requestEnrichmentRun, requestIngest } from '@fragrance/jobs';
 import { createCatalogueRepository, currentIndex } from '@fragrance/search';
 import { testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type RunningWorker } from './app.ts';
 import { startSimilarRefresher, type SimilarRefresher } from './similar.ts';
 import { allDocs, catalogueFixture, testConfig, workerEnv, type CatalogueFixture } from './testing/fixtures.ts';
-import { waitForRun } from './testing/wait.ts';
+import { waitForJob, waitForRun } from './testing/wait.ts';
 
 const logger = createLogger('worker-test', 'silent');
 
@@ -95,5 +95,20 @@ describe('materialised similar lists kept current by the worker (real Redis and 
     expect(after.live).toBe(false);
     // The source now has accords, and its stored alternatives are computed from them.
     expect(after.answer!.some((a) => a.reasons.shared_accords.length + a.reasons.shared_main_accords.length > 0)).toBe(true);
+  });
+
+  it('computes the lists of the new index an ingest swaps in, with no run after it', async () => {
+    const before = (await currentIndex(es.client, fixture.alias))!;
+    const job = await waitForJob(
+      worker.queues.ingest,
+      await requestIngest(worker.queues.ingest, { file: fixture.catalogueFile, enrich_after: false }),
+    );
+    expect(job.returnvalue).toMatchObject({ indexed: fixture.count });
+    const index = (await currentIndex(es.client, fixture.alias))!;
+    expect(index).not.toBe(before);
+    await expect.poll(async () => computed(await generations(), index), { timeout: 30_000 }).toBe(true);
+    await refresher.idle();
+    await es.client.indices.refresh({ index: `${fixture.alias}-similar` });
+    expect((await es.client.count({ index: `${fixture.alias}-similar`, query: { term: { index } } })).count).toBe(fixture.count);
   });
 });
