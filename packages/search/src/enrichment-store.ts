@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { FragranceDetail, ProvenanceEntry, ProvenanceSource } from '@fragrance/contracts';
+import { ensureStoreIndex } from './store-index.ts';
 import type { StoredEmbedding } from './vectors.ts';
 
 /**
@@ -86,25 +87,9 @@ const STORE_MAPPING: estypes.MappingTypeMapping = {
   },
 };
 
-const created = new WeakMap<Client, Map<string, Promise<void>>>();
-
 /** Creates the store index if it does not exist (once per process and alias). */
 export function ensureEnrichmentStore(client: Client, alias: string): Promise<void> {
-  let byAlias = created.get(client);
-  if (!byAlias) created.set(client, (byAlias = new Map<string, Promise<void>>()));
-  let pending = byAlias.get(alias);
-  if (!pending) {
-    pending = client.indices
-      .create({ index: enrichmentStoreOf(alias), mappings: STORE_MAPPING, settings: { number_of_shards: 1 } }, { ignore: [400] })
-      .then(async () => {
-        // 400 is also "already exists": make sure it does, or let the next call try again.
-        if (!(await client.indices.exists({ index: enrichmentStoreOf(alias) })))
-          throw new Error(`cannot create ${enrichmentStoreOf(alias)}`);
-      });
-    pending.catch(() => byAlias.delete(alias));
-    byAlias.set(alias, pending);
-  }
-  return pending;
+  return ensureStoreIndex(client, enrichmentStoreOf(alias), { mappings: STORE_MAPPING, settings: { number_of_shards: 1 } });
 }
 
 /** The stored results of these records (by id); none when the store does not exist yet. */

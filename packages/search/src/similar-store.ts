@@ -12,6 +12,7 @@ import {
   type SimilarSource,
   type StoredAlternative,
 } from './similar.ts';
+import { ensureStoreIndex } from './store-index.ts';
 import { readRarity, type TermRarity } from './term-rarity.ts';
 
 /**
@@ -69,25 +70,12 @@ const STORE_MAPPING: estypes.MappingTypeMapping = {
   },
 };
 
-const created = new WeakMap<Client, Map<string, Promise<void>>>();
-
 /** Creates the store index if it does not exist (once per process and alias). */
 export function ensureSimilarStore(client: Client, alias: string): Promise<void> {
-  let byAlias = created.get(client);
-  if (!byAlias) created.set(client, (byAlias = new Map<string, Promise<void>>()));
-  let pending = byAlias.get(alias);
-  if (!pending) {
-    const index = similarStoreOf(alias);
-    pending = client.indices
-      .create({ index, mappings: STORE_MAPPING, settings: { number_of_shards: 1, number_of_replicas: 0 } }, { ignore: [400] })
-      .then(async () => {
-        // 400 is also "already exists": make sure it does, or let the next call try again.
-        if (!(await client.indices.exists({ index }))) throw new Error(`cannot create ${index}`);
-      });
-    pending.catch(() => byAlias.delete(alias));
-    byAlias.set(alias, pending);
-  }
-  return pending;
+  return ensureStoreIndex(client, similarStoreOf(alias), {
+    mappings: STORE_MAPPING,
+    settings: { number_of_shards: 1, number_of_replicas: 0 },
+  });
 }
 
 /**
