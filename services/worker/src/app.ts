@@ -19,6 +19,7 @@ import { localModel, openAiModel, type AiModel } from './enrichers/ai.ts';
 import { buildEnrichers } from './enrichers/index.ts';
 import type { RowEmbedder } from './enrich/embed.ts';
 import { feedLoader } from './feed.ts';
+import type { SimilarRefresher } from './similar.ts';
 import { compactFinishedRun } from './enrich/compact.ts';
 import { enrichmentProcessor, ingestProcessor, recordFailedBatch, type RunFinishedHook } from './processors.ts';
 import { withNewTrace } from '@fragrance/tracing';
@@ -32,6 +33,8 @@ export interface WorkerDeps {
   elasticsearch: Client;
   /** Record vectors after the enrichers (main.ts loads the model when EMBEDDINGS_ENABLED). */
   embedder?: RowEmbedder | undefined;
+  /** Keeps the materialised similar lists current; asked for a pass after runs and ingests (main.ts starts it when SIMILAR_LISTS_RATE > 0). */
+  similar?: SimilarRefresher | undefined;
 }
 
 export interface RunningWorker {
@@ -95,6 +98,7 @@ function enrichmentWorker(deps: WorkerDeps, queues: Queues, runs: Runs, onRunFin
         runs,
         logger,
         onRunFinished,
+        similar: deps.similar,
         plan: {
           elasticsearch,
           alias: config.CATALOGUE_ALIAS,
@@ -135,6 +139,7 @@ function ingestWorker(deps: WorkerDeps, queues: Queues): Worker {
         enrichmentQueue: queues.enrichment,
         logger,
         generation: { redis, prefix: config.JOBS_PREFIX },
+        similar: deps.similar,
       }),
     ),
     { ...workerOptions(deps), concurrency: config.INGEST_CONCURRENCY },

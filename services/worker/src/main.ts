@@ -24,12 +24,12 @@ observeDependencies({ redis: () => redis.status === 'ready', elasticsearch: () =
 const embedder = config.EMBEDDINGS_ENABLED
   ? await loadEmbedder({ directory: config.EMBEDDING_MODEL_DIR ?? defaultModelDirectory(), batchSize: config.EMBEDDING_BATCH_SIZE })
   : undefined;
-const running = await startWorker({ config, logger, redis, elasticsearch, embedder });
-// In the background, after ready: until a pass has computed them, similar requests are answered live.
+// In the background: until a pass has computed them, similar requests are answered live.
 const similar =
   config.SIMILAR_LISTS_RATE > 0
     ? startSimilarRefresher({ elasticsearch, alias: config.CATALOGUE_ALIAS, logger, ratePerSecond: config.SIMILAR_LISTS_RATE })
     : undefined;
+const running = await startWorker({ config, logger, redis, elasticsearch, embedder, similar });
 // A minute after start, so the pass does not compete with the stack's other services starting.
 setTimeout(() => similar?.request('worker started'), 60_000).unref();
 const lifecycle = new Lifecycle();

@@ -17,7 +17,7 @@ import { DelayedError, UnrecoverableError, WaitingError, type Job, type Queue } 
 import { processBatch, type BatchDeps } from './enrich/batch.ts';
 import { planRun, type PlanDeps } from './enrich/plan.ts';
 import { batchDuration, recordBatchRows, recordRunFinished } from './metrics.ts';
-import { requestSimilarRefresh } from './similar.ts';
+import type { SimilarRefresher } from './similar.ts';
 
 /** How long an ingest-triggered run waits before trying again while another run is in progress. */
 const BUSY_RETRY_MS = 30_000;
@@ -64,6 +64,8 @@ export function enrichmentProcessor(deps: {
   runs: RunStore;
   logger: Logger;
   onRunFinished?: RunFinishedHook;
+  /** Asked for a pass after the run's writes made the materialised similar lists stale. */
+  similar?: SimilarRefresher | undefined;
 }) {
   return async (job: Job, token?: string, signal?: AbortSignal): Promise<unknown> => {
     try {
@@ -93,7 +95,7 @@ export function enrichmentProcessor(deps: {
         if (await deps.runs.recordBatch(parsed.data.run_id, parsed.data.batch_no, 'done', result)) {
           await finishRun(deps.runs, parsed.data.run_id, deps.onRunFinished);
           // The run's writes made every materialised similar list stale: compute them again.
-          requestSimilarRefresh(deps.batch.alias, 'enrichment run finished');
+          deps.similar?.request('enrichment run finished');
         }
         return result;
       }
@@ -113,7 +115,7 @@ export function enrichmentProcessor(deps: {
       } else if (job.name === JOB_NAMES.enrichBatch && isLastAttempt(job, error)) {
         job.failedReason = error instanceof Error ? error.message : String(error);
         await recordFailedBatch(deps.runs, job, deps.logger, deps.onRunFinished);
-        requestSimilarRefresh(deps.batch.alias, 'enrichment batch failed');
+        deps.similar?.request('enrichment batch failed');
       } else {
         deps.logger.warn(
           { job: job.id, name: job.name, attempt: job.attemptsMade + 1, err: error },
@@ -133,6 +135,8 @@ export function ingestProcessor(deps: {
   logger: Logger;
   /** Where the catalogue generation is bumped after the swap, so response caches drop the old index at once. */
   generation?: { redis: GenerationStore; prefix: string };
+  /** Asked for a pass over the new index. */
+  similar?: SimilarRefresher | undefined;
 }) {
   return async (job: Job): Promise<unknown> => {
     const data = IngestJobData.safeParse(job.data);
@@ -167,7 +171,7 @@ export function ingestProcessor(deps: {
       'catalogue ingested',
     );
     // A new index has no similar lists yet (its run, if any, asks again once it has written).
-    requestSimilarRefresh(deps.alias, 'catalogue ingested');
+    deps.similar?.request('catalogue ingested');
     const run = data.data.enrich_after ? await requestEnrichmentRun(deps.enrichmentQueue, { full: false, trigger: 'ingest' }) : undefined;
     return { index: result.index, indexed: result.indexed, skipped: result.skipped.length, enrichment_run: run?.runId ?? null };
   };

@@ -33,8 +33,14 @@ describe('materialised similar lists kept current by the worker (real Redis and 
     redis = await testRedis('worker-similar');
     fixture = await catalogueFixture(es, { count: 200, seed: 38 });
     const config = testConfig(workerEnv(es, redis, fixture));
-    worker = await startWorker({ config, logger, redis: redis.connect({ maxRetriesPerRequest: null }), elasticsearch: es.client });
     refresher = startSimilarRefresher({ elasticsearch: es.client, alias: fixture.alias, logger, ratePerSecond: 0 });
+    worker = await startWorker({
+      config,
+      logger,
+      redis: redis.connect({ maxRetriesPerRequest: null }),
+      elasticsearch: es.client,
+      similar: refresher,
+    });
     counted = new Client({ node: es.url });
     counted.diagnostic.on('request', (_error, event) => {
       if (event) paths.push(event.meta.request.params.path);

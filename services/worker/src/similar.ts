@@ -16,14 +16,6 @@ export interface SimilarRefresher {
   stop: () => Promise<void>;
 }
 
-/** The process's refresher per alias (main.ts starts it; the job processors ask it for passes). */
-const refreshers = new Map<string, SimilarRefresher>();
-
-/** Asks the refresher of `alias` for a pass, when this process runs one (not in most tests). */
-export function requestSimilarRefresh(alias: string, reason: string): void {
-  refreshers.get(alias)?.request(reason);
-}
-
 export function startSimilarRefresher({
   elasticsearch,
   alias,
@@ -76,15 +68,12 @@ export function startSimilarRefresher({
     while (running) await running;
   }
 
-  const refresher: SimilarRefresher = {
+  return {
     request,
     idle,
     stop: async () => {
       controller.abort();
-      refreshers.delete(alias);
       await idle();
     },
   };
-  refreshers.set(alias, refresher);
-  return refresher;
 }
