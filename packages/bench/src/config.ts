@@ -35,7 +35,9 @@ export const SearchBenchConfig = z.object({
   BENCH_CONCURRENCY: whole(32),
   BENCH_WARMUP_S: positive(3),
   BENCH_ROUNDS: whole(4),
-  BENCH_LATENCY_S: positive(6),
+  BENCH_LATENCY_S: positive(12),
+  /** The concurrency-1 phase in this many interleaved rounds: one request at a time is the most sensitive to the machine's load of the moment. */
+  BENCH_LATENCY_ROUNDS: whole(6),
   BENCH_LOG_LEVEL: logLevel(),
   /**
    * Also runs a second catalogue and gateway with METRICS_ENABLED=false, in the same interleaved

@@ -10,7 +10,7 @@
 //
 // Options (env): ELASTICSEARCH_URL (dev cluster, started if default; the `fragrances` alias is
 // generated and ingested when missing), BENCH_DURATION_S (20), BENCH_CONCURRENCY (32),
-// BENCH_WARMUP_S (3), BENCH_LATENCY_S (6, concurrency-1 phase), BENCH_LOG_LEVEL (info),
+// BENCH_WARMUP_S (3), BENCH_LATENCY_S (12, concurrency-1 phase, in BENCH_LATENCY_ROUNDS (6) interleaved rounds), BENCH_LOG_LEVEL (info),
 // BENCH_GATEWAY_URL + BENCH_API_KEY (use a running gateway instead of starting one), BENCH_SKIP_GATEWAY=1, BENCH_ROUNDS (4: each target's 20 s
 // are split into interleaved rounds, so load drifting on a shared machine hits all alike),
 // BENCH_ALIAS (fragrances), BENCH_PORT_BASE (catalogue, gateway and Redis on this port and the
@@ -801,8 +801,8 @@ async function runPhases(services: Services, workload: Workload, targets: Target
   const cacheOutcomes = cacheOutcomesSince(lookups0, lookups1);
   say(`cache lookups during the throughput phase: ${JSON.stringify(cacheOutcomes)}`);
   // Unsaturated: one request at a time, so latency is the hops' own cost, not queueing.
-  say(`latency: concurrency 1, ${config.BENCH_LATENCY_S} s per target`);
-  const latency = await measure(source, targets, pids, 1, config.BENCH_LATENCY_S, 2, 1, meters);
+  say(`latency: concurrency 1, ${config.BENCH_LATENCY_S} s per target in ${config.BENCH_LATENCY_ROUNDS} interleaved rounds`);
+  const latency = await measure(source, targets, pids, 1, config.BENCH_LATENCY_S, config.BENCH_LATENCY_ROUNDS, 1, meters);
   const cacheOutcomes1 = cacheOutcomesSince(lookups1, await lookups());
   say(`cache lookups during the concurrency-1 phase: ${JSON.stringify(cacheOutcomes1)}`);
   const gatewayTarget = targets.find((t) => t.name === 'c');
@@ -905,6 +905,8 @@ function resultLine(documents: number, workload: Workload, phases: Phases, query
     log_level: config.BENCH_LOG_LEVEL,
     mix: kinds,
     rounds: config.BENCH_ROUNDS,
+    latency_s: config.BENCH_LATENCY_S,
+    latency_rounds: config.BENCH_LATENCY_ROUNDS,
     elasticsearch: a,
     catalogue: b,
     gateway: c ?? null,
