@@ -1,7 +1,8 @@
 // The process harness on stand-in entries (a script that prints and exits, one that answers
 // /health): what a service is started with, how a failed start is reported, and what the stack
 // refuses before it starts anything.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -22,6 +23,19 @@ const printEnv = script(
   `const { PATH, PORT, METRICS_PORT, EMBEDDINGS_ENABLED, LOG_LEVEL, HOME } = process.env;
 process.stdout.write(JSON.stringify({ path: Boolean(PATH), PORT, METRICS_PORT, EMBEDDINGS_ENABLED, LOG_LEVEL, home: HOME ?? null }));\n`,
 );
+
+describe('freePort', () => {
+  // An outgoing connection takes a port of the kernel's ephemeral range at any moment, so a port
+  // found free there can be gone before the service listens (EADDRINUSE in a CI run).
+  it('answers a port outside the ephemeral range that a listener can take', async () => {
+    const [low = 0, high = 0] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    const ports = await Promise.all(Array.from({ length: 20 }, () => freePort()));
+    for (const port of ports) expect(port < low || port > high, `port ${port} is in ${low}-${high}`).toBe(true);
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(ports[0], '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+});
 
 describe('spawnService', () => {
   it('gives a test service PATH alone, a free metrics port, embeddings off and its own variables on top', async () => {

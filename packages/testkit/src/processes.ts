@@ -1,10 +1,43 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { REPO_ROOT } from './local.ts';
 import { waitFor } from './wait.ts';
 
+/** Whether a loopback listener can take `port` now (it is closed again at once). */
+function canListen(port: number): Promise<boolean> {
+  const server = createServer();
+  return new Promise<boolean>((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * Where freePort looks: below the kernel's ephemeral range, whose ports outgoing connections
+ * take at any moment (so one found free there can be taken before its process listens: seen as
+ * EADDRINUSE in a CI run); undefined where that range is unknown or leaves too little below it.
+ */
+function portsBelowEphemeral(): { from: number; to: number } | undefined {
+  try {
+    const [low = 0] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    return low > 21_000 ? { from: 20_000, to: low - 1 } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const belowEphemeral = portsBelowEphemeral();
+
 /** A loopback port nothing listens on right now (for a service a test or bench starts). */
 export async function freePort(): Promise<number> {
+  if (belowEphemeral) {
+    const { from, to } = belowEphemeral;
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const port = from + randomInt(to - from + 1);
+      if (await canListen(port)) return port;
+    }
+  }
   const server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
