@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { copyFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyStore } from '@fragrance/api-keys';
@@ -24,7 +25,7 @@ import {
   type TestRedis,
 } from '@fragrance/testkit';
 import { launchChromium, screenshotPath } from '@fragrance/testkit/browser';
-import { buildAssets } from './server/assets.ts';
+import { buildAssets, type Asset, type Assets } from './server/assets.ts';
 import { createStorefrontServer } from './server/server.ts';
 
 const README_SHOT = `${REPO_ROOT}docs/images/storefront.png`;
@@ -53,8 +54,13 @@ describe('the storefront in a real browser', () => {
     [es, redis] = await Promise.all([testElasticsearch('storefront'), testRedis('storefront')]);
     const alias = es.index('fragrances');
     await ingestCatalogue({ client: es.client, alias, records });
-    const [cataloguePort, gatewayPort, allowedPort, foreignPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const [cataloguePort, gatewayPort] = await Promise.all([freePort(), freePort()]);
     apiOrigin = `http://127.0.0.1:${gatewayPort}`;
+    // The same page on two origins: the one the key allows, and a foreign one. Their servers listen
+    // first, on ports the kernel picks (a port chosen ahead can be taken meanwhile by an outgoing
+    // connection); the key names their origins, and the page is built into `assets` once it exists.
+    const assets = new Map<string, Asset>();
+    const [allowedPort, foreignPort] = await Promise.all([listenOnFreePort(assets), listenOnFreePort(assets)]);
     allowedOrigin = `http://127.0.0.1:${allowedPort}`;
     foreignOrigin = `http://127.0.0.1:${foreignPort}`;
     services.push(
@@ -81,13 +87,7 @@ describe('the storefront in a real browser', () => {
       origins: [allowedOrigin],
     });
     expect(apiKey).toMatch(/^fcs_pk_/);
-    // The same built page on two origins: the one the key allows, and a foreign one.
-    const assets = await buildAssets({ apiUrl: `${apiOrigin}/v1`, publishableKey: apiKey });
-    for (const port of [allowedPort, foreignPort]) {
-      const server = createStorefrontServer(assets, `${apiOrigin}/v1`);
-      await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, '127.0.0.1', resolve));
-      servers.push(server);
-    }
+    for (const [path, asset] of await buildAssets({ apiUrl: `${apiOrigin}/v1`, publishableKey: apiKey })) assets.set(path, asset);
     browser = await launchChromium();
   }, 180_000);
 
@@ -97,6 +97,14 @@ describe('the storefront in a real browser', () => {
     await Promise.all(services.map((service) => service.stop()));
     await Promise.all([es?.cleanup(), redis?.cleanup()]);
   });
+
+  /** A storefront server on a port the kernel picks, serving `assets` as they are when asked. */
+  async function listenOnFreePort(assets: Assets): Promise<number> {
+    const server = createStorefrontServer(assets, `${apiOrigin}/v1`);
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+    servers.push(server);
+    return (server.address() as AddressInfo).port;
+  }
 
   /** A fresh page that works offline (anything but the storefront and the API is refused and remembered). */
   async function openPage(address: string, expectedErrors: RegExp | null = null): Promise<{ context: BrowserContext; page: Page }> {

@@ -7,8 +7,13 @@ const PUBLIC = new URL('public/', ROOT);
 /** Where index.html takes the page's configuration. */
 const CONFIG_SLOT = '<!-- STOREFRONT_CONFIG -->';
 
+/** One file of the page: its bytes and content type. */
+export interface Asset {
+  body: Buffer;
+  type: string;
+}
 /** The files the page is made of, keyed by their path on the server. */
-export type Assets = ReadonlyMap<string, { body: Buffer; type: string }>;
+export type Assets = ReadonlyMap<string, Asset>;
 
 /** What the browser needs to call the API, embedded in index.html (a publishable key is public by design). */
 export interface PageSettings {
