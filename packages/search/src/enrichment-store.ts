@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Client, estypes } from '@elastic/elasticsearch';
 import type { FragranceDetail, ProvenanceEntry, ProvenanceSource } from '@fragrance/contracts';
-import { ensureStoreIndex } from './store-index.ts';
+import { ensureStoreIndex, KEPT_NOT_INDEXED } from './store-index.ts';
 import type { StoredEmbedding } from './vectors.ts';
 
 /**
@@ -81,9 +81,9 @@ const STORE_MAPPING: estypes.MappingTypeMapping = {
   dynamic: 'strict',
   properties: {
     inputs: { type: 'keyword' },
-    provenance: { type: 'object', enabled: false },
-    values: { type: 'object', enabled: false },
-    embedding: { type: 'object', enabled: false },
+    provenance: KEPT_NOT_INDEXED,
+    values: KEPT_NOT_INDEXED,
+    embedding: KEPT_NOT_INDEXED,
   },
 };
 

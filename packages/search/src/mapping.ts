@@ -2,6 +2,7 @@ import type { estypes } from '@elastic/elasticsearch';
 import { foldKey, type FragranceDetail } from '@fragrance/contracts';
 import { brandAliases, brandParts, nameSpellings } from '@fragrance/vocabulary';
 import { idSortKey, INDEX_SORT } from './sort.ts';
+import { KEPT_NOT_INDEXED } from './store-index.ts';
 import { encodeSummary } from './summary.ts';
 import { EMBEDDING_MAPPING, EMBEDDING_OBJECT, type StoredEmbedding } from './vectors.ts';
 
@@ -120,7 +121,7 @@ export const FRAGRANCE_MAPPING: estypes.MappingTypeMapping = {
     seasons: keyword,
     occasions: keyword,
     provenance_tags: keyword,
-    provenance: { type: 'object', enabled: false },
+    provenance: KEPT_NOT_INDEXED,
     au_availability: {
       properties: {
         available: { type: 'boolean' },
@@ -129,7 +130,7 @@ export const FRAGRANCE_MAPPING: estypes.MappingTypeMapping = {
         checked_at: { type: 'date' },
       },
     },
-    au_offers: { type: 'object', enabled: false },
+    au_offers: KEPT_NOT_INDEXED,
     updated_at: { type: 'date' },
     search: {
       properties: {

@@ -12,7 +12,7 @@ import {
   type SimilarSource,
   type StoredAlternative,
 } from './similar.ts';
-import { ensureStoreIndex } from './store-index.ts';
+import { ensureStoreIndex, KEPT_NOT_INDEXED } from './store-index.ts';
 import { readRarity, type TermRarity } from './term-rarity.ts';
 
 /**
@@ -63,10 +63,10 @@ const STORE_MAPPING: estypes.MappingTypeMapping = {
     index: { type: 'keyword' },
     generation: { type: 'keyword' },
     computed_at: { type: 'date' },
-    record: { type: 'object', enabled: false },
-    alternatives: { type: 'object', enabled: false },
-    generations: { type: 'object', enabled: false },
-    complete: { type: 'object', enabled: false },
+    record: KEPT_NOT_INDEXED,
+    alternatives: KEPT_NOT_INDEXED,
+    generations: KEPT_NOT_INDEXED,
+    complete: KEPT_NOT_INDEXED,
   },
 };
 

@@ -1,5 +1,8 @@
 import type { Client, estypes } from '@elastic/elasticsearch';
 
+/** A field a store keeps and returns but never searches: stored in `_source`, not indexed. */
+export const KEPT_NOT_INDEXED = { type: 'object', enabled: false } as const satisfies estypes.MappingProperty;
+
 const created = new WeakMap<Client, Map<string, Promise<void>>>();
 
 /**
