@@ -27,7 +27,15 @@ const embedder = config.EMBEDDINGS_ENABLED
 // In the background: until a pass has computed them, similar requests are answered live.
 const similar =
   config.SIMILAR_LISTS_RATE > 0
-    ? startSimilarRefresher({ elasticsearch, alias: config.CATALOGUE_ALIAS, logger, ratePerSecond: config.SIMILAR_LISTS_RATE })
+    ? startSimilarRefresher({
+        elasticsearch,
+        alias: config.CATALOGUE_ALIAS,
+        logger,
+        ratePerSecond: config.SIMILAR_LISTS_RATE,
+        // One pass at a time across the worker replicas sharing this Redis (a lease under JOBS_PREFIX).
+        redis,
+        jobsPrefix: config.JOBS_PREFIX,
+      })
     : undefined;
 const running = await startWorker({ config, logger, redis, elasticsearch, embedder, similar });
 // A minute after start, so the pass does not compete with the stack's other services starting.

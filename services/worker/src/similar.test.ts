@@ -33,7 +33,14 @@ describe('materialised similar lists kept current by the worker (real Redis and 
     redis = await testRedis('worker-similar');
     fixture = await catalogueFixture(es, { count: 200, seed: 38 });
     const config = testConfig(workerEnv(es, redis, fixture));
-    refresher = startSimilarRefresher({ elasticsearch: es.client, alias: fixture.alias, logger, ratePerSecond: 0 });
+    refresher = startSimilarRefresher({
+      elasticsearch: es.client,
+      alias: fixture.alias,
+      logger,
+      ratePerSecond: 0,
+      redis: redis.redis,
+      jobsPrefix: redis.prefix.replace(/:$/, ''),
+    });
     worker = await startWorker({
       config,
       logger,
