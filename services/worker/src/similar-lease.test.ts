@@ -61,7 +61,7 @@ describe('similar lists lease across workers (real Redis and Elasticsearch)', ()
     await es?.cleanup();
   });
 
-  const refresher = (options: { leaseMs: number; ratePerSecond?: number; connection?: Redis }) => {
+  const refresher = (options: { leaseMs: number; ratePerSecond?: number; connection?: Redis; retryMs?: number }) => {
     const counted = countedClient(es.url);
     const { logger, lines } = capturedLogger();
     clients.push(counted.client);
@@ -73,7 +73,7 @@ describe('similar lists lease across workers (real Redis and Elasticsearch)', ()
       redis: options.connection ?? redis.connect(),
       jobsPrefix,
       leaseMs: options.leaseMs,
-      retryMs: 100,
+      retryMs: options.retryMs ?? 100,
     });
     refreshers.push(started);
     return { refresher: started, counts: counted.counts, lines };
@@ -123,7 +123,7 @@ describe('similar lists lease across workers (real Redis and Elasticsearch)', ()
   it('lets another worker run the pass once a holder that died lets its lease expire', async () => {
     const holderConnection = redis.connect();
     // Slow enough that the holder is still in its first pass when its Redis goes.
-    const holder = refresher({ leaseMs: 1_500, ratePerSecond: 2, connection: holderConnection });
+    const holder = refresher({ leaseMs: 3_000, ratePerSecond: 2, connection: holderConnection });
     holder.refresher.request('test');
     await expect.poll(() => holder.counts.bulks, { timeout: 60_000 }).toBe(1);
     const token = await redis.redis.get(key);
@@ -142,6 +142,18 @@ describe('similar lists lease across workers (real Redis and Elasticsearch)', ()
     await holder.refresher.stop();
     expect(holder.counts.bulks).toBe(1);
     expect(holder.lines.filter((l) => l.msg.includes('Redis does not answer')).length).toBe(1);
+  });
+
+  it('keeps waiting while another worker holds the lease, and stop() ends the wait', async () => {
+    await redis.redis.set(key, 'another-worker', 'PX', 600_000);
+    // A wait of ten minutes between attempts: only stop() can end it within the test's time.
+    const { refresher: waiting, counts, lines } = refresher({ leaseMs: 5_000, retryMs: 600_000 });
+    waiting.request('test');
+    await expect.poll(() => lines.some((l) => l.msg.includes('another worker holds the lease'))).toBe(true);
+    waiting.request('requested while waiting');
+    await waiting.stop();
+    expect(counts.requests).toBe(0);
+    expect(await redis.redis.get(key)).toBe('another-worker');
   });
 
   it('waits without a pass while Redis does not answer, logs it once, and stops promptly', async () => {
