@@ -90,24 +90,13 @@ const COUNTRY_TABLE = weightedTable(
   BRAND_COUNTRIES.map(([, w]) => w),
 );
 
-/** Accords a house can be known for; its notes lean towards them. */
+/**
+ * Accords a house can be known for; its notes lean towards them: the common families in the
+ * vocabulary's order (without the two sub-families no house is styled by), then signature
+ * accords. The order is part of every seeded catalogue: houses draw from it by index.
+ */
 const STYLE_ACCORDS: readonly Accord[] = [
-  'woody',
-  'citrus',
-  'floral',
-  'white floral',
-  'rose',
-  'amber',
-  'aromatic',
-  'fresh spicy',
-  'warm spicy',
-  'powdery',
-  'leather',
-  'musky',
-  'sweet',
-  'fruity',
-  'green',
-  'aquatic',
+  ...ACCORDS.slice(0, ACCORDS.indexOf('aquatic') + 1).filter((accord) => accord !== 'yellow floral' && accord !== 'soft spicy'),
   'oud',
   'smoky',
   'vanilla',
