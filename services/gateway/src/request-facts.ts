@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import ipaddr from 'ipaddr.js';
+import { LRUCache } from 'lru-cache';
 
 /** Longest page origin passed on (a real one is far shorter): anything longer is treated as none. */
 const MAX_ORIGIN_LENGTH = 300;
@@ -43,11 +44,10 @@ function countedAddress(raw: string): string {
 
 /**
  * Addresses seen lately, as counted: a client's requests come from the same few addresses, and
- * parsing one again cost ~1 % of the edge's CPU per request. Bounded (emptied when full); text
- * longer than any address is not kept.
+ * parsing one again cost ~1 % of the edge's CPU per request. Text longer than any address is not
+ * kept.
  */
-const counted = new Map<string, string>();
-const ADDRESSES_KEPT = 4_096;
+const counted = new LRUCache<string, string>({ max: 4_096 });
 const LONGEST_ADDRESS = 64;
 
 /**
@@ -60,10 +60,7 @@ export function clientAddressOf(req: Request): string {
   let address = counted.get(raw);
   if (address === undefined) {
     address = countedAddress(raw);
-    if (raw.length <= LONGEST_ADDRESS) {
-      if (counted.size >= ADDRESSES_KEPT) counted.clear();
-      counted.set(raw, address);
-    }
+    if (raw.length <= LONGEST_ADDRESS) counted.set(raw, address);
   }
   return address;
 }
