@@ -59,6 +59,18 @@ export interface JournalOptions {
   fsyncIntervalMs: number;
 }
 
+/**
+ * Counts one admission in Redis unless it is counted already (replay-2.lua): 1 when counted now,
+ * 0 when its mark says it was (Redis admitted it under the same id, or an earlier replay did).
+ */
+export function replayCommand(redis: Redis, prefix: string): (entry: JournalEntry) => Promise<number> {
+  const keys = redisKeys(prefix);
+  const replay = scriptCommand<number>(redis, 'fcsReplayAdmission', REPLAY);
+  const usageTtlSeconds = USAGE_RETENTION_DAYS * 86_400;
+  return (entry) =>
+    replay(keys.usage(entry.key, entry.day), keys.admitted(entry.key, entry.id), entry.units, usageTtlSeconds, REPLAY_MARK_TTL_SECONDS);
+}
+
 /** One journal line: an admission, or `{"void": id}` taking one back. Anything else is skipped. */
 const JournalLine = z.union([
   z.object({ void: z.string().regex(ADMISSION_ID) }),
@@ -136,9 +148,7 @@ function journalFile(file: string, fsyncIntervalMs: number) {
  * admitted. Acknowledged entries are then dropped and the file rewritten (temp file + rename).
  */
 export function openAdmissionJournal({ redis, prefix, file, fsyncIntervalMs }: JournalOptions): AdmissionJournal {
-  const keys = redisKeys(prefix);
-  const replayOne = scriptCommand<number>(redis, 'fcsReplayAdmission', REPLAY);
-  const usageTtlSeconds = USAGE_RETENTION_DAYS * 86_400;
+  const replayOne = replayCommand(redis, prefix);
   // Only this user reads or writes it: its lines are billed as they stand.
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const pending = existsSync(file) ? parseLines(readFileSync(file, 'utf8')) : new Map<string, JournalEntry>();
@@ -151,17 +161,7 @@ export function openAdmissionJournal({ redis, prefix, file, fsyncIntervalMs }: J
   const replayPending = async () => {
     const batch = [...pending.values()];
     for (const entry of batch) replaying.add(entry.id);
-    const results = await Promise.allSettled(
-      batch.map((entry) =>
-        replayOne(
-          keys.usage(entry.key, entry.day),
-          keys.admitted(entry.key, entry.id),
-          entry.units,
-          usageTtlSeconds,
-          REPLAY_MARK_TTL_SECONDS,
-        ),
-      ),
-    ).finally(() => replaying.clear());
+    const results = await Promise.allSettled(batch.map((entry) => replayOne(entry))).finally(() => replaying.clear());
     let replayed = 0;
     let acknowledged = 0;
     let failure: Error | undefined;

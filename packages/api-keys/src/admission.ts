@@ -4,6 +4,7 @@ import { dayWindow, secondsUntil, systemClock, type Clock, type DayWindow } from
 import { hashApiKey, keyIdOfHash, keyKindOf, type KeyKind } from './key-format.ts';
 import { ADMISSION_ID, ADMISSION_ID_TTL_SECONDS, redisKeys, USAGE_RETENTION_DAYS } from './keys.ts';
 import type { LocalAdmission, LocalDecision, Sighting } from './local-admission.ts';
+import type { RecentAdmissions } from './recent-admissions.ts';
 import type { RouteAccess } from './restrictions.ts';
 import { loadLuaScript, scriptCommand, type ScriptArg } from '@fragrance/redis';
 
@@ -103,6 +104,8 @@ export interface AdmitterOptions {
    * (a command error or timeout, a late run). Without it Redis errors propagate.
    */
   local?: LocalAdmission;
+  /** Told every request Redis counted under an admission id, so a new primary can be given the ones it lost. */
+  recent?: RecentAdmissions;
 }
 
 /** What the route and the request say, beyond the key (all optional: 'any' access, no origin, no limit). */
@@ -428,6 +431,7 @@ export function createAdmitter({
   readAlong,
   visitorDefaults = VISITOR_DEFAULTS,
   local,
+  recent,
 }: AdmitterOptions): Admitter {
   const keys = redisKeys(prefix);
   const admitter: AdmitterState = {
@@ -450,6 +454,10 @@ export function createAdmitter({
     }
     await learnFrom(admitter, request, reply);
     const decision = decisionOf(reply, request);
+    if (recent && request.admission && decision.outcome === 'admitted' && decision.repeat === undefined) {
+      const { keyId, day } = decision.quota;
+      recent.admitted({ id: request.admission.id, key: keyId, day, units, at: hostClock() });
+    }
     return readAlong === undefined ? decision : { ...decision, readAlong: reply[7] };
   };
 }
@@ -462,14 +470,25 @@ const REFUND = loadLuaScript(new URL('./refund.lua', import.meta.url));
  * admitted under an admission id is given back at most once, only by the attempt now answering
  * for it (a repeat takes over), and its id forgotten, so a later retry of it is counted again.
  */
-export function createRefunder({ redis, prefix }: { redis: Redis; prefix: string }): (quota: QuotaState, units?: number) => Promise<void> {
+export function createRefunder({
+  redis,
+  prefix,
+  recent,
+}: {
+  redis: Redis;
+  prefix: string;
+  /** Told each refund of a request admitted under an id, to run it again on a new primary. */
+  recent?: RecentAdmissions;
+}): (quota: QuotaState, units?: number) => Promise<void> {
   const keys = redisKeys(prefix);
   // No fixed key count: the admission-id record is a second key only when there is one.
   const refund = scriptCommand<number>(redis, 'fcsRefund', REFUND);
   return async (quota, units = 1) => {
     const usage = keys.usage(quota.keyId, quota.day);
-    await (quota.admission === undefined
-      ? refund(1, usage, units)
-      : refund(2, usage, keys.admitted(quota.keyId, quota.admission.id), units, quota.admission.attempt));
+    const { admission } = quota;
+    if (admission === undefined) return void (await refund(1, usage, units));
+    const run = () => refund(2, usage, keys.admitted(quota.keyId, admission.id), units, admission.attempt);
+    recent?.refunded(admission.id, run);
+    await run();
   };
 }

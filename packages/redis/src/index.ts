@@ -13,7 +13,10 @@
  *   names host:port but never the password.
  * - loadLuaScript(file) / scriptCommand(redis, name, script): the one Lua loader (key count from
  *   the file name `name-N.lua`, `--- @include` resolved, registered once per connection).
+ * - onPrimaryChange(client, listener): the client reached another server process than before
+ *   (a failover or a restart), which may lack the last acknowledged writes.
  */
 export { createRedisClient, waitForRedis, type RedisClientConfig } from './client.ts';
 export { isRedisConnectionError, isRedisUnavailableError, quietRedisLogger } from './outages.ts';
+export { onPrimaryChange } from './primary-change.ts';
 export { loadLuaScript, scriptCommand, type ScriptArg } from './scripts.ts';

@@ -10,6 +10,7 @@ import { redisCheck, upstreamCheck, type HealthCheck } from './health.ts';
 import { inSequence } from './in-sequence.ts';
 import { normaliseRequestTargets } from './request-target.ts';
 import { degradedReadiness, type DegradedAdmission } from './degraded-admission.ts';
+import type { FailoverReplay } from './failover-replay.ts';
 import { mountDataApi } from './routes/data-api.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { healthRoutes } from './routes/health.ts';
@@ -27,6 +28,8 @@ export interface GatewayDeps {
   lifecycle?: Lifecycle;
   /** Admission while Redis cannot answer (degraded-admission.ts); without it such requests get 503. */
   degraded?: DegradedAdmission;
+  /** The requests Redis counted lately, replayed into a new primary (failover-replay.ts). */
+  failover?: FailoverReplay;
 }
 
 /** The public edge, built from its dependencies so tests can run it without main.ts. */

@@ -158,6 +158,12 @@ export const GatewayConfig = z.object({
    * root (the Kubernetes pod's /tmp volume, which outlives a container restart).
    */
   ADMISSION_JOURNAL_DIR: z.string().min(1).default(join(tmpdir(), 'fcs-gateway')),
+  /**
+   * Requests Redis counted in this last stretch (ms) are kept in memory and replayed, each once,
+   * when the gateway finds another Redis server behind its connection (a failover or a restart):
+   * the replica promoted, or an AOF synced every second, may lack them. 0 turns it off.
+   */
+  FAILOVER_REPLAY_WINDOW_MS: z.coerce.number().int().min(0).max(150_000).default(10_000),
   /** fdatasync of the journal at most this often (ms); 0: after every line. write(2) happens before each answer either way. */
   ADMISSION_JOURNAL_FSYNC_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   /** Deprecations announced per route (Deprecation, Sunset and Link headers); none by default. */

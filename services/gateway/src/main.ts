@@ -5,6 +5,7 @@ import { initTracing } from '@fragrance/tracing';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { startDegradedAdmission } from './degraded-admission.ts';
+import { startFailoverReplay } from './failover-replay.ts';
 import { createUpstreamAgent } from './proxy.ts';
 
 const config = loadConfig(process.env);
@@ -21,12 +22,14 @@ const agents = {
 
 // While Redis cannot answer, keys seen recently are admitted from memory and journalled (docs/operations.md#degraded-admission).
 const degraded = startDegradedAdmission({ config, redis, logger });
+// What Redis counted lately is replayed into a new primary, which may lack it (docs/operations.md#degraded-admission).
+const failover = startFailoverReplay({ config, redis, logger });
 const lifecycle = new Lifecycle();
 const metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, logger });
 observeDependencies({ redis: () => redis.status === 'ready' });
 
 await serve({
-  app: buildApp({ config, logger, redis, agents, lifecycle, ...(degraded ? { degraded } : {}) }),
+  app: buildApp({ config, logger, redis, agents, lifecycle, ...(degraded ? { degraded } : {}), ...(failover ? { failover } : {}) }),
   host: config.HOST,
   port: config.PORT,
   logger,
@@ -36,6 +39,7 @@ await serve({
     // Whatever was admitted locally is on disk; Redis gets one last chance to take it first.
     await degraded?.replay().catch(() => undefined);
     degraded?.close();
+    failover?.close();
     await Promise.all([
       redis.quit().catch(() => redis.disconnect()),
       ...Object.values(agents).map((agent) => agent.close()),

@@ -109,6 +109,12 @@ export const replayedAdmissions = new Counter({
   labelNames: ['result'] as const,
 });
 
+export const failoverReplays = new Counter({
+  name: 'gateway_admission_failover_replayed_total',
+  help: 'Recent admissions and refunds replayed after Redis changed server (failover, restart), by result.',
+  labelNames: ['result'] as const,
+});
+
 export const degradedPeriods = new Counter({
   name: 'gateway_admission_degraded_periods_total',
   help: 'Degraded periods (Redis unreachable for admission) that ended.',

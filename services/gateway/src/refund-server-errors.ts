@@ -1,7 +1,7 @@
 import onHeaders from 'on-headers';
 import type { RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
-import { createRefunder } from '@fragrance/api-keys';
+import { createRefunder, type RecentAdmissions } from '@fragrance/api-keys';
 import { quotaOf, unitsOf } from './api-key-auth.ts';
 import type { DegradedAdmission } from './degraded-admission.ts';
 import { timedRedisCall } from './metrics.ts';
@@ -15,12 +15,14 @@ export function refundServerErrors({
   redis,
   prefix,
   degraded,
+  recent,
 }: {
   redis: Redis;
   prefix: string;
   degraded: DegradedAdmission | undefined;
+  recent: RecentAdmissions | undefined;
 }): RequestHandler {
-  const refundQuota = createRefunder({ redis, prefix });
+  const refundQuota = createRefunder({ redis, prefix, ...(recent ? { recent } : {}) });
   const refund = (quota: Parameters<typeof refundQuota>[0], units?: number) => timedRedisCall('refund', () => refundQuota(quota, units));
   return (req, res, next) => {
     onHeaders(res, () => {

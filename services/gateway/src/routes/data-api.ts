@@ -17,7 +17,7 @@ import { usageRoutes } from './usage.ts';
 import { searchUsageRoutes } from './usage-searches.ts';
 import { meRoutes } from './me.ts';
 
-type DataApiDeps = Pick<GatewayDeps, 'config' | 'redis' | 'agents' | 'clock' | 'degraded'>;
+type DataApiDeps = Pick<GatewayDeps, 'config' | 'redis' | 'agents' | 'clock' | 'degraded' | 'failover'>;
 
 /** The answers the catalogue caches (and marks with its generation): cached at the edge too. */
 const EDGE_CACHED: ReadonlySet<string> = new Set(['/v1/fragrances', '/v1/fragrances/:id', '/v1/fragrances/:id/similar']);
@@ -29,7 +29,7 @@ const readOnly: RequestHandler = (req, _res, next) => {
 
 const generationScope = (config: GatewayConfig) => ({ prefix: config.JOBS_PREFIX, alias: config.CATALOGUE_ALIAS });
 
-function gatewayAdmitter({ config, redis, clock, degraded }: DataApiDeps): Admitter {
+function gatewayAdmitter({ config, redis, clock, degraded, failover }: DataApiDeps): Admitter {
   return createAdmitter({
     redis,
     prefix: config.REDIS_PREFIX,
@@ -42,6 +42,7 @@ function gatewayAdmitter({ config, redis, clock, degraded }: DataApiDeps): Admit
     },
     ...(clock ? { clock } : {}),
     ...(degraded ? { local: degraded.local } : {}),
+    ...(failover ? { recent: failover.recent } : {}),
     // The edge cache's key: the catalogue generation counter, read in the admission's own round trip.
     ...(config.EDGE_CACHE_MAX_BYTES > 0 ? { readAlong: catalogueGenerationKey(generationScope(config)) } : {}),
   });
@@ -97,13 +98,13 @@ const announcer =
  * key. Only the routes of the public contract are forwarded: the catalogue's other routes stay internal.
  */
 export function mountDataApi(app: Express, deps: DataApiDeps): void {
-  const { config, redis, agents, degraded } = deps;
+  const { config, redis, agents, degraded, failover } = deps;
   const { toCatalogue, edge } = catalogueForwarding(deps);
   const { peekFor, chargeFor, chargeReads } = keyChecks(gatewayAdmitter(deps), config);
   const announce = announcer(config);
   // The read endpoints a publishable key reaches answer browsers (preflights without a key).
   const cors = readEndpointCors();
-  const refunds = refundServerErrors({ redis, prefix: config.REDIS_PREFIX, degraded });
+  const refunds = refundServerErrors({ redis, prefix: config.REDIS_PREFIX, degraded, recent: failover?.recent });
   // Text searches are counted per key owner and day for search analytics (search-analytics.ts):
   // after the answer, never in its way; the catalogue's internal outcome header is removed here.
   const searchCounting = countSearches(createSearchRecorder({ redis, prefix: config.REDIS_PREFIX }));

@@ -15,6 +15,7 @@ import { close, listen, testRedis, type TestRedis } from '@fragrance/testkit';
 import { buildApp } from '../app.ts';
 import { GatewayConfig } from '../config.ts';
 import { startDegradedAdmission } from '../degraded-admission.ts';
+import { startFailoverReplay } from '../failover-replay.ts';
 import { createUpstreamAgent } from '../proxy.ts';
 
 export const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` });
@@ -115,7 +116,11 @@ export async function startGatewayApp(
   };
   const clock = options.clock ? { clock: options.clock } : {};
   const degraded = options.degraded ? startDegradedAdmission({ config, redis, logger, ...clock }) : undefined;
-  const server = createServer(buildApp({ config, logger, redis, agents, ...clock, ...(degraded ? { degraded } : {}) }));
+  // As main.ts: on unless FAILOVER_REPLAY_WINDOW_MS is 0.
+  const failover = startFailoverReplay({ config, redis, logger });
+  const server = createServer(
+    buildApp({ config, logger, redis, agents, ...clock, ...(degraded ? { degraded } : {}), ...(failover ? { failover } : {}) }),
+  );
   return {
     url: await listen(server),
     server,
@@ -123,6 +128,7 @@ export async function startGatewayApp(
     close: async () => {
       await close(server);
       degraded?.close();
+      failover?.close();
       await Promise.all(Object.values(agents).map((agent) => agent.close()));
       opened?.disconnect();
       if (journalDir) rmSync(journalDir, { recursive: true, force: true });
