@@ -70,7 +70,7 @@ describe('materialised similar lists', () => {
     });
     for (const id of sample) live.set(id, await similar(id));
     const result = await materialiseSimilar({ client: es.client, alias, ratePerSecond: 0 });
-    expect(result).toEqual({ index, outcome: 'complete', records: records.length });
+    expect(result).toEqual({ index, outcome: 'complete', records: records.length, kept: 0 });
   });
   afterAll(async () => {
     await counted?.close();
@@ -138,7 +138,11 @@ describe('materialised similar lists', () => {
       now.set(id, stale.value);
     }
 
-    expect(await materialiseSimilar({ client: es.client, alias, ratePerSecond: 0 })).toMatchObject({ outcome: 'complete' });
+    // The new generation makes every list stale: the pass computes them all again.
+    expect(await materialiseSimilar({ client: es.client, alias, ratePerSecond: 0 })).toMatchObject({
+      outcome: 'complete',
+      records: records.length,
+    });
     expect(await materialiseSimilar({ client: es.client, alias, ratePerSecond: 0 })).toMatchObject({ outcome: 'current', records: 0 });
     for (const [id, answer] of now) {
       const stored = await searched(() => similar(id));
@@ -159,5 +163,51 @@ describe('materialised similar lists', () => {
     expect(pass.outcome).toBe('changed');
     expect(pass.records).toBeLessThan(records.length);
     expect((await searched(() => similar(sample[0]!))).searched).toBe(true);
+  });
+
+  it('resumes an interrupted pass where it stopped, computing only the lists not yet current', async () => {
+    /** The stored lists, without the time they were computed at. */
+    const lists = async () => {
+      const { hits } = await es.client.search<Record<string, unknown>>({
+        index: similarStoreOf(alias),
+        size: 1_000,
+        query: { bool: { must_not: { ids: { values: ['generation'] } } } },
+      });
+      return new Map(hits.hits.map((hit) => [hit._id, { ...hit._source, computed_at: undefined }]));
+    };
+    // Counts each record's computation (its pool search on the catalogue index) and stops the
+    // pass once `stopAfter` have been sent, as a worker restart would in the middle of a page.
+    const computations = { count: 0, stopAfter: Infinity, stop: new AbortController() };
+    const computing = new Client({ node: es.url });
+    computing.diagnostic.on('request', (_error, event) => {
+      const params = event?.meta.request.params;
+      if (params?.path !== `/${index}/_search` || !JSON.stringify(params.querystring ?? '').includes('matched_queries')) return;
+      computations.count += 1;
+      if (computations.count >= computations.stopAfter) computations.stop.abort();
+    });
+    try {
+      // A write makes every list stale; the pass is stopped after the first page and part of the second.
+      await bumpSimilarGeneration(es.client, alias, [index]);
+      computations.stopAfter = 250;
+      const cut = await materialiseSimilar({ client: computing, alias, ratePerSecond: 0, signal: computations.stop.signal });
+      expect(cut).toMatchObject({ outcome: 'aborted', records: 250 });
+
+      computations.count = 0;
+      computations.stopAfter = Infinity;
+      const resumed = await materialiseSimilar({ client: computing, alias, ratePerSecond: 0 });
+      expect(resumed).toEqual({ index, outcome: 'complete', records: records.length - 250, kept: 250 });
+      expect(computations.count).toBe(records.length - 250);
+      const afterResume = await lists();
+      expect(afterResume.size).toBe(records.length);
+
+      // The lists are those a full pass computes; `force` computes every one again.
+      computations.count = 0;
+      const full = await materialiseSimilar({ client: computing, alias, ratePerSecond: 0, force: true });
+      expect(full).toEqual({ index, outcome: 'complete', records: records.length, kept: 0 });
+      expect(computations.count).toBe(records.length);
+      expect(afterResume).toEqual(await lists());
+    } finally {
+      await computing.close();
+    }
   });
 });

@@ -158,13 +158,13 @@ const PAGE = 200;
 export interface MaterialiseOptions {
   client: Client;
   alias: string;
-  /** At most this many records a second (one Elasticsearch request in flight at any time); 0: no bound. */
+  /** At most this many records computed a second (one Elasticsearch request in flight at any time); 0: no bound. */
   ratePerSecond: number;
-  /** Stops between records (the pass ends `aborted`). */
+  /** Stops between records (the pass ends `aborted`; the lists computed so far are stored). */
   signal?: AbortSignal;
-  /** Compute again even when the live index's current generation was computed in full. */
+  /** Compute every list again, even those current and when the live index's current generation was computed in full. */
   force?: boolean;
-  /** Called after each page's lists are stored (awaited). */
+  /** Called after each page's lists are stored (awaited); `done`: records covered so far, computed or kept. */
   onProgress?: (progress: { index: string; done: number }) => unknown;
 }
 
@@ -173,24 +173,22 @@ export interface MaterialiseResult {
   index: string | undefined;
   /** `complete`: every record's list computed; `current`: nothing to do; `changed`: the index was written meanwhile (the lists so far are stale); `aborted`. */
   outcome: 'complete' | 'current' | 'changed' | 'aborted' | 'no-index';
+  /** Lists computed (and stored) by this pass. */
   records: number;
+  /** Records whose list was already current (an interrupted pass's work under the same generation), kept as they are; absent when no record was read. */
+  kept?: number;
 }
 
-/**
- * Computes every record's unfiltered list for the live index with the live algorithm
- * (buildSimilarQuery, then the ranking of similarFragrances), one record at a time, against the
- * generation the index has when the pass starts. A write to the index meanwhile ends the pass
- * (`changed`): whoever wrote asks for another.
- */
-export async function materialiseSimilar(options: MaterialiseOptions): Promise<MaterialiseResult> {
-  const { client, alias, signal } = options;
+type Pass = { index: string; generation: string } | MaterialiseResult;
+
+/** The live index and the generation a pass computes against, or the pass's result when there is nothing to compute. */
+async function passGeneration(client: Client, alias: string, force: boolean | undefined): Promise<Pass> {
   const index = await currentIndex(client, alias);
   if (!index) return { index, outcome: 'no-index', records: 0 };
   await ensureSimilarStore(client, alias);
   let generations = await readGenerations(client, alias);
   let generation = stamp(generations.generations?.[index]);
-  if (generation !== undefined && generations.complete?.[index] === generation && !options.force)
-    return { index, outcome: 'current', records: 0 };
+  if (generation !== undefined && generations.complete?.[index] === generation && !force) return { index, outcome: 'current', records: 0 };
   if (generation === undefined) {
     // The index's first generation. A worker's bump racing this one is as good: either way the
     // pass reads the index only after it.
@@ -199,8 +197,25 @@ export async function materialiseSimilar(options: MaterialiseOptions): Promise<M
     generation = stamp(generations.generations?.[index]);
     if (generation === undefined) throw new Error(`no similar generation for ${index}`);
   }
+  return { index, generation };
+}
+
+/**
+ * Computes every record's unfiltered list for the live index with the live algorithm
+ * (buildSimilarQuery, then the ranking of similarFragrances), one record at a time, against the
+ * generation the index has when the pass starts. A record whose stored list is already stamped
+ * with that generation is kept (unless `force`): a pass cut short (restart, lost lease) is
+ * resumed where it stopped rather than started over. A write to the index meanwhile ends the
+ * pass (`changed`): whoever wrote asks for another.
+ */
+export async function materialiseSimilar(options: MaterialiseOptions): Promise<MaterialiseResult> {
+  const { client, alias, signal } = options;
+  const pass = await passGeneration(client, alias, options.force);
+  if (!('generation' in pass)) return pass;
+  const { index, generation } = pass;
   const rarity = await readRarity(client, index);
   let records = 0;
+  let kept = 0;
   let page = await client.search<SimilarSource>({
     index,
     scroll: '2m',
@@ -209,28 +224,18 @@ export async function materialiseSimilar(options: MaterialiseOptions): Promise<M
     _source: { includes: SIMILAR_SOURCE_FIELDS },
   });
   try {
-    while (page.hits.hits.length > 0) {
+    while (page.hits.hits.length > 0 && !signal?.aborted) {
       const started = performance.now();
-      const operations: unknown[] = [];
-      for (const hit of page.hits.hits) {
-        if (signal?.aborted) return { index, outcome: 'aborted', records };
-        if (!hit._source || !hit._id) continue;
-        const alternatives = await computeList(client, index, hit._id, hit._source, rarity);
-        const list: StoredList = {
-          index,
-          generation,
-          computed_at: new Date().toISOString(),
-          record: storedRecord(hit._source),
-          alternatives,
-        };
-        operations.push({ index: { _index: similarStoreOf(alias), _id: hit._id } }, list);
-      }
-      const bulk = await client.bulk({ operations, refresh: false });
-      if (bulk.errors) throw new Error(`writing similar lists: ${JSON.stringify(bulk.items.find((i) => i.index?.error)?.index?.error)}`);
-      records += page.hits.hits.length;
-      await options.onProgress?.({ index, done: records });
-      if (stamp((await readGenerations(client, alias)).generations?.[index]) !== generation) return { index, outcome: 'changed', records };
-      const least = options.ratePerSecond > 0 ? (page.hits.hits.length * 1000) / options.ratePerSecond : 0;
+      const current = options.force ? new Set<string>() : await currentLists(client, alias, page.hits.hits, index, generation);
+      const computed = await computePage({ client, alias, index, generation, rarity, current, signal, hits: page.hits.hits });
+      records += computed;
+      kept += current.size;
+      if (signal?.aborted) return { index, outcome: 'aborted', records, kept };
+      await options.onProgress?.({ index, done: records + kept });
+      if (stamp((await readGenerations(client, alias)).generations?.[index]) !== generation)
+        return { index, outcome: 'changed', records, kept };
+      // The bound is on computations: kept records cost only their share of one multi-get.
+      const least = options.ratePerSecond > 0 ? (computed * 1000) / options.ratePerSecond : 0;
       const wait = least - (performance.now() - started);
       if (wait > 0) await sleep(wait, undefined, signal ? { signal } : {}).catch(() => undefined);
       if (!page._scroll_id) break;
@@ -239,7 +244,7 @@ export async function materialiseSimilar(options: MaterialiseOptions): Promise<M
   } finally {
     if (page._scroll_id) await client.clearScroll({ scroll_id: page._scroll_id }).catch(() => undefined);
   }
-  if (signal?.aborted) return { index, outcome: 'aborted', records };
+  if (signal?.aborted) return { index, outcome: 'aborted', records, kept };
   await client.indices.refresh({ index: similarStoreOf(alias) });
   await client.update({
     index: similarStoreOf(alias),
@@ -247,7 +252,66 @@ export async function materialiseSimilar(options: MaterialiseOptions): Promise<M
     doc: { complete: { [index]: generation } },
     retry_on_conflict: 5,
   });
-  return { index, outcome: 'complete', records };
+  return { index, outcome: 'complete', records, kept };
+}
+
+type Hit = estypes.SearchHit<SimilarSource>;
+
+/**
+ * The ids among `hits` whose stored list is current (same concrete index, same generation): one
+ * multi-get per page reading only those two fields. Real-time, so lists written by a pass that
+ * was cut short are seen without a refresh.
+ */
+async function currentLists(client: Client, alias: string, hits: readonly Hit[], index: string, generation: string): Promise<Set<string>> {
+  const ids = hits.flatMap((hit) => (hit._id ? [hit._id] : []));
+  if (ids.length === 0) return new Set();
+  const { docs } = await client.mget<Pick<StoredList, 'index' | 'generation'>>({
+    index: similarStoreOf(alias),
+    ids,
+    _source: ['index', 'generation'],
+  });
+  const current = new Set<string>();
+  for (const doc of docs) {
+    const list = foundSource(doc);
+    if (list?.index === index && list.generation === generation) current.add(doc._id);
+  }
+  return current;
+}
+
+/**
+ * Computes and stores the lists of one page's records not in `current`; returns how many. When
+ * `signal` aborts between two records, the lists computed so far are still stored (one bulk):
+ * they are valid for `generation`, and the next pass then keeps them.
+ */
+async function computePage(page: {
+  client: Client;
+  alias: string;
+  index: string;
+  generation: string;
+  rarity: Awaited<ReturnType<typeof readRarity>>;
+  current: ReadonlySet<string>;
+  signal: AbortSignal | undefined;
+  hits: readonly Hit[];
+}): Promise<number> {
+  const { client, alias, index, generation } = page;
+  const operations: unknown[] = [];
+  for (const hit of page.hits) {
+    if (page.signal?.aborted) break;
+    if (!hit._source || !hit._id || page.current.has(hit._id)) continue;
+    const alternatives = await computeList(client, index, hit._id, hit._source, page.rarity);
+    const list: StoredList = {
+      index,
+      generation,
+      computed_at: new Date().toISOString(),
+      record: storedRecord(hit._source),
+      alternatives,
+    };
+    operations.push({ index: { _index: similarStoreOf(alias), _id: hit._id } }, list);
+  }
+  if (operations.length === 0) return 0;
+  const bulk = await client.bulk({ operations, refresh: false });
+  if (bulk.errors) throw new Error(`writing similar lists: ${JSON.stringify(bulk.items.find((i) => i.index?.error)?.index?.error)}`);
+  return operations.length / 2;
 }
 
 /** One record's list: the live request for `STORED_ALTERNATIVES`, unfiltered, on the concrete index. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import { createLogger } from '@fragrance/http';
 import { requestEnrichmentRun, requestIngest } from '@fragrance/jobs';
-import { createCatalogueRepository, currentIndex } from '@fragrance/search';
+import { bumpSimilarGeneration, createCatalogueRepository, currentIndex } from '@fragrance/search';
 import { testElasticsearch, testRedis, type TestElasticsearch, type TestRedis } from '@fragrance/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWorker, type RunningWorker } from './app.ts';
@@ -123,5 +123,55 @@ describe('materialised similar lists kept current by the worker (real Redis and 
     await refresher.idle();
     await es.client.indices.refresh({ index: `${fixture.alias}-similar` });
     expect((await es.client.count({ index: `${fixture.alias}-similar`, query: { term: { index } } })).count).toBe(fixture.count);
+  });
+
+  it('resumes a pass a restart cut short: the next worker computes only the lists not yet current', async () => {
+    await refresher.idle();
+    const index = (await currentIndex(es.client, fixture.alias))!;
+    // A write makes every list stale, then a worker starts a pass and is stopped part way (a
+    // rolling restart), and its successor takes the pass up.
+    await bumpSimilarGeneration(es.client, fixture.alias, [index]);
+    const stopAfter = Math.floor(fixture.count / 2);
+    /** A refresher of its own, with a client counting each record's computation (its pool search). */
+    const worker = (onComputation: (count: number) => void) => {
+      const client = new Client({ node: es.url });
+      const counts = { computations: 0 };
+      client.diagnostic.on('request', (_error, event) => {
+        const params = event?.meta.request.params;
+        if (params?.path !== `/${index}/_search` || !JSON.stringify(params.querystring ?? '').includes('matched_queries')) return;
+        counts.computations += 1;
+        onComputation(counts.computations);
+      });
+      const started = startSimilarRefresher({
+        elasticsearch: client,
+        alias: fixture.alias,
+        logger,
+        ratePerSecond: 0,
+        redis: redis.redis,
+        jobsPrefix: redis.prefix.replace(/:$/, ''),
+      });
+      return { refresher: started, client, counts };
+    };
+    const stopped = worker((count) => {
+      if (count === stopAfter) void stopped.refresher.stop();
+    });
+    const successor = worker(() => undefined);
+    try {
+      stopped.refresher.request('test: before the restart');
+      // Ends once the stop the counter asks for has ended the pass.
+      await stopped.refresher.idle();
+      expect(stopped.counts.computations).toBe(stopAfter);
+      expect(computed(await generations(), index)).toBe(false);
+
+      successor.refresher.request('test: after the restart');
+      await successor.refresher.idle();
+      expect(successor.counts.computations).toBe(fixture.count - stopAfter);
+      expect(computed(await generations(), index)).toBe(true);
+    } finally {
+      for (const w of [stopped, successor]) {
+        await w.refresher.stop();
+        await w.client.close();
+      }
+    }
   });
 });

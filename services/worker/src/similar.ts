@@ -44,7 +44,9 @@ export function similarLease(redis: Redis, key: string, ttlMs: number): SimilarL
  * Keeps the catalogue's materialised similar lists current (docs/search.md, "Similar"): one pass
  * at a time in the background, asked for at start, after each enrichment run and after an
  * ingest. A pass over an index whose current generation is already computed does nothing; a
- * request during a pass runs one more pass after it. Answers are live meanwhile.
+ * pass cut short (stop, lost lease, restart) is taken up where it stopped by the next, here or on
+ * another worker, as the lists it stored stay current; a request during a pass runs one more
+ * pass after it. Answers are live meanwhile.
  *
  * One pass at a time across every worker sharing the Redis, too: a pass runs only under the
  * alias's lease, renewed while it runs, and is aborted as soon as the lease could have expired
