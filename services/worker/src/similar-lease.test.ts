@@ -135,8 +135,10 @@ describe('similar lists lease across workers (real Redis and Elasticsearch)', ()
     holderConnection.disconnect();
     await expect.poll(() => holder.lines.some((l) => l.msg.includes('lease lost')), { timeout: 30_000 }).toBe(true);
     await other.refresher.idle();
-    // The other worker computed the lists itself: the holder's pass never completed.
-    expect(other.counts.bulks).toBe(1);
+    // The other worker completed the pass the holder never completed: the holder's lists were
+    // current (same generation), so it kept them rather than computing them again.
+    expect(other.counts.bulks).toBe(0);
+    expect(other.lines.find((l) => l.msg === 'similar lists pass')).toMatchObject({ outcome: 'complete', records: 0, kept: fixture.count });
     expect(await computed()).toBe(true);
     // The holder keeps its request, retrying without a connection, until stopped; stopping ends it.
     await holder.refresher.stop();
