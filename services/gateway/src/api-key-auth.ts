@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ADMISSION_ID, keyKindOf, type Admission, type Admitter, type QuotaState, type RouteAccess } from '@fragrance/api-keys';
@@ -18,10 +19,15 @@ export function bearerCredential(headers: IncomingHttpHeaders): string | undefin
 /** The edge's id of one client request, the same on each retry the load balancer makes of it. */
 export const EDGE_REQUEST_ID_HEADER = 'x-edge-request-id';
 
-/** The edge request id to admit under: only when trusted, and only a well-formed one (else counted as usual). */
-function edgeRequestId(headers: IncomingHttpHeaders, trusted: boolean): string | undefined {
+/**
+ * The id to admit under: the edge's request id when trusted and well-formed; else, with `own`,
+ * one of this gateway's (a request no load balancer retries), so that its admission too leaves
+ * the mark a replay into a new Redis primary looks for (failover-replay.ts); else none.
+ */
+function admissionIdOf(headers: IncomingHttpHeaders, trusted: boolean, own: boolean): string | undefined {
   const value = trusted ? headers[EDGE_REQUEST_ID_HEADER] : undefined;
-  return typeof value === 'string' && ADMISSION_ID.test(value) ? value : undefined;
+  if (typeof value === 'string' && ADMISSION_ID.test(value)) return value;
+  return own ? `gw.${randomUUID()}` : undefined;
 }
 
 /** What an authenticated request carries on to its handler. */
@@ -43,6 +49,8 @@ export interface ApiKeyAuthOptions {
   /** What the route requires of the key (a scope, `me`, or `any`); default `any`. */
   access?: RouteAccess;
   trustEdgeRequestId?: boolean;
+  /** Admit a request without a (trusted) edge request id under an id of the gateway's own. */
+  ownAdmissionIds?: boolean;
   /** The edge's public origin: a secret key from a page on it (the /docs "try it") is not refused. */
   publicOrigin?: string;
 }
@@ -112,6 +120,7 @@ function refusalOutcome(
  */
 export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: ApiKeyAuthOptions = {}): RequestHandler {
   const trusted = options.trustEdgeRequestId ?? false;
+  const own = mode === 'admit' && (options.ownAdmissionIds ?? false);
   const access = options.access ?? 'any';
   const publicOrigin = options.publicOrigin ?? '';
   // The counter's labels, made once per mode rather than an object per request.
@@ -143,7 +152,7 @@ export function apiKeyAuth(admit: Admitter, mode: 'admit' | 'peek', options: Api
         : { access, clientAddress: clientAddressOf(req) };
     let admission: Admission;
     try {
-      admission = await timedRedisCall(mode, () => admit(apiKey, mode, unitsOf(res), edgeRequestId(req.headers, trusted), facts));
+      admission = await timedRedisCall(mode, () => admit(apiKey, mode, unitsOf(res), admissionIdOf(req.headers, trusted, own), facts));
     } catch (error) {
       counted('redis_unavailable');
       refuseWith(res, next, new ServiceUnavailableError('Requests cannot be admitted right now; try again shortly.', error, 1));

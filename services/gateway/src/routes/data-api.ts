@@ -74,7 +74,13 @@ function keyChecks(admit: Admitter, config: GatewayConfig) {
   const publicOrigin = new URL(config.MCP_URL).origin;
   const peekFor = (access: RouteAccess) => apiKeyAuth(admit, 'peek', { access, publicOrigin });
   const chargeFor = (access: RouteAccess) =>
-    apiKeyAuth(admit, 'admit', { access, publicOrigin, trustEdgeRequestId: config.TRUST_EDGE_REQUEST_ID });
+    apiKeyAuth(admit, 'admit', {
+      access,
+      publicOrigin,
+      trustEdgeRequestId: config.TRUST_EDGE_REQUEST_ID,
+      // Every admission leaves a mark, so the failover replay can tell what a new primary lacks.
+      ownAdmissionIds: config.FAILOVER_REPLAY_WINDOW_MS > 0,
+    });
   const peekSearch = peekFor('search');
   const chargeSearch = chargeFor('search');
   // Only reads of data are charged; a wrong method is authenticated, then refused for free.
