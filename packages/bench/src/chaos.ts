@@ -401,6 +401,32 @@ async function until(what: string, timeoutMs: number, check: () => Promise<boole
   }
 }
 
+/** A gauge's value in a Prometheus text exposition (undefined when absent). */
+const gaugeOf = (text: string, name: string): number | undefined => {
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+};
+
+/**
+ * Every gateway admits through Redis again and has replayed its journal (its /metrics): before
+ * that, `used_today` still lacks what the gateways admitted locally during the outage, and
+ * reading it would count a replay in flight as lost.
+ */
+async function journalsReplayed(): Promise<boolean> {
+  const gateways = (await status()).instances.filter((i) => i.service === 'gateway');
+  const caughtUp = await Promise.all(
+    gateways.map(async (gateway) => {
+      const text = await (
+        await fetch(`http://127.0.0.1:${gateway.port + CLUSTER_PORTS.instanceMetricsOffset}/metrics`, {
+          signal: AbortSignal.timeout(5_000),
+        })
+      ).text();
+      return gaugeOf(text, 'gateway_admission_degraded') === 0 && gaugeOf(text, 'gateway_admission_journal_backlog') === 0;
+    }),
+  );
+  return caughtUp.every(Boolean);
+}
+
 // ---- the run ----
 await ensureCluster();
 try {
@@ -557,6 +583,7 @@ try {
       stepFigures.failed_over = after !== primary;
       limitedRunning = false;
       await limitedLoop;
+      await until('every gateway to replay its journal', 60_000, journalsReplayed);
       stepFigures.over_admission = overAdmission({
         ...quotaKey,
         gateways,
@@ -629,6 +656,7 @@ try {
   }
 
   // ---- nothing lost ----
+  await until('every gateway to replay its journal', 60_000, journalsReplayed).catch((error: unknown) => say(`  ${String(error)}`));
   const usedAfter = await Promise.all(keys.map((k) => usedToday(k)));
   const quotas = keys.map((_, i) => {
     const mine = samples.filter((x) => x.key === i);
