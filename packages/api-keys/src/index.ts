@@ -1,7 +1,7 @@
 export { createAdmitter, createRefunder, type Admission, type Admitter, type QuotaState } from './admission.ts';
 export { openAdmissionJournal, type AdmissionJournal } from './admission-journal.ts';
 export { createLocalAdmission, type DegradedPeriod, type LocalAdmission } from './local-admission.ts';
-export { createRecentAdmissions, type RecentAdmissions, type RecentReplay } from './recent-admissions.ts';
+export { createRecentAdmissions, MAX_REPLAY_WINDOW_MS, type RecentAdmissions, type RecentReplay } from './recent-admissions.ts';
 export { localDate, type Clock } from './day-window.ts';
 export { API_KEY_PREFIX, generateApiKey, isWellFormedApiKey, keyKindOf, redactApiKeys } from './key-format.ts';
 export {

@@ -39,6 +39,9 @@ type Kept = { at: number } & ({ entry: JournalEntry } | { redo: () => Promise<un
 /** A replay must find an admission's mark if the new primary has it: only entries well inside the mark's life are replayed. */
 const REPLAYABLE_MS = (ADMISSION_ID_TTL_SECONDS - 30) * 1_000;
 
+/** The longest window worth keeping: an older entry would not be replayed anyway. */
+export const MAX_REPLAY_WINDOW_MS = REPLAYABLE_MS;
+
 /**
  * Keeps what Redis acknowledged in the last `windowMs` (the longest a replica may lag behind its
  * primary): one small entry per admitted request, pruned as new ones come.
@@ -54,7 +57,7 @@ export function createRecentAdmissions({
   windowMs: number;
   clock?: Clock;
 }): RecentAdmissions {
-  if (windowMs > REPLAYABLE_MS) throw new RangeError(`windowMs must be at most ${REPLAYABLE_MS} (an admission mark's life)`);
+  if (windowMs > MAX_REPLAY_WINDOW_MS) throw new RangeError(`windowMs must be at most ${MAX_REPLAY_WINDOW_MS} (an admission mark's life)`);
   const replayOne = replayCommand(redis, prefix);
   // Insertion order is time order (a refund is re-inserted at its own time), so pruning stops at the first young entry.
   const kept = new Map<string, Kept>();

@@ -2,6 +2,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { MAX_REPLAY_WINDOW_MS } from '@fragrance/api-keys';
 import { DeprecationNotice } from '@fragrance/http';
 import {
   DEV_PORTS,
@@ -163,7 +164,7 @@ export const GatewayConfig = z.object({
    * when the gateway finds another Redis server behind its connection (a failover or a restart):
    * the replica promoted, or an AOF synced every second, may lack them. 0 turns it off.
    */
-  FAILOVER_REPLAY_WINDOW_MS: z.coerce.number().int().min(0).max(150_000).default(10_000),
+  FAILOVER_REPLAY_WINDOW_MS: z.coerce.number().int().min(0).max(MAX_REPLAY_WINDOW_MS).default(10_000),
   /** fdatasync of the journal at most this often (ms); 0: after every line. write(2) happens before each answer either way. */
   ADMISSION_JOURNAL_FSYNC_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
   /** Deprecations announced per route (Deprecation, Sunset and Link headers); none by default. */

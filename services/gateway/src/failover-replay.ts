@@ -11,8 +11,6 @@ const ATTEMPTS = 10;
 
 export interface FailoverReplay {
   recent: RecentAdmissions;
-  /** Replays now, as after a change of server (tests). */
-  replay: () => Promise<RecentReplay>;
   close: () => void;
 }
 
@@ -59,7 +57,6 @@ export function startFailoverReplay({
   const stop = onPrimaryChange(redis, () => afterChange(1));
   return {
     recent,
-    replay,
     close: () => {
       stop();
       clearTimeout(timer);
